@@ -1,0 +1,80 @@
+# Sourced by .ci/test and .ci/tablectl: make the project's virtual environment, on a fresh
+# machine too. Installs exactly the pinned versions of .ci/constraints.txt.
+# Nothing here is needed again once .venv is up to date (a stamp records what it was built from).
+
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VENV="$ROOT/.venv"
+CONSTRAINTS="$ROOT/.ci/constraints.txt"
+
+say() { printf '%s\n' "$*" >&2; }
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+apt_install() {
+  # apt_install PACKAGE... : install Debian packages when root, else say exactly what to run.
+  if is_root && command -v apt-get >/dev/null 2>&1; then
+    say "installing $* with apt-get"
+    if [ ! -f "$ROOT/.venv/.apt-updated" ] && [ ! -f /tmp/.tablectl-apt-updated ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+      touch /tmp/.tablectl-apt-updated
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  else
+    say "missing: $*. Install it with: sudo apt-get install $*"
+    exit 1
+  fi
+}
+
+find_python() {
+  for py in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+    [ -n "$py" ] || continue
+    if command -v "$py" >/dev/null 2>&1 \
+       && "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+      command -v "$py"; return 0
+    fi
+  done
+  say "tablectl needs Python >= 3.11: install it (Debian/Ubuntu: sudo apt-get install python3)"
+  exit 1
+}
+
+ensure_venv() {
+  # ensure_venv EXTRAS : .venv with the project installed editable, pinned by constraints.
+  local extras="$1" stamp want
+  want=$(cat "$ROOT/pyproject.toml" "$CONSTRAINTS" | sha256sum | cut -c1-16)-$extras
+  stamp="$VENV/.tablectl-stamp"
+  if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  local py; py=$(find_python)
+  if [ ! -x "$VENV/bin/python" ]; then
+    if ! "$py" -m venv "$VENV" >/dev/null 2>&1; then
+      rm -rf "$VENV"
+      local ver; ver=$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+      apt_install "python${ver}-venv"
+      "$py" -m venv "$VENV"
+    fi
+  fi
+  say "installing tablectl and its pinned dependencies into .venv (once)"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
+  PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+    -c "$CONSTRAINTS" -e "$ROOT[$extras]"
+  echo "$want" > "$stamp"
+}
+
+find_mosquitto() {
+  for m in "${MOSQUITTO:-}" "$(command -v mosquitto 2>/dev/null || true)" /usr/sbin/mosquitto; do
+    if [ -n "$m" ] && [ -x "$m" ]; then echo "$m"; return 0; fi
+  done
+  return 1
+}
+
+ensure_mosquitto() {
+  # Tests start private brokers from this binary on free ports; they never touch a running one.
+  if ! find_mosquitto >/dev/null; then
+    apt_install mosquitto
+  fi
+  # the tests' certificate script uses openssl
+  command -v openssl >/dev/null 2>&1 || apt_install openssl
+  MOSQUITTO=$(find_mosquitto); export MOSQUITTO
+}

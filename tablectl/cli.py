@@ -1,0 +1,149 @@
+"""The ``tablectl`` command: argument parsing, logging set-up and printing.
+
+This is the only module that configures logging handlers or prints. Each subcommand is a
+``_add_<name>(subparsers)`` function that registers its parser and sets ``handler`` to a
+function ``(args) -> int`` (the exit code). Exit codes: 0 success, 1 a failure of the work
+itself (a replay that did not match, a hand that could not be played), 2 bad usage or bad
+configuration (one clear line per problem, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, TypeAlias
+
+from tablectl import __version__
+from tablectl.domain.errors import ConfigError
+
+_LOGGER = logging.getLogger(__name__)
+
+TRACE: Final = 5
+"""Log level for raw frames and other very chatty detail (below DEBUG)."""
+
+Handler = Callable[[argparse.Namespace], int]
+_Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+_HAND_FIELDS: Final = ("table", "hand")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and ``table``/``hand`` when the
+    record carries them (pass ``extra={"table": ..., "hand": ...}`` on hand-level lines)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key in _HAND_FIELDS:
+            value = getattr(record, key, None)
+            if value is not None:
+                out[key] = value
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+class HumanFormatter(logging.Formatter):
+    """``time level logger [table/hand] message`` for a terminal."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)-7s %(name)s %(message)s", "%H:%M:%S")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        ids = [str(getattr(record, key)) for key in _HAND_FIELDS
+               if getattr(record, key, None) is not None]
+        if ids:
+            head, _, tail = text.partition(record.name + " ")
+            text = f"{head}{record.name} [{'/'.join(ids)}] {tail}"
+        return text
+
+
+def setup_logging(level: str, fmt: str) -> None:
+    """Configure the root logger once, on stderr."""
+    logging.addLevelName(TRACE, "TRACE")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else HumanFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(TRACE if level == "trace" else getattr(logging, level.upper()))
+
+
+def _print_json(obj: object) -> None:
+    print(json.dumps(obj, ensure_ascii=False, sort_keys=False), flush=True)
+
+
+# --- config -------------------------------------------------------------------------------
+
+def _config_check(args: argparse.Namespace) -> int:
+    from tablectl.config import check_config
+
+    failed = 0
+    for path in args.files:
+        try:
+            cfg = check_config(Path(path))
+        except ConfigError as exc:
+            print(exc.render(), file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
+              f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
+              f"{len(cfg.seats)} seats, {len(cfg.sources)} sources)")
+    return 2 if failed else 0
+
+
+def _add_config(sub: _Subparsers) -> None:
+    p = sub.add_parser("config", help="table configuration files")
+    inner = p.add_subparsers(dest="config_command", required=True, metavar="COMMAND")
+    check = inner.add_parser("check", help="validate table config files (exit 2 on any problem)")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.set_defaults(handler=_config_check)
+
+
+# --- parser -------------------------------------------------------------------------------
+
+_ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
+    _add_config,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (exposed for docs and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="tablectl",
+        description="Controller of a physical poker table: card readers in, hand rules, "
+                    "MQTT events out.",
+    )
+    parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
+    parser.add_argument("--log-level", default="info",
+                        choices=["trace", "debug", "info", "warning", "error"])
+    parser.add_argument("--log-format", default="human", choices=["human", "json"],
+                        help="human-readable lines (default) or JSON lines")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in _ADDERS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tablectl`` command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args.log_level, args.log_format)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except ConfigError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

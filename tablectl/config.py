@@ -1,0 +1,389 @@
+"""Table configuration: one TOML file per table, loaded into frozen, validated models.
+
+Layout of a table config (every key is documented in README.md, "Configuration")::
+
+    [table]            id, name
+    [game]             variant, structure, preset, [game.stakes]
+    [[seats]]          number, name, stack
+    [[sources]]        kind, url, name, antenna_map, profile, mode
+    deck = "decks/demo-red.csv"
+    [mqtt]             url, credentials, cafile, certfile, keyfile
+    [journal]          path
+
+Relative paths are relative to the config file's folder. Precedence, highest first: a CLI flag
+(passed as ``overrides``), a ``TABLECTL_*`` environment variable (``TABLECTL_MQTT__URL`` sets
+``mqtt.url``: sections and keys joined by a double underscore), the file, the defaults.
+
+Every problem is reported at once, each with its key path (``sources[0].url: not a serial
+URL: 'COM3x'``), as one :class:`~tablectl.domain.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Final, Self
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tablectl.domain.deck import Deck
+from tablectl.domain.errors import ConfigError
+from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
+
+ENV_PREFIX: Final = "TABLECTL_"
+_ID_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+MAX_SEATS: Final = 10
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+Chips = Annotated[int, Field(ge=0, strict=True)]
+
+
+class TableSection(_Model):
+    """Which table this is. ``id`` is used in MQTT topics, so it is restricted to
+    letters, digits, ``-`` and ``_`` (at most 32)."""
+
+    id: str
+    name: str = ""
+
+    @field_validator("id")
+    @classmethod
+    def _topic_safe(cls, value: str) -> str:
+        if not _ID_RE.match(value):
+            raise ValueError(f"not a table id: {value!r} (letters, digits, - and _, at most 32)")
+        return value
+
+
+class Stakes(_Model):
+    """Forced bets and bet sizes, in the table's smallest chip unit (cents at a $1/$2 table).
+
+    Flop games use blinds; fixed-limit games also ``small_bet``/``big_bet``; stud games use
+    ``ante``, ``bring_in`` and ``small_bet``/``big_bet``. ``unit_name``/``units_per_currency``
+    only label amounts on displays.
+    """
+
+    small_blind: Chips = 0
+    big_blind: Chips = 0
+    straddle: Chips = 0
+    ante: Chips = 0
+    bring_in: Chips = 0
+    small_bet: Chips = 0
+    big_bet: Chips = 0
+    currency: str = "USD"
+    units_per_currency: Annotated[int, Field(ge=1, strict=True)] = 100
+
+
+class GameSection(_Model):
+    """What is dealt, under which house rules."""
+
+    variant: GameKind
+    structure: BettingStructure = BettingStructure.FIXED_LIMIT
+    preset: RulesPreset = RulesPreset.CASINO
+    stakes: Stakes
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Self:
+        if self.structure not in ALLOWED_STRUCTURES[self.variant]:
+            allowed = ", ".join(sorted(s.value for s in ALLOWED_STRUCTURES[self.variant]))
+            raise ValueError(
+                f"structure: {self.variant.value} is dealt {allowed}, not {self.structure.value}"
+            )
+        s = self.stakes
+        missing: list[str] = []
+        if self.variant.is_stud:
+            missing += [k for k in ("bring_in", "small_bet", "big_bet") if getattr(s, k) == 0]
+        else:
+            if s.big_blind == 0:
+                missing.append("big_blind")
+            if self.structure is BettingStructure.FIXED_LIMIT:
+                missing += [k for k in ("small_bet", "big_bet") if getattr(s, k) == 0]
+        if missing:
+            raise ValueError(
+                "stakes: " + ", ".join(missing) + f" must be set for {self.structure.value} "
+                f"{self.variant.value}"
+            )
+        return self
+
+
+class Seat(_Model):
+    """A seat with a player in it at the start of the session."""
+
+    number: Annotated[int, Field(ge=1, le=MAX_SEATS, strict=True)]
+    name: str = ""
+    stack: Chips
+
+
+class SourceKind(StrEnum):
+    """Kinds of card and command sources."""
+
+    RFID_SHOE = "rfid-shoe"
+    RFID_TABLE = "rfid-table"
+    KEYPAD = "keypad"
+    CAMERA = "camera"
+    MANUAL = "manual"
+
+
+SERIAL_KINDS: Final = frozenset({SourceKind.RFID_SHOE, SourceKind.RFID_TABLE, SourceKind.KEYPAD})
+
+
+def check_serial_url(url: str) -> str:
+    """Accept a device path (``/dev/ttyACM0``, ``/dev/serial/by-id/...``, a pty symlink),
+    ``socket://host:port`` or ``rfc2217://host:port``; raise ValueError otherwise.
+
+    >>> check_serial_url("socket://127.0.0.1:7001")
+    'socket://127.0.0.1:7001'
+    >>> check_serial_url("COM3x")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a serial URL: 'COM3x' (expected a device path such as /dev/ttyACM0, or socket://host:port)
+    """
+    if url.startswith("/"):
+        return url
+    parts = urlsplit(url)
+    if parts.scheme in ("socket", "rfc2217"):
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.hostname and port:
+            return url
+    raise ValueError(
+        f"not a serial URL: {url!r} (expected a device path such as /dev/ttyACM0, "
+        "or socket://host:port)"
+    )
+
+
+def check_camera_url(url: str) -> str:
+    """Accept a capture device index (``0``), a file path, or an rtsp/http(s) URL."""
+    if url.isdigit() or url.startswith("/"):
+        return url
+    if urlsplit(url).scheme in ("rtsp", "http", "https", "file"):
+        return url
+    raise ValueError(
+        f"not a camera URL: {url!r} (expected a device index, a file path, or rtsp:// or "
+        "http(s)://)"
+    )
+
+
+class Source(_Model):
+    """One card or command source."""
+
+    kind: SourceKind
+    url: str = ""
+    name: str = ""
+    antenna_map: Path | None = None
+    profile: Path | None = None
+    mode: str = "shoe"
+
+    @model_validator(mode="after")
+    def _url_fits_kind(self) -> Self:
+        try:
+            if self.kind in SERIAL_KINDS:
+                check_serial_url(self.url)
+            elif self.kind is SourceKind.CAMERA:
+                check_camera_url(self.url)
+        except ValueError as exc:
+            raise ValueError(f"url: {exc}") from None
+        if self.kind is SourceKind.CAMERA and self.mode not in ("shoe", "board"):
+            raise ValueError(f"mode: {self.mode!r} is not shoe or board")
+        if self.kind is SourceKind.RFID_TABLE and self.antenna_map is None:
+            raise ValueError("antenna_map: an rfid-table source needs its calibration map")
+        return self
+
+    @property
+    def label(self) -> str:
+        """The name if given, else the kind."""
+        return self.name or self.kind.value
+
+
+class MqttSection(_Model):
+    """The broker and the controller's credentials.
+
+    ``url`` is ``mqtt://host:port`` (plain, loopback only in production) or
+    ``mqtts://host:port`` (TLS). ``credentials`` is a TOML file with ``username`` and
+    ``password`` kept out of the table config (mode 0600).
+    """
+
+    url: str = "mqtt://127.0.0.1:1883"
+    credentials: Path | None = None
+    cafile: Path | None = None
+    certfile: Path | None = None
+    keyfile: Path | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _broker_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
+            raise ValueError(f"not a broker URL: {value!r} (expected mqtt://host:port or "
+                             "mqtts://host:port)")
+        return value
+
+
+class JournalSection(_Model):
+    """Where the SQLite journal lives (a local disk; it is fsynced on every input)."""
+
+    path: Path
+
+
+class TableConfig(_Model):
+    """A whole table config, validated and frozen."""
+
+    table: TableSection
+    game: GameSection
+    seats: list[Seat] = Field(min_length=2, max_length=MAX_SEATS)
+    sources: list[Source] = Field(min_length=1)
+    deck: Path
+    mqtt: MqttSection = MqttSection()
+    journal: JournalSection
+
+    @field_validator("seats")
+    @classmethod
+    def _distinct_seats(cls, seats: list[Seat]) -> list[Seat]:
+        numbers = [s.number for s in seats]
+        dupes = sorted({n for n in numbers if numbers.count(n) > 1})
+        if dupes:
+            raise ValueError(f"seat numbers repeat: {dupes}")
+        return seats
+
+    def load_deck(self) -> Deck:
+        """Load and validate the configured deck file."""
+        return Deck.load(self.deck)
+
+
+def _loc_to_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.startswith(("function-", "model-")) or part in ("list", "dict"):
+            continue
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _message(err: Mapping[str, object]) -> str:
+    msg = str(err.get("msg", "invalid"))
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if err.get("type") == "extra_forbidden":
+        return "unknown key"
+    if err.get("type") == "missing":
+        return "required key is missing"
+    return msg
+
+
+def _split_sub_path(path: str, msg: str) -> tuple[str, str]:
+    # Validators of a whole section say "key: message"; fold the key into the path.
+    head, sep, rest = msg.partition(": ")
+    if sep and re.fullmatch(r"[a-z_]+", head):
+        return (f"{path}.{head}" if path else head), rest
+    return path, msg
+
+
+def _apply_env(data: dict[str, object], env: Mapping[str, str]) -> None:
+    for name, value in env.items():
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        keys = name[len(ENV_PREFIX):].lower().split("__")
+        _set_dotted(data, keys, value)
+
+
+def _set_dotted(data: dict[str, object], keys: list[str], value: object) -> None:
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            return
+        node = child
+    node[keys[-1]] = value
+
+
+def _resolve_paths(data: dict[str, object], base: Path) -> None:
+    def fix(node: object, key: str) -> None:
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get(key), str):
+            path = Path(str(node[key])).expanduser()
+            node[key] = str(path if path.is_absolute() else base / path)
+
+    fix(data, "deck")
+    for section, keys in (("mqtt", ("credentials", "cafile", "certfile", "keyfile")),
+                          ("journal", ("path",))):
+        for key in keys:
+            fix(data.get(section), key)
+    sources = data.get("sources")
+    if isinstance(sources, list):
+        for src in sources:
+            fix(src, "antenna_map")
+            fix(src, "profile")
+
+
+def parse_config(data: Mapping[str, object], *, source: str | None = None) -> TableConfig:
+    """Validate already-parsed config data.
+
+    Raises:
+        ConfigError: every problem, each with its key path.
+    """
+    try:
+        return TableConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = [_split_sub_path(_loc_to_path(tuple(e["loc"])), _message(dict(e)))
+                    for e in exc.errors()]
+        raise ConfigError(problems, source=source) from None
+
+
+def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
+                env: Mapping[str, str] | None = None) -> TableConfig:
+    """Read, merge and validate a table config file.
+
+    Args:
+        path: the TOML file.
+        overrides: dotted keys from CLI flags (``{"mqtt.url": "mqtt://..."}``), highest precedence.
+        env: the environment to read ``TABLECTL_*`` variables from (default ``os.environ``).
+
+    Raises:
+        ConfigError: the file cannot be read or parsed, or any value is invalid.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read config: {exc.strerror}")], source=str(path)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError([("", "not UTF-8 text")], source=str(path)) from exc
+    _apply_env(data, os.environ if env is None else env)
+    for dotted, value in (overrides or {}).items():
+        _set_dotted(data, dotted.split("."), value)
+    _resolve_paths(data, path.parent)
+    return parse_config(data, source=str(path))
+
+
+def check_config(path: Path) -> TableConfig:
+    """Load a config and everything it names that can be checked offline (the deck file).
+
+    Raises:
+        ConfigError: every problem found, deck problems under the key ``deck``.
+    """
+    config = load_config(path)
+    try:
+        config.load_deck()
+    except ConfigError as exc:
+        raise ConfigError([(f"deck ({exc.source})" if exc.source else "deck",
+                            f"{p}: {m}" if p else m) for p, m in exc.problems],
+                          source=str(path)) from exc
+    return config

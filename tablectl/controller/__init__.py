@@ -1,0 +1,1 @@
+"""The hand controller: binds reads and dealer commands to the rules engine."""

@@ -1,0 +1,1 @@
+"""Domain values: cards, decks, games, errors. Stdlib only; every other layer builds on it."""

@@ -1,0 +1,1 @@
+"""The rules engine, sans-IO: variants, betting, pots, showdown, hand evaluation."""

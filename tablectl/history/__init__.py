@@ -1,0 +1,1 @@
+"""Hand histories: PHH import, replay and export."""

@@ -1,0 +1,1 @@
+"""The append-only SQLite journal: inputs, outbox, epochs, recovery and recall."""

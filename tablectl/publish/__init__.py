@@ -1,0 +1,1 @@
+"""The MQTT API: topic tree, payload models and schemas, publishers."""

@@ -1,0 +1,1 @@
+"""Card sources: the CardSource seam and its RFID, camera and manual implementations."""

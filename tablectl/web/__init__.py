@@ -1,0 +1,1 @@
+"""Browser displays: table display, dealer console, broadcast overlay."""
