@@ -1,0 +1,144 @@
+"""Fixtures shared by every test folder: private mosquitto brokers on free ports.
+
+Tests never use the machine's own broker on 1883: each broker here is a child process with a
+config of the test's choosing, on a free loopback port, stopped when the test ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    """A TCP port that was free on 127.0.0.1 a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def mosquitto_binary() -> str:
+    """The mosquitto executable (``$MOSQUITTO``, PATH, or /usr/sbin/mosquitto)."""
+    for cand in (os.environ.get("MOSQUITTO"), shutil.which("mosquitto"), "/usr/sbin/mosquitto"):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    pytest.fail("mosquitto is not installed; .ci/test installs it (apt-get install mosquitto)")
+
+
+@dataclass
+class Broker:
+    """A private mosquitto: ``port`` is its first (plain MQTT) listener."""
+
+    host: str
+    port: int
+    workdir: Path
+    conf: Path
+    proc: subprocess.Popen[bytes] | None = None
+    ports: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        """``mqtt://host:port`` of the plain listener."""
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self) -> None:
+        """Start (or restart) the broker and wait until its listener accepts connections."""
+        log = (self.workdir / "mosquitto.log").open("ab")
+        self.proc = subprocess.Popen([mosquitto_binary(), "-c", str(self.conf)],
+                                     stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
+        log.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("mosquitto exited: " + self.log_text())
+            try:
+                socket.create_connection((self.host, self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("mosquitto did not start: " + self.log_text())
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a crash) and wait for it."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        """Stop the broker politely."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log_text(self) -> str:
+        """What the broker logged so far."""
+        path = self.workdir / "mosquitto.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+BrokerFactory = Callable[..., Broker]
+
+
+@pytest.fixture
+def mosquitto_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
+    """Make brokers: ``factory(extra_config="", listeners=("mqtt",))``.
+
+    The first listener is plain MQTT on a free loopback port with anonymous access (unless
+    ``extra_config`` says otherwise); ``extra_config`` may use ``{port:NAME}`` placeholders,
+    each replaced by a fresh free port recorded in ``broker.ports[NAME]``.
+    """
+    brokers: list[Broker] = []
+
+    def make(extra_config: str = "", *, anonymous: bool = True, persistence: bool = False,
+             start: bool = True) -> Broker:
+        workdir = tmp_path_factory.mktemp("mosquitto")
+        port = free_port()
+        ports: dict[str, int] = {}
+        text = extra_config
+        while "{port:" in text:
+            start_i = text.index("{port:")
+            end_i = text.index("}", start_i)
+            name = text[start_i + 6:end_i]
+            ports.setdefault(name, free_port())
+            text = text.replace(text[start_i:end_i + 1], str(ports[name]))
+        conf = workdir / "mosquitto.conf"
+        lines = [
+            "per_listener_settings false" if "per_listener_settings" not in text else "",
+            f"listener {port} 127.0.0.1",
+            f"allow_anonymous {'true' if anonymous else 'false'}",
+            "set_tcp_nodelay true",
+            f"persistence {'true' if persistence else 'false'}",
+            f"persistence_location {workdir}/",
+            "log_dest stdout",
+            "log_type error",
+            "log_type warning",
+            text,
+        ]
+        conf.write_text("\n".join(line for line in lines if line) + "\n")
+        broker = Broker("127.0.0.1", port, workdir, conf, ports=ports)
+        brokers.append(broker)
+        if start:
+            broker.start()
+        return broker
+
+    yield make
+    for broker in brokers:
+        broker.stop()
+
+
+@pytest.fixture
+def mosquitto(mosquitto_factory: BrokerFactory) -> Broker:
+    """One private anonymous mosquitto on a free loopback port."""
+    return mosquitto_factory()
