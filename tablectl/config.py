@@ -9,6 +9,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     deck = "decks/demo-red.csv"
     [mqtt]             url, credentials, cafile, certfile, keyfile
     [journal]          path
+    [web]              host, port, credentials, users, broadcast_delay, ... (optional)
 
 Relative paths are relative to the config file's folder. Precedence, highest first: a CLI flag
 (passed as ``overrides``), a ``TABLECTL_*`` environment variable (``TABLECTL_MQTT__URL`` sets
@@ -238,6 +239,46 @@ class JournalSection(_Model):
     path: Path
 
 
+class WebSection(_Model):
+    """The browser display server (``tablectl web``): optional, only that command reads it.
+
+    ``credentials`` is the web server's own broker user (a TOML file with ``username`` and
+    ``password``, like ``mqtt.credentials``): it reads the public ``poker/`` topics for the
+    table display. ``console_credentials`` is the broker user the dealer console's commands
+    are sent under (default: ``credentials``). ``users`` is the TOML file of page logins
+    (hashed passwords, roles ``dealer`` and ``broadcast``; ``tablectl web hash-password``
+    makes a hash). The secure feed for the broadcast overlay is read over the mTLS listener
+    ``secure_url`` with ``secure_certfile``/``secure_keyfile`` (CA: ``mqtt.cafile``); without
+    ``secure_url`` the overlay is disabled. Hole cards reach overlay browsers only
+    ``broadcast_delay`` seconds after the server received them.
+    """
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535, strict=True)] = 8080
+    credentials: Path | None = None
+    console_credentials: Path | None = None
+    users: Path | None = None
+    broadcast_delay: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    secure_url: str | None = None
+    secure_certfile: Path | None = None
+    secure_keyfile: Path | None = None
+    four_colour: bool = False
+
+    @field_validator("secure_url")
+    @classmethod
+    def _secure_broker_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
+            raise ValueError(f"not a broker URL: {value!r} (expected mqtts://host:port)")
+        return value
+
+
 class TableConfig(_Model):
     """A whole table config, validated and frozen."""
 
@@ -248,6 +289,7 @@ class TableConfig(_Model):
     deck: Path
     mqtt: MqttSection = MqttSection()
     journal: JournalSection
+    web: WebSection | None = None
 
     @field_validator("seats")
     @classmethod
@@ -322,7 +364,9 @@ def _resolve_paths(data: dict[str, object], base: Path) -> None:
 
     fix(data, "deck")
     for section, keys in (("mqtt", ("credentials", "cafile", "certfile", "keyfile")),
-                          ("journal", ("path",))):
+                          ("journal", ("path",)),
+                          ("web", ("credentials", "console_credentials", "users",
+                                   "secure_certfile", "secure_keyfile"))):
         for key in keys:
             fix(data.get(section), key)
     sources = data.get("sources")
