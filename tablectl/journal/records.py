@@ -1,0 +1,373 @@
+"""Journal values, errors and the :class:`Journal` seam.
+
+Everything the journal stores is one of the frozen values below. Payloads are JSON objects
+(``Mapping[str, JsonValue]``): the journal is generic over what the controller puts in them and
+never interprets them. Sequence numbers:
+
+* ``JournalRecord.seq`` numbers *inputs* journal-wide from 1, never reset, never reused, so
+  replaying ``inputs(after_seq=...)`` in order reproduces the daemon's history.
+* ``EventRecord.seq`` numbers derived *events* per ``(epoch, topic)`` from 1, +1 per event,
+  contiguous: a display sees a gap exactly when it missed an event. ``EventRecord.id`` is the
+  outbox row, unique journal-wide, used to mark an event published.
+* ``epoch`` increments at every daemon start (:meth:`Journal.start_epoch`) and is persisted.
+
+>>> rec = InputRecord(source="shoe", kind="card_read", payload={"uid": "04a1", "antenna": 0})
+>>> rec.hand_id is None
+True
+>>> InputRecord(source="", kind="x", payload={})
+Traceback (most recent call last):
+...
+tablectl.journal.records.JournalStateError: input source must be a non-empty string
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol, Self, TypeAlias
+
+from tablectl.domain.errors import TablectlError
+
+JsonValue: TypeAlias = (
+    bool | int | float | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"] | None
+)
+JsonObject: TypeAlias = Mapping[str, JsonValue]
+
+
+class JournalError(TablectlError):
+    """Root of the journal's errors."""
+
+
+class JournalStateError(JournalError, ValueError):
+    """A request the journal refuses (bad value, no epoch yet, unknown hand); nothing changed."""
+
+
+class JournalWriteError(JournalError, OSError):
+    """The journal could not durably write (disk full, read-only file, I/O error).
+
+    Nothing of the failed operation is stored; the caller must not treat the input or event as
+    accepted.
+
+    Attributes:
+        operation: what was being written, e.g. ``"append_input"``.
+        path: the database file.
+        reason: the underlying SQLite or OS message.
+    """
+
+    def __init__(self, operation: str, path: str, reason: str) -> None:
+        self.operation = operation
+        self.path = path
+        self.reason = reason
+        super().__init__(f"journal {path}: {operation} failed: {reason}")
+
+
+def dump_json(payload: JsonObject, what: str) -> str:
+    """Serialise a payload canonically (sorted keys, no NaN); refuse anything not JSON.
+
+    Raises:
+        JournalStateError: ``payload`` is not a JSON object of JSON values.
+    """
+    if not isinstance(payload, Mapping):
+        raise JournalStateError(f"{what} must be a JSON object, got {type(payload).__name__}")
+    try:
+        return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise JournalStateError(f"{what} is not JSON: {exc}") from exc
+
+
+def load_json(text: str) -> JsonObject:
+    """Parse a stored payload."""
+    value = json.loads(text)
+    assert isinstance(value, dict)
+    return value
+
+
+def freeze_json(payload: JsonObject, what: str) -> JsonObject:
+    """A private copy of ``payload`` as plain dicts/lists (validated as :func:`dump_json`)."""
+    return load_json(dump_json(payload, what))
+
+
+def _check_name(value: object, what: str) -> None:
+    if not isinstance(value, str) or not value or value != value.strip():
+        raise JournalStateError(f"{what} must be a non-empty string")
+
+
+def _check_id(value: object, what: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise JournalStateError(f"{what} must be a positive int or None")
+
+
+def check_aware(at: datetime) -> datetime:
+    """Refuse naive datetimes: every stored time is aware UTC."""
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise JournalStateError("journal times must be timezone-aware")
+    return at
+
+
+@dataclass(frozen=True, slots=True)
+class InputRecord:
+    """One input to append: a card read, a dealer command, a correction, a device event.
+
+    Attributes:
+        source: where it came from (``"shoe"``, ``"console"``, ``"keypad"``, ``"system"``, ...).
+        kind: what it is (``"card_read"``, ``"undo"``, ...); the controller's vocabulary.
+        payload: the input as a JSON object.
+        actor: who issued it (MQTT username, dealer id), None for devices.
+        hand_id: the journal's hand it belongs to (:attr:`HandRecord.id`), None between hands.
+    """
+
+    source: str
+    kind: str
+    payload: JsonObject
+    actor: str | None = None
+    hand_id: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.source, "input source")
+        _check_name(self.kind, "input kind")
+        if self.actor is not None:
+            _check_name(self.actor, "input actor")
+        _check_id(self.hand_id, "input hand_id")
+        dump_json(self.payload, "input payload")
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRecord:
+    """A stored input: what :class:`InputRecord` became, with its place in the journal.
+
+    Attributes:
+        seq: journal-wide input number, from 1, never reset.
+        epoch: the daemon run that received it.
+        at: when it was journaled (aware UTC, from the injected clock).
+    """
+
+    seq: int
+    epoch: int
+    at: datetime
+    source: str
+    kind: str
+    payload: JsonObject
+    actor: str | None
+    hand_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """A derived event to put in the outbox, before it has a sequence number.
+
+    Attributes:
+        topic: the MQTT topic it goes to (a string: the journal does not import the publish
+            layer). Sequence numbers are per ``(epoch, topic)``.
+        type: the event type (``"board"``, ``"winner"``, ...).
+        payload: the event's data as a JSON object (the envelope is added when publishing).
+        hand_id: the journal's hand it belongs to, None between hands.
+    """
+
+    topic: str
+    type: str
+    payload: JsonObject
+    hand_id: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.topic, "event topic")
+        _check_name(self.type, "event type")
+        _check_id(self.hand_id, "event hand_id")
+        dump_json(self.payload, "event payload")
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A derived event in the outbox.
+
+    Attributes:
+        id: outbox row, journal-wide, from 1 (the key of :meth:`Journal.mark_published`).
+        epoch: the daemon run that derived it.
+        seq: contiguous per ``(epoch, topic)`` from 1.
+        created_at: when it was journaled.
+        published_at: when its PUBACK came back, None while unpublished.
+    """
+
+    id: int
+    epoch: int
+    seq: int
+    topic: str
+    type: str
+    payload: JsonObject
+    hand_id: int | None
+    created_at: datetime
+    published_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One hand as the journal knows it.
+
+    Attributes:
+        id: journal-wide hand id from 1 (what inputs and events refer to).
+        number: the table's hand number (shown to people; normally id-like but settable).
+        epoch: the daemon run that started it.
+        ended_at: None while the hand is in progress.
+        summary: JSON object written at start and replaced at end (result, pots, winners...).
+    """
+
+    id: int
+    number: int
+    epoch: int
+    started_at: datetime
+    ended_at: datetime | None
+    summary: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecall:
+    """Everything journaled for one hand, in order: what recall shows step by step."""
+
+    hand: HandRecord
+    inputs: tuple[JournalRecord, ...]
+    events: tuple[EventRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRecord:
+    """An error state: raised, and perhaps cleared (with who cleared it and when).
+
+    Attributes:
+        id: journal-wide error id.
+        code: the error's stable code (``"reader_link_lost"``...); at most one active per code.
+        detail: JSON object with the particulars.
+        epoch: the daemon run that raised it.
+        hand_id: the hand during which it was raised, if any.
+        raised_by: who raised it (None: the daemon itself).
+        cleared_at / cleared_by: None while active.
+    """
+
+    id: int
+    code: str
+    detail: JsonObject
+    epoch: int
+    hand_id: int | None
+    raised_at: datetime
+    raised_by: str | None
+    cleared_at: datetime | None = field(default=None)
+    cleared_by: str | None = field(default=None)
+
+    @property
+    def active(self) -> bool:
+        """True until cleared."""
+        return self.cleared_at is None
+
+
+def check_new_error(code: str, detail: JsonObject | None, by: str | None,
+                    hand_id: int | None) -> JsonObject:
+    """Validate :meth:`Journal.raise_error` arguments; return the frozen detail."""
+    _check_name(code, "error code")
+    if by is not None:
+        _check_name(by, "error raised_by")
+    _check_id(hand_id, "error hand_id")
+    return freeze_json(detail or {}, "error detail")
+
+
+def check_range(epoch: int, from_seq: int, to_seq: int) -> None:
+    """Validate an :meth:`Journal.events_range` request."""
+    for name, value in (("epoch", epoch), ("from_seq", from_seq), ("to_seq", to_seq)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise JournalStateError(f"{name} must be a non-negative int")
+    if to_seq < from_seq:
+        raise JournalStateError(f"empty range {from_seq}..{to_seq}")
+
+
+def check_count(n: int) -> None:
+    """Validate a :meth:`Journal.last_hands` count."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise JournalStateError("hand count must be a positive int")
+
+
+class Journal(Protocol):
+    """The append-only journal: inputs, the event outbox, hands, error states, epochs.
+
+    Every mutating call is atomic: it either returns (and, for :class:`SqliteJournal`, the data is
+    durable on disk) or raises and changes nothing. Writes raise :class:`JournalWriteError` when
+    the storage fails and :class:`JournalStateError` for a request the journal refuses.
+    """
+
+    @property
+    def epoch(self) -> int:
+        """The current epoch; 0 until :meth:`start_epoch` is first called."""
+        ...
+
+    def start_epoch(self) -> int:
+        """Begin a new daemon run: persist and return epoch + 1."""
+        ...
+
+    def append_input(self, record: InputRecord) -> JournalRecord:
+        """Append one input; durable when this returns. Needs an epoch."""
+        ...
+
+    def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
+        """All inputs with ``seq > after_seq``, in order."""
+        ...
+
+    def start_hand(self, number: int | None = None,
+                   summary: JsonObject | None = None) -> HandRecord:
+        """Open a hand (number defaults to the previous number + 1); refused while one is open."""
+        ...
+
+    def end_hand(self, hand_id: int, summary: JsonObject) -> HandRecord:
+        """Close the open hand ``hand_id`` with its final summary."""
+        ...
+
+    def current_hand(self) -> HandRecord | None:
+        """The hand in progress (to rebuild by replaying its inputs), or None."""
+        ...
+
+    def inputs_of_hand(self, hand_id: int) -> list[JournalRecord]:
+        """The inputs of one hand in order (refused for an unknown hand)."""
+        ...
+
+    def append_events(self, events: Sequence[NewEvent]) -> list[EventRecord]:
+        """Put derived events in the outbox, all or none, numbering each per (epoch, topic)."""
+        ...
+
+    def unpublished(self) -> list[EventRecord]:
+        """Events whose PUBACK has not been recorded, in outbox order (all epochs)."""
+        ...
+
+    def mark_published(self, event_id: int) -> EventRecord:
+        """Record the PUBACK of an outbox event (idempotent: the first time is kept)."""
+        ...
+
+    def events_range(self, topic: str, epoch: int, from_seq: int,
+                     to_seq: int) -> list[EventRecord]:
+        """Events of ``topic`` in ``epoch`` with ``from_seq <= seq <= to_seq`` (audit replay)."""
+        ...
+
+    def last_hands(self, n: int) -> list[HandRecall]:
+        """The last ``n`` hands (the open one included), newest first, with inputs and events."""
+        ...
+
+    def raise_error(self, code: str, detail: JsonObject | None = None, *,
+                    by: str | None = None, hand_id: int | None = None) -> ErrorRecord:
+        """Raise an error state; if ``code`` is already active, return that one unchanged."""
+        ...
+
+    def clear_error(self, code: str, *, by: str) -> ErrorRecord:
+        """Clear the active error ``code``, recording who cleared it and when."""
+        ...
+
+    def active_errors(self) -> list[ErrorRecord]:
+        """Errors raised and not cleared (they survive restarts), oldest first."""
+        ...
+
+    def close(self) -> None:
+        """Release the storage; the journal must not be used afterwards."""
+        ...
+
+    def __enter__(self) -> Self:
+        """Use as a context manager that closes on exit."""
+        ...
+
+    def __exit__(self, *exc: object) -> None:
+        """Close."""
+        ...

@@ -1,0 +1,507 @@
+# ruff: noqa: S608  (SQL is built only from the constant column lists below)
+"""The SQLite journal: WAL mode, ``synchronous=FULL``, one transaction per call.
+
+Durability: every mutating method runs in its own ``BEGIN IMMEDIATE ... COMMIT``. In WAL mode
+with ``synchronous=FULL`` SQLite fsyncs the write-ahead log at every commit, so when a method
+returns its data survives a process kill and a power cut. When SQLite reports any failure
+(disk full, read-only file or file system, I/O error, file size limit) the transaction is rolled
+back and :class:`~tablectl.journal.records.JournalWriteError` is raised: a caller never sees
+success for something that is not on disk.
+
+Append-only: triggers refuse ``DELETE`` on every table and ``UPDATE`` on inputs; the only
+updates are the outbox's ``published_at``, a hand's end, and an error's clearing.
+
+Tables (schema version 1)::
+
+    meta(key, value)                 -- schema_version, epoch
+    hands(id, number, epoch, started_at, ended_at, summary)
+    inputs(seq, epoch, at, source, actor, kind, payload, hand_id)
+    events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)
+           UNIQUE(epoch, topic, seq)
+    errors(id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, cleared_by)
+
+Times are ISO 8601 strings of aware UTC datetimes from the injected clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Self, TypeVar
+
+from tablectl.clock import Clock
+from tablectl.journal.records import (
+    ErrorRecord,
+    EventRecord,
+    HandRecall,
+    HandRecord,
+    InputRecord,
+    JournalError,
+    JournalRecord,
+    JournalStateError,
+    JournalWriteError,
+    JsonObject,
+    NewEvent,
+    check_aware,
+    check_count,
+    check_new_error,
+    check_range,
+    dump_json,
+    load_json,
+)
+
+_LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS hands(
+    id INTEGER PRIMARY KEY, number INTEGER NOT NULL, epoch INTEGER NOT NULL,
+    started_at TEXT NOT NULL, ended_at TEXT, summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs(
+    seq INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, at TEXT NOT NULL, source TEXT NOT NULL,
+    actor TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
+    hand_id INTEGER REFERENCES hands(id));
+CREATE INDEX IF NOT EXISTS inputs_by_hand ON inputs(hand_id, seq);
+CREATE TABLE IF NOT EXISTS events(
+    id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL,
+    type TEXT NOT NULL, payload TEXT NOT NULL, hand_id INTEGER REFERENCES hands(id),
+    created_at TEXT NOT NULL, published_at TEXT, UNIQUE(epoch, topic, seq));
+CREATE INDEX IF NOT EXISTS events_unpublished ON events(id) WHERE published_at IS NULL;
+CREATE INDEX IF NOT EXISTS events_by_hand ON events(hand_id, id);
+CREATE TABLE IF NOT EXISTS errors(
+    id INTEGER PRIMARY KEY, code TEXT NOT NULL, detail TEXT NOT NULL, epoch INTEGER NOT NULL,
+    hand_id INTEGER REFERENCES hands(id), raised_at TEXT NOT NULL, raised_by TEXT,
+    cleared_at TEXT, cleared_by TEXT);
+CREATE TRIGGER IF NOT EXISTS inputs_append_only BEFORE UPDATE ON inputs
+    BEGIN SELECT RAISE(ABORT, 'journal inputs are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS inputs_no_delete BEFORE DELETE ON inputs
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS hands_no_delete BEFORE DELETE ON hands
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS errors_no_delete BEFORE DELETE ON errors
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+"""
+
+_INPUT_COLS = "seq, epoch, at, source, kind, payload, actor, hand_id"
+_EVENT_COLS = "id, epoch, seq, topic, type, payload, hand_id, created_at, published_at"
+_HAND_COLS = "id, number, epoch, started_at, ended_at, summary"
+_ERROR_COLS = ("id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, "
+               "cleared_by")
+
+Row = tuple[object, ...]
+
+
+def _time(value: object) -> datetime:
+    assert isinstance(value, str)
+    return datetime.fromisoformat(value)
+
+
+def _opt_time(value: object) -> datetime | None:
+    return None if value is None else _time(value)
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)
+    return value
+
+
+def _opt_int(value: object) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _str(value: object) -> str:
+    assert isinstance(value, str)
+    return value
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _input(row: Row) -> JournalRecord:
+    return JournalRecord(seq=_int(row[0]), epoch=_int(row[1]), at=_time(row[2]),
+                         source=_str(row[3]), kind=_str(row[4]),
+                         payload=load_json(_str(row[5])), actor=_opt_str(row[6]),
+                         hand_id=_opt_int(row[7]))
+
+
+def _event(row: Row) -> EventRecord:
+    return EventRecord(id=_int(row[0]), epoch=_int(row[1]), seq=_int(row[2]),
+                       topic=_str(row[3]), type=_str(row[4]), payload=load_json(_str(row[5])),
+                       hand_id=_opt_int(row[6]), created_at=_time(row[7]),
+                       published_at=_opt_time(row[8]))
+
+
+def _hand(row: Row) -> HandRecord:
+    return HandRecord(id=_int(row[0]), number=_int(row[1]), epoch=_int(row[2]),
+                      started_at=_time(row[3]), ended_at=_opt_time(row[4]),
+                      summary=load_json(_str(row[5])))
+
+
+def _error(row: Row) -> ErrorRecord:
+    return ErrorRecord(id=_int(row[0]), code=_str(row[1]), detail=load_json(_str(row[2])),
+                       epoch=_int(row[3]), hand_id=_opt_int(row[4]), raised_at=_time(row[5]),
+                       raised_by=_opt_str(row[6]), cleared_at=_opt_time(row[7]),
+                       cleared_by=_opt_str(row[8]))
+
+
+class SqliteJournal:
+    """A :class:`~tablectl.journal.records.Journal` in one SQLite file.
+
+    Not thread-safe: use it from one thread (the daemon's event loop). Open with :meth:`open`.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock) -> None:
+        """Wrap an open, initialised connection; use :meth:`open` instead."""
+        self._conn = conn
+        self._path = path
+        self._clock = clock
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: str | Path, clock: Clock, *,
+             max_page_count: int | None = None) -> SqliteJournal:
+        """Open (creating if needed) the journal at ``path``.
+
+        Args:
+            path: the database file; its directory must exist and be writable (WAL mode keeps
+                ``-wal`` and ``-shm`` files beside it).
+            clock: where times come from.
+            max_page_count: optional cap on the database size in pages (SQLite
+                ``PRAGMA max_page_count``); a write beyond it raises :class:`JournalWriteError`
+                as a full disk would.
+
+        Raises:
+            JournalWriteError: the file cannot be created, opened for writing, or put in WAL
+                mode.
+            JournalError: the file is not a journal of a known schema version.
+        """
+        spath = str(path)
+        try:
+            conn = sqlite3.connect(spath, isolation_level=None, timeout=5.0)
+        except sqlite3.Error as exc:
+            raise JournalWriteError("open", spath, str(exc)) from exc
+        try:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalWriteError("open", spath, f"cannot enable WAL (mode {mode!r})")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if max_page_count is not None:
+                conn.execute(f"PRAGMA max_page_count={int(max_page_count)}")
+            conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO meta VALUES('schema_version', ?)", (SCHEMA_VERSION,))
+                conn.execute("INSERT INTO meta VALUES('epoch', 0)")
+            elif row[0] != SCHEMA_VERSION:
+                conn.execute("ROLLBACK")
+                raise JournalError(f"{spath}: journal schema {row[0]}, expected "
+                                   f"{SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise JournalWriteError("open", spath, str(exc)) from exc
+        except JournalError:
+            conn.close()
+            raise
+        _LOGGER.info("journal %s open (WAL, synchronous=FULL)", spath)
+        return cls(conn, spath, clock)
+
+    def __enter__(self) -> Self:
+        """Return self."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close."""
+        self.close()
+
+    def close(self) -> None:
+        """Close the database (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._conn.close()
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    def pragma(self, name: str) -> object:
+        """Read one PRAGMA value (``journal_mode``, ``synchronous``...), for checks and ops."""
+        if not name.replace("_", "").isalpha():
+            raise JournalStateError(f"not a pragma name: {name!r}")
+        return self._read(lambda c: c.execute(f"PRAGMA {name}").fetchone()[0])
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _read(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._closed:
+            raise JournalStateError("journal is closed")
+        try:
+            return fn(self._conn)
+        except sqlite3.Error as exc:
+            raise JournalError(f"journal {self._path}: read failed: {exc}") from exc
+
+    def _write(self, operation: str, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``fn`` in one IMMEDIATE transaction; commit (fsync) or roll back and raise."""
+        if self._closed:
+            raise JournalStateError("journal is closed")
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        _LOGGER.exception("journal %s: rollback failed", self._path)
+                raise
+        except sqlite3.Error as exc:
+            _LOGGER.error("journal %s: %s failed: %s", self._path, operation, exc)
+            raise JournalWriteError(operation, self._path, str(exc)) from exc
+        return result
+
+    def _now(self) -> str:
+        return check_aware(self._clock.now()).isoformat()
+
+    @staticmethod
+    def _epoch_of(conn: sqlite3.Connection) -> int:
+        return _int(conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
+
+    def _need_epoch(self, conn: sqlite3.Connection) -> int:
+        epoch = self._epoch_of(conn)
+        if epoch == 0:
+            raise JournalStateError("no epoch: call start_epoch() first")
+        return epoch
+
+    @staticmethod
+    def _check_hand(conn: sqlite3.Connection, hand_id: int | None) -> None:
+        if hand_id is not None and conn.execute(
+                "SELECT 1 FROM hands WHERE id=?", (hand_id,)).fetchone() is None:
+            raise JournalStateError(f"unknown hand {hand_id}")
+
+    @staticmethod
+    def _open_hand(conn: sqlite3.Connection) -> HandRecord | None:
+        row = conn.execute(f"SELECT {_HAND_COLS} FROM hands ORDER BY id DESC LIMIT 1"
+                           ).fetchone()
+        if row is None or row[4] is not None:
+            return None
+        return _hand(row)
+
+    # -- epochs and inputs ----------------------------------------------------------------
+
+    @property
+    def epoch(self) -> int:
+        """The current (persisted) epoch; 0 before the first :meth:`start_epoch`."""
+        return self._read(self._epoch_of)
+
+    def start_epoch(self) -> int:
+        """Persist and return epoch + 1 (call once per daemon start)."""
+        def do(conn: sqlite3.Connection) -> int:
+            conn.execute("UPDATE meta SET value = value + 1 WHERE key='epoch'")
+            return self._epoch_of(conn)
+        epoch = self._write("start_epoch", do)
+        _LOGGER.info("journal %s: epoch %d", self._path, epoch)
+        return epoch
+
+    def append_input(self, record: InputRecord) -> JournalRecord:
+        """Append one input; it is on disk (fsynced) when this returns.
+
+        Raises:
+            JournalWriteError: it could not be written; it is not in the journal.
+            JournalStateError: no epoch yet, or ``record.hand_id`` is unknown.
+        """
+        if not isinstance(record, InputRecord):
+            raise JournalStateError(f"not an InputRecord: {record!r}")
+        payload = dump_json(record.payload, "input payload")
+
+        def do(conn: sqlite3.Connection) -> JournalRecord:
+            epoch = self._need_epoch(conn)
+            self._check_hand(conn, record.hand_id)
+            cur = conn.execute(
+                "INSERT INTO inputs(epoch, at, source, actor, kind, payload, hand_id) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?) RETURNING " + _INPUT_COLS,
+                (epoch, self._now(), record.source, record.actor, record.kind, payload,
+                 record.hand_id))
+            return _input(cur.fetchone())
+        return self._write("append_input", do)
+
+    def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
+        """All inputs with ``seq > after_seq``, in order."""
+        return self._read(lambda c: [_input(r) for r in c.execute(
+            f"SELECT {_INPUT_COLS} FROM inputs WHERE seq > ? ORDER BY seq", (after_seq,))])
+
+    # -- hands ----------------------------------------------------------------------------
+
+    def start_hand(self, number: int | None = None,
+                   summary: JsonObject | None = None) -> HandRecord:
+        """Open a hand (see :meth:`Journal.start_hand`)."""
+        text = dump_json(summary or {}, "hand summary")
+        if number is not None and (isinstance(number, bool) or not isinstance(number, int)
+                                   or number < 1):
+            raise JournalStateError("hand number must be a positive int")
+
+        def do(conn: sqlite3.Connection) -> HandRecord:
+            epoch = self._need_epoch(conn)
+            if self._open_hand(conn) is not None:
+                raise JournalStateError("a hand is already in progress")
+            num = number
+            if num is None:
+                last = conn.execute("SELECT number FROM hands ORDER BY id DESC LIMIT 1"
+                                    ).fetchone()
+                num = 1 if last is None else _int(last[0]) + 1
+            cur = conn.execute(
+                "INSERT INTO hands(number, epoch, started_at, summary) VALUES(?, ?, ?, ?) "
+                "RETURNING " + _HAND_COLS, (num, epoch, self._now(), text))
+            return _hand(cur.fetchone())
+        return self._write("start_hand", do)
+
+    def end_hand(self, hand_id: int, summary: JsonObject) -> HandRecord:
+        """Close the open hand (see :meth:`Journal.end_hand`)."""
+        text = dump_json(summary, "hand summary")
+
+        def do(conn: sqlite3.Connection) -> HandRecord:
+            self._need_epoch(conn)
+            current = self._open_hand(conn)
+            if current is None or current.id != hand_id:
+                raise JournalStateError(f"hand {hand_id} is not the hand in progress")
+            cur = conn.execute("UPDATE hands SET ended_at=?, summary=? WHERE id=? RETURNING "
+                               + _HAND_COLS, (self._now(), text, hand_id))
+            return _hand(cur.fetchone())
+        return self._write("end_hand", do)
+
+    def current_hand(self) -> HandRecord | None:
+        """The hand in progress, or None."""
+        return self._read(self._open_hand)
+
+    def inputs_of_hand(self, hand_id: int) -> list[JournalRecord]:
+        """The inputs of one hand, in order."""
+        def do(conn: sqlite3.Connection) -> list[JournalRecord]:
+            self._check_hand(conn, hand_id)
+            return [_input(r) for r in conn.execute(
+                f"SELECT {_INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq", (hand_id,))]
+        return self._read(do)
+
+    def last_hands(self, n: int) -> list[HandRecall]:
+        """The last ``n`` hands, newest first, each with all its inputs and events."""
+        check_count(n)
+
+        def do(conn: sqlite3.Connection) -> list[HandRecall]:
+            out = []
+            for row in conn.execute(f"SELECT {_HAND_COLS} FROM hands ORDER BY id DESC LIMIT ?",
+                                    (n,)).fetchall():
+                hand = _hand(row)
+                inputs = tuple(_input(r) for r in conn.execute(
+                    f"SELECT {_INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq",
+                    (hand.id,)))
+                events = tuple(_event(r) for r in conn.execute(
+                    f"SELECT {_EVENT_COLS} FROM events WHERE hand_id=? ORDER BY id",
+                    (hand.id,)))
+                out.append(HandRecall(hand=hand, inputs=inputs, events=events))
+            return out
+        return self._read(do)
+
+    # -- outbox ---------------------------------------------------------------------------
+
+    def append_events(self, events: Sequence[NewEvent]) -> list[EventRecord]:
+        """Put events in the outbox in one transaction (see :meth:`Journal.append_events`)."""
+        texts = []
+        for event in events:
+            if not isinstance(event, NewEvent):
+                raise JournalStateError(f"not a NewEvent: {event!r}")
+            texts.append(dump_json(event.payload, "event payload"))
+
+        def do(conn: sqlite3.Connection) -> list[EventRecord]:
+            epoch = self._need_epoch(conn)
+            now = self._now()
+            out = []
+            for event, text in zip(events, texts, strict=True):
+                self._check_hand(conn, event.hand_id)
+                cur = conn.execute(
+                    "INSERT INTO events(epoch, seq, topic, type, payload, hand_id, created_at) "
+                    "VALUES(?, (SELECT coalesce(max(seq), 0) + 1 FROM events "
+                    "WHERE epoch=? AND topic=?), ?, ?, ?, ?, ?) RETURNING " + _EVENT_COLS,
+                    (epoch, epoch, event.topic, event.topic, event.type, text, event.hand_id,
+                     now))
+                out.append(_event(cur.fetchone()))
+            return out
+        return self._write("append_events", do)
+
+    def unpublished(self) -> list[EventRecord]:
+        """Events without a recorded PUBACK, in outbox order."""
+        return self._read(lambda c: [_event(r) for r in c.execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE published_at IS NULL ORDER BY id")])
+
+    def mark_published(self, event_id: int) -> EventRecord:
+        """Record the PUBACK of event ``event_id`` (idempotent: keeps the first time)."""
+        def do(conn: sqlite3.Connection) -> EventRecord:
+            conn.execute("UPDATE events SET published_at=? WHERE id=? AND published_at IS NULL",
+                         (self._now(), event_id))
+            row = conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE id=?",
+                               (event_id,)).fetchone()
+            if row is None:
+                raise JournalStateError(f"unknown event {event_id!r}")
+            return _event(row)
+        return self._write("mark_published", do)
+
+    def events_range(self, topic: str, epoch: int, from_seq: int,
+                     to_seq: int) -> list[EventRecord]:
+        """Events of ``topic`` in ``epoch`` with ``from_seq <= seq <= to_seq``, in seq order."""
+        check_range(epoch, from_seq, to_seq)
+        return self._read(lambda c: [_event(r) for r in c.execute(
+            f"SELECT {_EVENT_COLS} FROM events WHERE topic=? AND epoch=? AND seq BETWEEN ? "
+            "AND ? ORDER BY seq", (topic, epoch, from_seq, to_seq))])
+
+    # -- error states ---------------------------------------------------------------------
+
+    def raise_error(self, code: str, detail: JsonObject | None = None, *,
+                    by: str | None = None, hand_id: int | None = None) -> ErrorRecord:
+        """Raise an error state (see :meth:`Journal.raise_error`)."""
+        text = dump_json(check_new_error(code, detail, by, hand_id), "error detail")
+
+        def do(conn: sqlite3.Connection) -> ErrorRecord:
+            epoch = self._need_epoch(conn)
+            self._check_hand(conn, hand_id)
+            row = conn.execute(f"SELECT {_ERROR_COLS} FROM errors WHERE code=? AND "
+                               "cleared_at IS NULL", (code,)).fetchone()
+            if row is not None:
+                return _error(row)
+            cur = conn.execute(
+                "INSERT INTO errors(code, detail, epoch, hand_id, raised_at, raised_by) "
+                "VALUES(?, ?, ?, ?, ?, ?) RETURNING " + _ERROR_COLS,
+                (code, text, epoch, hand_id, self._now(), by))
+            return _error(cur.fetchone())
+        return self._write("raise_error", do)
+
+    def clear_error(self, code: str, *, by: str) -> ErrorRecord:
+        """Clear the active error ``code`` (see :meth:`Journal.clear_error`)."""
+        check_new_error(code, None, by, None)
+
+        def do(conn: sqlite3.Connection) -> ErrorRecord:
+            self._need_epoch(conn)
+            cur = conn.execute(
+                "UPDATE errors SET cleared_at=?, cleared_by=? WHERE code=? AND cleared_at IS "
+                "NULL RETURNING " + _ERROR_COLS, (self._now(), by, code))
+            row = cur.fetchone()
+            if row is None:
+                raise JournalStateError(f"no active error {code!r}")
+            return _error(row)
+        return self._write("clear_error", do)
+
+    def active_errors(self) -> list[ErrorRecord]:
+        """Active errors (including those active at the last shutdown), oldest first."""
+        return self._read(lambda c: [_error(r) for r in c.execute(
+            f"SELECT {_ERROR_COLS} FROM errors WHERE cleared_at IS NULL ORDER BY id")])
