@@ -1,0 +1,54 @@
+"""Drain the journal's outbox through a publisher, marking each event only after its PUBACK.
+
+This is the reliability rule of docs/mqtt.md: an event is journaled before it is published,
+and ``published_at`` is set only once the broker acknowledged it. After a (re)connect or a
+restart the daemon calls :func:`flush_outbox` again and everything unacknowledged goes out once
+more (consumers drop duplicates by ``seq``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from tablectl.journal import EventRecord, Journal
+from tablectl.publish.base import MessageProps, Publisher
+from tablectl.publish.envelope import encode, event_from_record
+from tablectl.publish.topics import Topic
+
+_LOGGER = logging.getLogger(__name__)
+
+_JSON = MessageProps(content_type="application/json")
+
+
+async def publish_event(publisher: Publisher, journal: Journal, table: str,
+                        record: EventRecord, *, secret: bool = False) -> None:
+    """Publish one outbox event (QoS 1, not retained) and mark it published after PUBACK.
+
+    Raises:
+        PublishError: not sent or not acknowledged; the event stays unpublished.
+        JournalWriteError: acknowledged, but the mark could not be written (it will be sent
+            again later, which consumers tolerate).
+    """
+    topic = Topic(record.topic)
+    await publisher.publish(topic, encode(event_from_record(table, record)), qos=1,
+                            secret=secret, props=_JSON)
+    journal.mark_published(record.id)
+
+
+async def flush_outbox(publisher: Publisher, journal: Journal, table: str) -> int:
+    """Publish every unpublished event in outbox order; stop at the first failure.
+
+    Returns:
+        How many events were published and marked.
+
+    Raises:
+        PublishError: the first failure; the events before it are marked, it and the rest
+            are not.
+    """
+    done = 0
+    for record in journal.unpublished():
+        await publish_event(publisher, journal, table, record)
+        done += 1
+    if done:
+        _LOGGER.info("table %s: outbox flushed %d events", table, done)
+    return done

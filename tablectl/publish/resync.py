@@ -1,0 +1,184 @@
+"""Display-side resynchronisation, sans-IO: the resync rules of docs/mqtt.md as a state machine.
+
+A display (``tablectl watch``, the web page server) feeds every ``state`` snapshot, ``events``
+message and ``status`` message it receives into :class:`Resync` and shows :attr:`Resync.view`.
+The rules (research/mqtt.md §1.3, Sparkplug's bdSeq/seq):
+
+1. Until the first snapshot of the current epoch arrives, events are buffered.
+2. A snapshot ``(epoch, seq)`` replaces the view; buffered events with ``seq <= snapshot.seq``
+   are dropped, the contiguous ones after it are applied.
+3. Events are applied strictly in order: ``seq == last + 1``. A duplicate (``seq <= last``) is
+   dropped. A jump is buffered (reordering) and opens a gap.
+4. A gap still open after ``reorder_timeout`` seconds makes :meth:`Resync.poll` return
+   :attr:`Outcome.REQUEST_SNAPSHOT` once: send ``cmd/snapshot`` or simply wait, the controller
+   republishes the retained snapshot after every event.
+5. An event or snapshot of a newer epoch resets everything (the controller restarted); anything
+   of an older epoch is ignored.
+6. ``status`` offline marks the view stale (ignored when its epoch is older than what is shown:
+   a late LWT of a previous run); online of the same or a newer epoch clears it.
+
+Time is passed in (``now``, monotonic seconds); nothing here reads a clock or does I/O.
+
+>>> r = Resync(lambda state, ev: state + (ev,))
+>>> r.on_event(1, 1, "a", now=0.0)          # no snapshot yet: buffered
+<Outcome.RESET: 'reset'>
+>>> r.on_snapshot(1, 0, (), now=0.1)
+<Outcome.SNAPSHOT: 'snapshot'>
+>>> r.view, r.seq
+(('a',), 1)
+>>> r.on_event(1, 3, "c", now=0.2), r.on_event(1, 1, "a", now=0.2)
+(<Outcome.BUFFERED: 'buffered'>, <Outcome.DUPLICATE: 'duplicate'>)
+>>> r.poll(now=1.0)
+<Outcome.REQUEST_SNAPSHOT: 'request_snapshot'>
+>>> r.on_event(1, 2, "b", now=1.1)
+<Outcome.APPLIED: 'applied'>
+>>> r.view
+('a', 'b', 'c')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+S = TypeVar("S")
+E = TypeVar("E")
+
+
+class Outcome(StrEnum):
+    """What one input did to the display state."""
+
+    APPLIED = "applied"                    # event applied (maybe with buffered followers)
+    BUFFERED = "buffered"                  # kept until the gap before it closes / a snapshot
+    DUPLICATE = "duplicate"                # already shown; dropped
+    STALE = "stale"                        # older epoch or older snapshot; ignored
+    RESET = "reset"                        # newer epoch: view dropped, waiting for a snapshot
+    SNAPSHOT = "snapshot"                  # snapshot taken as the new view
+    STATUS = "status"                      # status recorded (stale flag updated)
+    REQUEST_SNAPSHOT = "request_snapshot"  # gap timed out: ask for a snapshot (once per gap)
+
+
+class Resync(Generic[S, E]):
+    """The resync state machine over view type ``S`` and event type ``E``.
+
+    Args:
+        apply: the fold, ``apply(view, event) -> new view``; must not mutate ``view``.
+        reorder_timeout: seconds a gap may stay open before a snapshot is requested.
+        max_buffer: most out-of-order events kept; beyond it the oldest is dropped (a
+            snapshot repairs whatever is lost).
+
+    Attributes:
+        view: what to show; None until a snapshot of the current epoch arrived.
+        epoch: the epoch shown or awaited; None before anything arrived.
+        seq: the seq of the last event folded into ``view`` (or the snapshot's seq).
+        stale: the controller's status says offline.
+    """
+
+    def __init__(self, apply: Callable[[S, E], S], *, reorder_timeout: float = 0.5,
+                 max_buffer: int = 10_000) -> None:
+        self._apply = apply
+        self._timeout = reorder_timeout
+        self._max_buffer = max_buffer
+        self.view: S | None = None
+        self.epoch: int | None = None
+        self.seq = 0
+        self.stale = False
+        self._stale_epoch = 0
+        self._buffer: dict[int, E] = {}
+        self._gap_since: float | None = None
+        self._requested = False
+
+    @property
+    def synced(self) -> bool:
+        """A view is shown and no gap is open."""
+        return self.view is not None and not self._buffer
+
+    def deadline(self) -> float | None:
+        """When :meth:`poll` will next have something to say (monotonic seconds), if ever."""
+        if self._gap_since is None or self._requested:
+            return None
+        return self._gap_since + self._timeout
+
+    def _reset(self, epoch: int, now: float) -> None:
+        self.epoch = epoch
+        self.view = None
+        self.seq = 0
+        self._buffer.clear()
+        self._gap_since = now
+        self._requested = False
+        if epoch > self._stale_epoch:
+            self.stale = False
+
+    def _drain(self, now: float) -> None:
+        assert self.view is not None
+        for old in [s for s in self._buffer if s <= self.seq]:
+            del self._buffer[old]
+        while (nxt := self._buffer.pop(self.seq + 1, None)) is not None:
+            self.view = self._apply(self.view, nxt)
+            self.seq += 1
+        if self._buffer:
+            if self._gap_since is None:
+                self._gap_since = now
+        else:
+            self._gap_since = None
+            self._requested = False
+
+    def on_event(self, epoch: int, seq: int, event: E, *, now: float) -> Outcome:
+        """Feed one event of the sequenced stream."""
+        outcome: Outcome | None = None
+        if self.epoch is not None and epoch < self.epoch:
+            return Outcome.STALE
+        if self.epoch is None or epoch > self.epoch:
+            self._reset(epoch, now)
+            outcome = Outcome.RESET
+        if self.view is not None and seq <= self.seq:
+            return Outcome.DUPLICATE
+        if seq in self._buffer:
+            return Outcome.DUPLICATE
+        if self.view is not None and seq == self.seq + 1:
+            self.view = self._apply(self.view, event)
+            self.seq = seq
+            self._drain(now)
+            return Outcome.APPLIED
+        self._buffer[seq] = event
+        if len(self._buffer) > self._max_buffer:
+            del self._buffer[min(self._buffer)]
+        if self._gap_since is None:
+            self._gap_since = now
+        return outcome or Outcome.BUFFERED
+
+    def on_snapshot(self, epoch: int, seq: int, snapshot: S, *, now: float) -> Outcome:
+        """Feed a (retained) snapshot whose last applied event is ``seq``."""
+        if self.epoch is not None and epoch < self.epoch:
+            return Outcome.STALE
+        if self.epoch is None or epoch > self.epoch:
+            self._reset(epoch, now)
+        elif self.view is not None and seq < self.seq:
+            return Outcome.STALE
+        elif self.view is not None and seq == self.seq:
+            return Outcome.DUPLICATE
+        self.view = snapshot
+        self.seq = seq
+        self._drain(now)
+        return Outcome.SNAPSHOT
+
+    def on_status(self, online: bool, epoch: int, *, now: float) -> Outcome:
+        """Feed the controller's status (birth / LWT)."""
+        if online:
+            if epoch >= self._stale_epoch:
+                self.stale = False
+            return Outcome.STATUS
+        if self.epoch is not None and epoch < self.epoch:
+            return Outcome.STALE                   # the LWT of an earlier run, arriving late
+        self.stale = True
+        self._stale_epoch = epoch
+        return Outcome.STATUS
+
+    def poll(self, *, now: float) -> Outcome | None:
+        """Call at :meth:`deadline`: asks for a snapshot once when a gap outlived the timeout."""
+        deadline = self.deadline()
+        if deadline is not None and now >= deadline:
+            self._requested = True
+            return Outcome.REQUEST_SNAPSHOT
+        return None
