@@ -59,7 +59,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import combinations
-from typing import Final
+from operator import attrgetter
+from typing import Final, NoReturn
 
 from tablectl.domain.cards import Card, Rank, Suit
 
@@ -166,28 +167,44 @@ _SUIT_ORDER: Final[dict[Suit, int]] = {suit: s for s, suit in enumerate(_SUITS)}
 _RANK_CHAR: Final = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
 
-def _codes(cards: Sequence[Card], what: str, low: int, high: int) -> list[int]:
+def _codes(cards: Sequence[Card], what: str, low: int = 5, high: int = 7) -> list[int]:
     """The cards' codes, after checking the count and that no card repeats."""
     try:
         codes = [_CODE[c.rank][c.suit] for c in cards]
     except (AttributeError, KeyError, TypeError):
-        bad = next((c for c in cards if not isinstance(c, Card)), cards)
-        raise TypeError(f"{what}: not a Card: {bad!r}") from None
+        _raise_not_cards(what, cards)
     n = len(codes)
-    if n < low or n > high:
-        span = f"{low}" if low == high else f"{low} to {high}"
-        raise ValueError(f"{what} needs {span} cards, got {n}")
-    if len(set(codes)) != n:
-        _raise_duplicate(what, cards)
+    if n < low or n > high or len(set(codes)) != n:
+        _raise_bad_count_or_duplicate(what, cards, low, high)
     return codes
 
 
-def _raise_duplicate(what: str, cards: Sequence[Card]) -> None:
+def _raise_not_cards(what: str, cards: Sequence[Card]) -> NoReturn:
+    bad = next((c for c in cards if not isinstance(c, Card)), cards)
+    raise TypeError(f"{what}: not a Card: {bad!r}") from None
+
+
+def _check_count(what: str, cards: Sequence[Card], low: int, high: int) -> None:
+    n = len(cards)
+    if n < low or n > high:
+        span = f"{low}" if low == high else f"{low} to {high}"
+        raise ValueError(f"{what} needs {span} cards, got {n}")
+
+
+def _raise_bad_count_or_duplicate(
+    what: str, cards: Sequence[Card], low: int, high: int
+) -> NoReturn:
+    _check_count(what, cards, low, high)
+    _raise_duplicate(what, cards)
+
+
+def _raise_duplicate(what: str, cards: Sequence[Card]) -> NoReturn:
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
             raise ValueError(f"{what}: duplicate card {card}")
         seen.add(card)
+    raise AssertionError("no duplicate found")  # pragma: no cover
 
 
 def _pack(category: int, ranks: Sequence[int]) -> int:
@@ -321,11 +338,24 @@ def _flush_suit(total: int) -> int:
     raise AssertionError("no flush suit")  # pragma: no cover
 
 
-def _high_key_of_codes(codes: list[int]) -> int:
+def high_key(cards: Sequence[Card]) -> int:
+    """Key of the best five-card high hand of 5 to 7 cards (bigger is better).
+
+    Raises:
+        ValueError: fewer than 5 or more than 7 cards, or a card given twice.
+        TypeError: an element is not a :class:`Card`.
+    """
+    # _codes inlined: this is the hot path of equity-style loops.
+    code = _CODE
+    try:
+        codes = [code[c.rank][c.suit] for c in cards]
+    except (AttributeError, KeyError, TypeError):
+        _raise_not_cards("high hand", cards)
+    n = len(codes)
+    if n < 5 or n > 7 or len(set(codes)) != n:
+        _raise_bad_count_or_duplicate("high hand", cards, 5, 7)
     total = sum(codes) + _SUIT_OFFSET
     if total & _FLUSH_TEST:
-        # With 5..7 cards and five of one suit, no full house or quads is possible: the
-        # flush (or straight flush) is the best hand.
         return _flush_key(_suit_mask(codes, _flush_suit(total)))
     part = total & _RANK_PART
     key = _RANK_KEYS.get(part)
@@ -334,57 +364,86 @@ def _high_key_of_codes(codes: list[int]) -> int:
     return key
 
 
-def high_key(cards: Sequence[Card]) -> int:
-    """Key of the best five-card high hand of 5 to 7 cards (bigger is better).
-
-    Raises:
-        ValueError: fewer than 5 or more than 7 cards, or a card given twice.
-        TypeError: an element is not a :class:`Card`.
-    """
-    return _high_key_of_codes(_codes(cards, "high hand", 5, 7))
-
-
 _HOLE_PAIRS: Final = tuple(combinations(range(4), 2))
+# card code -> 1 << r (its rank's bit in a 13-bit mask)
+_RANK_BIT: Final[dict[int, int]] = {
+    suit_codes[suit]: 1 << r for r, suit_codes in enumerate(_CODE.values()) for suit in _SUITS
+}
 _BOARD_TRIPLES: Final = {n: tuple(combinations(range(n), 3)) for n in (3, 4, 5)}
 
 
 def _omaha_codes(hole: Sequence[Card], board: Sequence[Card]) -> tuple[list[int], list[int]]:
-    hole_codes = _codes(hole, "Omaha hole", 4, 4)
-    board_codes = _codes(board, "Omaha board", 3, 5)
-    if set(hole_codes) & set(board_codes):
+    """Codes of 4 hole cards and 3 to 5 board cards, all different."""
+    code = _CODE
+    try:
+        hole_codes = [code[c.rank][c.suit] for c in hole]
+        board_codes = [code[c.rank][c.suit] for c in board]
+    except (AttributeError, KeyError, TypeError):
+        _raise_not_cards("Omaha hand", [*hole, *board])
+    n = len(board_codes)
+    if len(hole_codes) != 4 or n < 3 or n > 5 or len({*hole_codes, *board_codes}) != n + 4:
+        _check_count("Omaha hole", hole, 4, 4)
+        _check_count("Omaha board", board, 3, 5)
         _raise_duplicate("Omaha hand", [*hole, *board])
     return hole_codes, board_codes
 
 
 def _omaha_high_key_of_codes(hole: list[int], board: list[int]) -> int:
-    pairs = [hole[a] + hole[b] for a, b in _HOLE_PAIRS]
-    triples = [board[a] + board[b] + board[c] for a, b, c in _BOARD_TRIPLES[len(board)]]
+    rp = _RANK_PART
+    h0, h1, h2, h3 = hole
+    pairs = {
+        (h0 + h1) & rp,
+        (h0 + h2) & rp,
+        (h0 + h3) & rp,
+        (h1 + h2) & rp,
+        (h1 + h3) & rp,
+        (h2 + h3) & rp,
+    }
+    if len(board) == 5:
+        b0, b1, b2, b3, b4 = board
+        b01, b23 = b0 + b1, b2 + b3
+        triples = {
+            (b01 + b2) & rp,
+            (b01 + b3) & rp,
+            (b01 + b4) & rp,
+            (b0 + b23) & rp,
+            (b0 + b2 + b4) & rp,
+            (b0 + b3 + b4) & rp,
+            (b1 + b23) & rp,
+            (b1 + b2 + b4) & rp,
+            (b1 + b3 + b4) & rp,
+            (b23 + b4) & rp,
+        }
+    else:
+        triples = {(board[a] + board[b] + board[c]) & rp for a, b, c in _BOARD_TRIPLES[len(board)]}
     table = _RANK_KEYS
-    best = max(
-        [
-            table[p + t]
-            for p in {p & _RANK_PART for p in pairs}
-            for t in {t & _RANK_PART for t in triples}
-        ]
-    )
-    board_suits = sum(board) + _BOARD3_OFFSET
-    if board_suits & _FLUSH_TEST:  # three or more board cards of one suit
-        for s in range(4):
-            if not board_suits >> (_SUIT_SHIFT + 4 * s + 3) & 1:
-                continue
-            suited = _suit_mask(hole, s)
-            if suited & (suited - 1) == 0:
-                continue  # fewer than two hole cards of the suit
-            hole_ranks = [1 << r for r in range(13) if suited >> r & 1]
-            board_ranks = [1 << r for r in range(13) if _suit_mask(board, s) >> r & 1]
-            best = max(
-                best,
-                *(
-                    _FLUSH5_KEYS[a | b | x | y | z]
-                    for a, b in combinations(hole_ranks, 2)
-                    for x, y, z in combinations(board_ranks, 3)
-                ),
-            )
+    best = max([table[p + t] for p in pairs for t in triples])
+    suits = sum(board) + _BOARD3_OFFSET
+    if suits & _FLUSH_TEST:  # three or more board cards of one suit
+        return max(best, _omaha_flush_key(hole, board, suits))
+    return best
+
+
+def _omaha_flush_key(hole: list[int], board: list[int], suits: int) -> int:
+    """Best flush key of 2 hole + 3 board cards of one suit, or 0."""
+    best = 0
+    bit = _RANK_BIT
+    for s in range(4):
+        if not suits >> (_SUIT_SHIFT + 4 * s + 3) & 1:
+            continue
+        suit_bit = 1 << (_SUIT_SHIFT + 4 * s)
+        hole_bits = [bit[c] for c in hole if c & suit_bit]
+        if len(hole_bits) < 2:
+            continue
+        board_bits = [bit[c] for c in board if c & suit_bit]
+        best = max(
+            best,
+            *(
+                _FLUSH5_KEYS[a | b | x | y | z]
+                for a, b in combinations(hole_bits, 2)
+                for x, y, z in combinations(board_bits, 3)
+            ),
+        )
     return best
 
 
@@ -425,8 +484,8 @@ def _high_description(key: int) -> str:
     return f"High card, {word[top]}"
 
 
-def _high_pattern(key: int) -> tuple[HandCategory, tuple[int, ...]]:
-    """Category and the five rank values in describing order (ace 14, wheel ace 14 last)."""
+def _high_pattern(key: int) -> tuple[HandCategory, tuple[int, ...], str]:
+    """Category, the five rank values in describing order (wheel ace last) and description."""
     category, v = _unpack(key)
     if category in (_STRAIGHT, _SFLUSH):
         top = v[0]
@@ -443,39 +502,42 @@ def _high_pattern(key: int) -> tuple[HandCategory, tuple[int, ...]]:
         ranks = (v[0], v[0], v[1], v[2], v[3])
     else:
         ranks = tuple(v)
-    return _CATEGORIES[category], ranks
+    return _CATEGORIES[category], ranks, _high_description(key)
+
+
+# Suit is a StrEnum whose values sort c < d < h < s: sorting by the suit sorts in bridge order.
+assert tuple(sorted(Suit)) == _SUITS
+_BY_SUIT: Final = attrgetter("suit")
 
 
 def _pick(
     cards: Sequence[Card], values: Sequence[int], value_of: dict[Rank, int]
 ) -> tuple[Card, ...]:
     """For each value in order, an unused card of that value, higher suits first."""
-    pool = sorted(cards, key=lambda c: _SUIT_ORDER[c.suit], reverse=True)
+    pool = sorted(cards, key=_BY_SUIT, reverse=True)
+    pool_values = [value_of[c.rank] for c in pool]
     chosen: list[Card] = []
     for value in values:
-        for i, card in enumerate(pool):
-            if value_of[card.rank] == value:
-                chosen.append(pool.pop(i))
-                break
-        else:  # pragma: no cover - the key was computed from these cards
-            raise AssertionError(f"no card of value {value} in {cards}")
+        i = pool_values.index(value)
+        pool_values[i] = 0
+        chosen.append(pool[i])
     return tuple(chosen)
 
 
-_HIGH_DESCRIPTIONS: dict[int, str] = {}
+# key -> (category, describing-order values, description), filled on first use (<= 7 462).
+_HIGH_PATTERNS: dict[int, tuple[HandCategory, tuple[int, ...], str]] = {}
 
 
 def _high_hand(key: int, cards: Sequence[Card]) -> HighHand:
-    category, values = _high_pattern(key)
-    pool: Sequence[Card] = cards
-    if category in (HandCategory.FLUSH, HandCategory.STRAIGHT_FLUSH):
-        codes = [_CODE[c.rank][c.suit] for c in cards]
-        suit = _SUITS[_flush_suit(sum(codes) + _SUIT_OFFSET)]
-        pool = [c for c in cards if c.suit is suit]
-    description = _HIGH_DESCRIPTIONS.get(key)
-    if description is None:
-        description = _HIGH_DESCRIPTIONS[key] = _high_description(key)
-    return HighHand(key, category, _pick(pool, values, _HIGH_VALUE), description)
+    pattern = _HIGH_PATTERNS.get(key)
+    if pattern is None:
+        pattern = _HIGH_PATTERNS[key] = _high_pattern(key)
+    category, values, description = pattern
+    if key >> 20 in (_FLUSH, _SFLUSH):
+        suits = [c.suit for c in cards]
+        suit = max(_SUITS, key=suits.count)
+        cards = [c for c in cards if c.suit is suit]
+    return HighHand(key, category, _pick(cards, values, _HIGH_VALUE), description)
 
 
 def best_high(cards: Sequence[Card]) -> HighHand:
@@ -490,7 +552,7 @@ def best_high(cards: Sequence[Card]) -> HighHand:
     >>> hand.description, [str(c) for c in hand.cards]
     ('Royal flush', ['As', 'Ks', 'Qs', 'Js', 'Ts'])
     """
-    return _high_hand(_high_key_of_codes(_codes(cards, "high hand", 5, 7)), cards)
+    return _high_hand(high_key(cards), cards)
 
 
 def best_omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HighHand:
@@ -508,16 +570,29 @@ def best_omaha_high(hole: Sequence[Card], board: Sequence[Card]) -> HighHand:
     """
     hole_codes, board_codes = _omaha_codes(hole, board)
     key = _omaha_high_key_of_codes(hole_codes, board_codes)
-    for a, b in _HOLE_PAIRS:
-        for triple in _BOARD_TRIPLES[len(board)]:
-            five = [hole[a], hole[b], *(board[i] for i in triple)]
-            if (
-                _high_key_of_codes(
-                    [hole_codes[a], hole_codes[b], *(board_codes[i] for i in triple)]
-                )
-                == key
-            ):
-                return _high_hand(key, five)
+    triples = _BOARD_TRIPLES[len(board)]
+    if key >> 20 in (_FLUSH, _SFLUSH):
+        bit = _RANK_BIT
+        for a, b in _HOLE_PAIRS:
+            pair = hole_codes[a] + hole_codes[b] + _SUIT_OFFSET
+            for x, y, z in triples:
+                if not (pair + board_codes[x] + board_codes[y] + board_codes[z]) & _FLUSH_TEST:
+                    continue
+                mask = bit[hole_codes[a]] | bit[hole_codes[b]]
+                mask |= bit[board_codes[x]] | bit[board_codes[y]] | bit[board_codes[z]]
+                if _FLUSH5_KEYS[mask] == key:
+                    return _high_hand(key, (hole[a], hole[b], board[x], board[y], board[z]))
+    else:
+        rp, table = _RANK_PART, _RANK_KEYS
+        triple_parts = [
+            ((board_codes[x] + board_codes[y] + board_codes[z]) & rp, x, y, z)
+            for x, y, z in triples
+        ]
+        for a, b in _HOLE_PAIRS:
+            pair = (hole_codes[a] + hole_codes[b]) & rp
+            for part, x, y, z in triple_parts:
+                if table[pair + part] == key:
+                    return _high_hand(key, (hole[a], hole[b], board[x], board[y], board[z]))
     raise AssertionError("best Omaha combination not found")  # pragma: no cover
 
 
