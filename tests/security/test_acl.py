@@ -90,7 +90,8 @@ def test_a_display_cannot_publish_commands_or_fake_table_data(
                     "poker/v1/clients/+/status")
     display = clients("display-01", mqtt5=mqtt5)
     fake, fence = tag(), tag()
-    acks = [display.publish(f"{T01}/cmd/void_hand", fake),
+    acks = [display.publish(f"{T01}/cmd/void_hand/display-01", fake),
+            display.publish(f"{T01}/cmd/void_hand/dealer-t01", fake),
             display.publish(f"{T01}/state", fake, retain=True),
             display.publish(f"{T01}/events", fake),
             display.publish(f"{T01}/status", fake, retain=True),
@@ -118,10 +119,15 @@ def test_a_dealer_commands_its_own_table_and_not_another(clients: Clients, deale
     audit.subscribe("poker/v1/tables/+/cmd/#")
     console = clients(dealer, listener="mqtts")
     wrong, right = tag(), tag()
-    assert console.publish(f"{T02}/cmd/void_hand", wrong) == NOT_AUTHORIZED
-    assert ok(console.publish(f"{T01}/cmd/start_hand", right))
-    assert not [m for m in audit.expect(f"{T01}/cmd/start_hand", right) if m.payload == wrong]
-    own.expect(f"{T01}/cmd/start_hand", right)
+    assert console.publish(f"{T02}/cmd/void_hand/{dealer}", wrong) == NOT_AUTHORIZED
+    # nor may it send under another name: the last level is the sender, pinned by the ACL
+    for other_user in ("pit-01", "dealer-t02", "dealer-t01" if dealer != "dealer-t01" else "x"):
+        assert console.publish(f"{T01}/cmd/void_hand/{other_user}", wrong) == NOT_AUTHORIZED
+    assert console.publish(f"{T01}/cmd/void_hand", wrong) == NOT_AUTHORIZED  # no sender level
+    assert ok(console.publish(f"{T01}/cmd/start_hand/{dealer}", right))
+    seen = audit.expect(f"{T01}/cmd/start_hand/{dealer}", right)
+    assert not [m for m in seen if m.payload == wrong]
+    own.expect(f"{T01}/cmd/start_hand/{dealer}", right)
     assert not [m for m in other.received if m.payload == wrong]
 
 
@@ -132,19 +138,32 @@ def test_the_pit_console_commands_every_table_and_a_controller_reads_only_its_ow
     t02.subscribe(f"{T02}/cmd/#")
     pit = clients("pit-01", listener="mqtts")
     first, second = tag(), tag()
-    assert ok(pit.publish(f"{T01}/cmd/pause", first))
-    assert ok(pit.publish(f"{T02}/cmd/pause", second))
-    t02.expect(f"{T02}/cmd/pause", second)
-    t01.expect(f"{T01}/cmd/pause", first)
+    assert ok(pit.publish(f"{T01}/cmd/pause/pit-01", first))
+    assert ok(pit.publish(f"{T02}/cmd/pause/pit-01", second))
+    t02.expect(f"{T02}/cmd/pause/pit-01", second)
+    t01.expect(f"{T01}/cmd/pause/pit-01", first)
     # controller-t01 may not read t02's commands nor write t02's state or secure feed
     assert controller_cannot_touch_t02(t01)
     assert [m.payload for m in t01.received] == [first]
 
 
+def test_the_audit_consumer_may_ask_for_a_replay_and_nothing_else(clients: Clients) -> None:
+    controller = clients("controller-t01")
+    controller.subscribe(f"{T01}/cmd/#")
+    audit = clients("audit-01", listener="mqtts")
+    ask = tag()
+    assert audit.publish(f"{T01}/cmd/void_hand/audit-01", ask) == NOT_AUTHORIZED
+    assert audit.publish(f"{T01}/state", ask, retain=True) == NOT_AUTHORIZED
+    assert ok(audit.publish(f"{T01}/cmd/replay/audit-01", ask))
+    assert [m.topic for m in controller.expect(f"{T01}/cmd/replay/audit-01", ask)] == [
+        f"{T01}/cmd/replay/audit-01"]
+
+
 def controller_cannot_touch_t02(controller: Probe) -> bool:
     return (controller.publish(f"{T02}/state", b"{}", retain=True) == NOT_AUTHORIZED
             and controller.publish("secure/v1/tables/t02/holecards", b"x") == NOT_AUTHORIZED
-            and controller.publish(f"{T01}/cmd/void_hand", b"x") == NOT_AUTHORIZED)
+            and controller.publish(f"{T01}/cmd/void_hand/controller-t01", b"x")
+            == NOT_AUTHORIZED)
 
 
 def test_a_command_gets_its_reply_and_nobody_else_reads_it(clients: Clients) -> None:
@@ -160,8 +179,9 @@ def test_a_command_gets_its_reply_and_nobody_else_reads_it(clients: Clients) -> 
     request_id = tag()
     props = properties(PacketTypes.PUBLISH, ResponseTopic="poker/v1/replies/dealer-t01/console",
                        CorrelationData=request_id, MessageExpiryInterval=10)
-    assert ok(dealer.publish(f"{T01}/cmd/start_hand", b'{"id":"1"}', properties=props))
-    command = controller.expect(f"{T01}/cmd/start_hand")[-1]
+    assert ok(dealer.publish(f"{T01}/cmd/start_hand/dealer-t01", b'{"id":"1"}',
+                             properties=props))
+    command = controller.expect(f"{T01}/cmd/start_hand/dealer-t01")[-1]
     response_topic = prop(command.properties, "ResponseTopic")
     assert response_topic == "poker/v1/replies/dealer-t01/console"
     reply_props = properties(PacketTypes.PUBLISH,
@@ -192,7 +212,7 @@ def test_a_will_message_cannot_bypass_the_acl(clients: Clients) -> None:
     spoof_status = clients("display-01", will=Will(f"{T01}/status", b'{"state":"offline"}',
                                                    retain=True))
     spoof_command = clients("display-02", listener="mqtts",
-                            will=Will(f"{T01}/cmd/void_hand", b'{"id":"w"}'))
+                            will=Will(f"{T01}/cmd/void_hand/display-02", b'{"id":"w"}'))
     honest = clients("web-01", listener="wss",
                      will=Will("poker/v1/clients/web-01/status", b"offline", retain=True))
     spoof_status.crash()
