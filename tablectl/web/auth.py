@@ -1,0 +1,233 @@
+"""Page logins: the users file, password hashes and server-side sessions.
+
+The users file is TOML, one table per login::
+
+    [[users]]
+    name = "dealer1"
+    role = "dealer"            # dealer: the console; broadcast: the overlay
+    password = "scrypt$16384$8$1$<salt, base64>$<hash, base64>"
+
+Hashes are made by :func:`hash_password` (``tablectl web hash-password``); plain-text
+passwords are refused. A session is a random token in an HttpOnly, SameSite=Strict cookie;
+the session also carries a CSRF token that every state-changing request must echo in a header.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Final
+
+from tablectl.clock import Clock
+from tablectl.web.errors import UsersFileError
+
+SCRYPT_N: Final = 2**14
+SCRYPT_R: Final = 8
+SCRYPT_P: Final = 1
+_HASH_RE: Final = re.compile(
+    r"^scrypt\$(?P<n>\d+)\$(?P<r>\d+)\$(?P<p>\d+)\$(?P<salt>[A-Za-z0-9+/=]+)\$(?P<hash>[A-Za-z0-9+/=]+)$"
+)
+_NAME_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+class Role(StrEnum):
+    """What a login may open."""
+
+    DEALER = "dealer"
+    BROADCAST = "broadcast"
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p,
+                          maxmem=256 * 1024 * 1024, dklen=32)
+
+
+def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
+    """Hash a password with scrypt and a random salt, in the users-file format.
+
+    >>> h = hash_password("s3cret", n=2**10)
+    >>> h.startswith("scrypt$1024$8$1$"), verify_password("s3cret", h), verify_password("x", h)
+    (True, True, False)
+    """
+    if not password:
+        raise ValueError("empty password")
+    salt = secrets.token_bytes(16)
+    digest = _scrypt(password, salt, n, SCRYPT_R, SCRYPT_P)
+    b64 = base64.b64encode
+    return f"scrypt${n}${SCRYPT_R}${SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def _check_hash(encoded: str) -> re.Match[str]:
+    match = _HASH_RE.match(encoded)
+    if match is None:
+        raise ValueError("password is not an scrypt hash "
+                         "(make one with tablectl web hash-password)")
+    n = int(match["n"])
+    if n < 2 or n & (n - 1) or not 1 <= int(match["r"]) <= 64 or not 1 <= int(match["p"]) <= 16:
+        raise ValueError("password hash has invalid scrypt parameters")
+    return match
+
+
+def verify_password(password: str, encoded: str) -> bool:
+    """True when ``password`` matches the hash ``encoded`` (constant-time comparison)."""
+    try:
+        match = _check_hash(encoded)
+    except ValueError:
+        return False
+    salt = base64.b64decode(match["salt"])
+    want = base64.b64decode(match["hash"])
+    got = _scrypt(password, salt, int(match["n"]), int(match["r"]), int(match["p"]))
+    return hmac.compare_digest(got, want)
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A page login."""
+
+    name: str
+    role: Role
+    password_hash: str
+
+
+_DUMMY_HASH: Final = (
+    "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+)
+
+
+class Users:
+    """The page logins, by name.
+
+    Args:
+        users: the logins; names must be distinct.
+    """
+
+    def __init__(self, users: Mapping[str, User]) -> None:
+        self._users = dict(users)
+
+    def __len__(self) -> int:
+        return len(self._users)
+
+    @classmethod
+    def load(cls, path: Path) -> Users:
+        """Read a users file.
+
+        Raises:
+            UsersFileError: unreadable, not TOML, or any entry invalid (all are named).
+        """
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsersFileError(str(path), f"cannot read: {exc.strerror}") from exc
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsersFileError(str(path), f"not valid TOML: {exc}") from exc
+        return cls.parse(data, source=str(path))
+
+    @classmethod
+    def parse(cls, data: Mapping[str, object], *, source: str = "<users>") -> Users:
+        """Validate already-parsed users data (see the module docstring for the layout).
+
+        Raises:
+            UsersFileError: every problem, one per line, each with its entry index.
+        """
+        problems: list[str] = []
+        users: dict[str, User] = {}
+        extra = sorted(set(data) - {"users"})
+        if extra:
+            problems.append(f"unknown key(s): {', '.join(extra)}")
+        entries = data.get("users", [])
+        if not isinstance(entries, list):
+            entries = []
+            problems.append("users: must be an array of tables ([[users]])")
+        for i, entry in enumerate(entries):
+            where = f"users[{i}]"
+            if not isinstance(entry, dict):
+                problems.append(f"{where}: must be a table")
+                continue
+            name, role, password = entry.get("name"), entry.get("role"), entry.get("password")
+            unknown = sorted(set(entry) - {"name", "role", "password"})
+            if unknown:
+                problems.append(f"{where}: unknown key(s): {', '.join(unknown)}")
+            if not isinstance(name, str) or not _NAME_RE.match(name):
+                problems.append(f"{where}.name: not a login name: {name!r}")
+                continue
+            if name in users:
+                problems.append(f"{where}.name: {name!r} appears twice")
+            if role not in tuple(Role):
+                problems.append(f"{where}.role: {role!r} is not dealer or broadcast")
+                continue
+            if not isinstance(password, str):
+                problems.append(f"{where}.password: required")
+                continue
+            try:
+                _check_hash(password)
+            except ValueError as exc:
+                problems.append(f"{where}.password: {exc}")
+                continue
+            users[name] = User(name, Role(str(role)), password)
+        if problems:
+            raise UsersFileError(source, "; ".join(problems))
+        return cls(users)
+
+    def authenticate(self, name: str, password: str) -> User | None:
+        """The user when the name and password match, else None (CPU-bound: ~50 ms)."""
+        user = self._users.get(name)
+        ok = verify_password(password, user.password_hash if user else _DUMMY_HASH)
+        return user if user is not None and ok else None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A logged-in browser: ``token`` is its cookie, ``csrf`` the header it must echo."""
+
+    token: str
+    user: str
+    role: Role
+    csrf: str
+    expires: float
+
+
+class SessionStore:
+    """Server-side sessions in memory (a restart logs everyone out).
+
+    Args:
+        clock: monotonic time for expiry.
+        ttl: seconds a session lives after login.
+    """
+
+    def __init__(self, clock: Clock, *, ttl: float = 12 * 3600) -> None:
+        self._clock = clock
+        self._ttl = ttl
+        self._sessions: dict[str, Session] = {}
+
+    def create(self, user: User) -> Session:
+        """Open a session for ``user``."""
+        now = self._clock.monotonic()
+        self._sessions = {t: s for t, s in self._sessions.items() if s.expires > now}
+        session = Session(secrets.token_urlsafe(32), user.name, user.role,
+                          secrets.token_urlsafe(32), now + self._ttl)
+        self._sessions[session.token] = session
+        return session
+
+    def get(self, token: str | None) -> Session | None:
+        """The live session of a cookie value, or None."""
+        if not token:
+            return None
+        session = self._sessions.get(token)
+        if session is None:
+            return None
+        if session.expires <= self._clock.monotonic():
+            del self._sessions[token]
+            return None
+        return session
+
+    def drop(self, token: str) -> None:
+        """End a session (logout)."""
+        self._sessions.pop(token, None)

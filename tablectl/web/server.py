@@ -1,0 +1,453 @@
+"""The browser display server: a Starlette app on uvicorn, fed by MQTT through the link seam.
+
+Routes (pages are static files written by hand; no build step, nothing from a CDN):
+
+=========================  =========  =====================================================
+path                       who        what
+=========================  =========  =====================================================
+``/``                      anyone     the table display
+``/events/public``         anyone     Server-Sent Events: the public view (``PublicSync``)
+``/login``                 anyone     login form; ``POST`` opens a session (cookie)
+``/console``               dealer     the dealer console (uses ``/events/public``)
+``/api/session``           logged in  ``{user, role, csrf, table}``
+``/api/cmd/{name}``        dealer     ``POST {"args": {...}}`` with ``X-CSRF-Token``: one
+                                      command to the daemon; answers the daemon's reply
+``/overlay``               broadcast  the broadcast overlay (transparent background)
+``/events/overlay``        broadcast  SSE: the secure view, released after the delay
+``/logout``                logged in  ``POST`` with ``X-CSRF-Token``
+=========================  =========  =====================================================
+
+Every SSE message is one JSON view (``data: {...}``), the whole view each time, so a browser
+that reconnects is up to date with its first message. The public stream is built only from
+the public feed; the secure feed reaches only the overlay stream, and only through the
+:class:`~tablectl.web.sync.OverlaySync` delay line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import parse_qs, quote
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as AsgiMessage
+
+from tablectl.clock import Clock, SystemClock
+from tablectl.domain.errors import TablectlError
+from tablectl.web.auth import Role, Session, SessionStore, Users
+from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
+from tablectl.web.sync import OverlaySync, PublicSync
+
+_LOGGER = logging.getLogger(__name__)
+
+STATIC_DIR: Final = Path(__file__).with_name("static")
+COOKIE: Final = "tablectl_session"
+COMMANDS: Final = frozenset({
+    "start_hand", "action", "undo", "misdeal", "manual_card", "confirm_read", "reject_read",
+    "kill_hand", "adjust_stack", "seat_player", "unseat_player", "next_hand", "recall",
+    "clear_error",
+})
+"""Commands the console may send (``replay`` is for audit clients, not the console)."""
+MAX_BODY: Final = 16 * 1024
+HEARTBEAT: Final = 15.0
+
+_SECURITY_HEADERS: Final = (
+    ("content-security-policy",
+     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "same-origin"),  # "no-referrer" makes form POSTs send "Origin: null"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """What the server needs besides its collaborators.
+
+    Attributes:
+        table: the table id (MQTT topics).
+        table_name: shown in page titles.
+        broadcast_delay: seconds hole cards are held back from the overlay.
+        four_colour: draw a four-colour deck unless the page asks otherwise.
+        command_expiry: seconds a console command waits for the daemon's reply.
+        session_ttl: seconds a login lasts.
+        secure_cookie: add ``Secure`` to the session cookie (behind HTTPS).
+    """
+
+    table: str
+    table_name: str = ""
+    broadcast_delay: float = 30.0
+    four_colour: bool = False
+    command_expiry: float = 10.0
+    session_ttl: float = 12 * 3600
+    secure_cookie: bool = False
+
+
+class Hub:
+    """The latest view of one stream, fanned out to every connected browser.
+
+    A slow browser skips intermediate views (each view is complete), it never blocks the feed.
+    """
+
+    def __init__(self, initial: str) -> None:
+        self.latest = initial
+        self._queues: set[asyncio.Queue[str | None]] = set()
+        self.closed = False
+
+    def publish(self, text: str) -> None:
+        """Make ``text`` the latest view and offer it to every subscriber."""
+        self.latest = text
+        for queue in self._queues:
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(text)
+
+    def close(self) -> None:
+        """End every stream (server shutdown)."""
+        self.closed = True
+        for queue in self._queues:
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(None)
+
+    async def stream(self) -> AsyncIterator[str]:
+        """SSE chunks: the latest view at once, then each new one, with heartbeats."""
+        queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
+        self._queues.add(queue)
+        try:
+            yield "retry: 2000\n\n"
+            yield f"data: {self.latest}\n\n"
+            while not self.closed:
+                try:
+                    async with asyncio.timeout(HEARTBEAT):
+                        text = await queue.get()
+                except TimeoutError:
+                    yield ": ping\n\n"
+                    continue
+                if text is None:
+                    return
+                yield f"data: {text}\n\n"
+        finally:
+            self._queues.discard(queue)
+
+
+class _SecurityHeaders:
+    """Pure ASGI middleware adding the CSP and friends to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: AsgiMessage) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in _SECURITY_HEADERS:
+                    headers.setdefault(key, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class WebServer:
+    """The display server: feeds in, pages and event streams out.
+
+    Args:
+        settings: table id, delay and the like.
+        users: page logins (an empty :class:`Users` disables the console and overlay).
+        public_feed: the table's ``poker/`` topics (state, events, status).
+        secure_feed: the table's secure feed (hole cards, secure state), or None (no overlay).
+        commands: where console commands go, or None (the console is read-only).
+        clock: monotonic time for the delay and sessions (default: the system clock).
+    """
+
+    def __init__(self, settings: WebSettings, *, users: Users, public_feed: Feed,
+                 secure_feed: Feed | None = None, commands: CommandChannel | None = None,
+                 clock: Clock | None = None) -> None:
+        self.settings = settings
+        self._users = users
+        self._public_feed = public_feed
+        self._secure_feed = secure_feed
+        self._commands = commands
+        self._clock: Clock = clock or SystemClock()
+        self.sessions = SessionStore(self._clock, ttl=settings.session_ttl)
+        self.public = PublicSync(settings.table, four_colour=settings.four_colour)
+        self.overlay = OverlaySync(settings.table, settings.broadcast_delay)
+        self.public_hub = Hub(_dumps(self.public.view()))
+        self.overlay_hub = Hub(_dumps(self.overlay.view()))
+        self._overlay_wakeup = asyncio.Event()
+        self._uvicorn: uvicorn.Server | None = None
+        self.app = Starlette(
+            routes=[
+                Route("/", self._display_page),
+                Route("/favicon.ico", self._no_icon),
+                Route("/console", self._console_page),
+                Route("/overlay", self._overlay_page),
+                Route("/login", self._login_page, methods=["GET"]),
+                Route("/login", self._login, methods=["POST"]),
+                Route("/logout", self._logout, methods=["POST"]),
+                Route("/api/session", self._session_info),
+                Route("/api/cmd/{name}", self._command, methods=["POST"]),
+                Route("/events/public", self._public_events),
+                Route("/events/overlay", self._overlay_events),
+                Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            ],
+            middleware=[Middleware(_SecurityHeaders)],
+        )
+
+    # --- running -------------------------------------------------------------------------
+
+    async def run(self, *, host: str = "127.0.0.1", port: int = 8080,
+                  sock: socket.socket | None = None) -> None:
+        """Serve until :meth:`stop` (or SIGINT/SIGTERM in the main thread).
+
+        Args:
+            host: listen address (ignored when ``sock`` is given).
+            port: listen port (ignored when ``sock`` is given).
+            sock: an already bound socket to serve on (tests bind port 0).
+        """
+        config = uvicorn.Config(self.app, host=host, port=port, log_config=None,
+                                access_log=False, lifespan="off", ws="none",
+                                timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        self._uvicorn = server
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(self._consume_public())]
+            if self._secure_feed is not None:
+                tasks.append(tg.create_task(self._consume_secure(self._secure_feed)))
+                tasks.append(tg.create_task(self._release_overlay()))
+            try:
+                await server.serve(sockets=[sock] if sock is not None else None)
+            finally:
+                self.public_hub.close()
+                self.overlay_hub.close()
+                for task in tasks:
+                    task.cancel()
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to finish: end the event streams, then stop uvicorn."""
+        self.public_hub.close()
+        self.overlay_hub.close()
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+
+    async def _consume_public(self) -> None:
+        try:
+            async for item in self._public_feed:
+                if self.public.feed(item):
+                    self.public_hub.publish(_dumps(self.public.view()))
+        finally:
+            if self.public.feed(LinkChange(LinkState.DOWN)):
+                self.public_hub.publish(_dumps(self.public.view()))
+
+    async def _consume_secure(self, feed: Feed) -> None:
+        async for item in feed:
+            if self.overlay.receive(item, self._clock.monotonic()):
+                self.overlay_hub.publish(_dumps(self.overlay.view()))
+            self._overlay_wakeup.set()
+
+    async def _release_overlay(self) -> None:
+        while True:
+            await self._overlay_wakeup.wait()
+            self._overlay_wakeup.clear()
+            while (due := self.overlay.next_due()) is not None:
+                now = self._clock.monotonic()
+                if due > now:
+                    await self._clock.sleep(due - now)
+                    continue
+                if self.overlay.release(now):
+                    self.overlay_hub.publish(_dumps(self.overlay.view()))
+
+    # --- sessions --------------------------------------------------------------------------
+
+    def _session(self, request: Request) -> Session | None:
+        return self.sessions.get(request.cookies.get(COOKIE))
+
+    def _page(self, request: Request, role: Role, name: str) -> Response:
+        session = self._session(request)
+        if session is None:
+            return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
+        if session.role is not role:
+            return PlainTextResponse(f"This page needs a {role.value} login "
+                                     f"(you are {session.user}, {session.role.value}).",
+                                     status_code=403)
+        return FileResponse(STATIC_DIR / name, headers={"cache-control": "no-store"})
+
+    @staticmethod
+    def _same_origin(request: Request) -> bool:
+        origin = request.headers.get("origin")
+        if origin is None:
+            return True  # not a browser cross-origin POST (browsers send Origin on POST)
+        return origin == f"{request.url.scheme}://{request.url.netloc}"
+
+    def _csrf_ok(self, request: Request, session: Session) -> bool:
+        token = request.headers.get("x-csrf-token", "")
+        return self._same_origin(request) and hmac.compare_digest(token, session.csrf)
+
+    # --- pages -----------------------------------------------------------------------------
+
+    async def _display_page(self, request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "display.html")
+
+    async def _no_icon(self, request: Request) -> Response:
+        return Response(status_code=204)
+
+    async def _console_page(self, request: Request) -> Response:
+        return self._page(request, Role.DEALER, "console.html")
+
+    async def _overlay_page(self, request: Request) -> Response:
+        return self._page(request, Role.BROADCAST, "overlay.html")
+
+    async def _login_page(self, request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "login.html", headers={"cache-control": "no-store"})
+
+    async def _login(self, request: Request) -> Response:
+        if not self._same_origin(request):
+            return PlainTextResponse("cross-site login refused", status_code=403)
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            return PlainTextResponse("request too large", status_code=413)
+        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+        name = form.get("user", [""])[0]
+        password = form.get("password", [""])[0]
+        wanted = form.get("next", [""])[0]
+        user = await asyncio.to_thread(self._users.authenticate, name, password)
+        if user is None:
+            _LOGGER.warning("failed page login for %r", name)
+            target = wanted if wanted in ("/console", "/overlay") else ""
+            return RedirectResponse(f"/login?error=1&next={quote(target)}", status_code=303)
+        session = self.sessions.create(user)
+        _LOGGER.info("page login: %s (%s)", user.name, user.role.value)
+        home = "/console" if user.role is Role.DEALER else "/overlay"
+        response = RedirectResponse(wanted if wanted in ("/console", "/overlay") else home,
+                                    status_code=303)
+        response.set_cookie(COOKIE, session.token, max_age=int(self.settings.session_ttl),
+                            path="/", httponly=True, samesite="strict",
+                            secure=self.settings.secure_cookie)
+        return response
+
+    async def _logout(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return JSONResponse({"ok": True})
+        if not self._csrf_ok(request, session):
+            return JSONResponse({"ok": False, "error": "csrf"}, status_code=403)
+        self.sessions.drop(session.token)
+        response = JSONResponse({"ok": True})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    async def _session_info(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return JSONResponse({"error": "not logged in"}, status_code=401)
+        return JSONResponse({"user": session.user, "role": session.role.value,
+                             "csrf": session.csrf, "table": self.settings.table,
+                             "table_name": self.settings.table_name,
+                             "commands": self._commands is not None},
+                            headers={"cache-control": "no-store"})
+
+    # --- commands --------------------------------------------------------------------------
+
+    async def _command(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return JSONResponse({"ok": False, "error": {"code": "login", "reason":
+                                 "not logged in"}}, status_code=401)
+        if session.role is not Role.DEALER:
+            return JSONResponse({"ok": False, "error": {"code": "forbidden", "reason":
+                                 "commands need a dealer login"}}, status_code=403)
+        if not self._csrf_ok(request, session):
+            return JSONResponse({"ok": False, "error": {"code": "csrf", "reason":
+                                 "missing or wrong CSRF token"}}, status_code=403)
+        name = request.path_params["name"]
+        if name not in COMMANDS:
+            return JSONResponse({"ok": False, "error": {"code": "unknown_command", "reason":
+                                 f"no console command {name!r}"}}, status_code=404)
+        body = await request.body()
+        try:
+            if len(body) > MAX_BODY:
+                raise ValueError("request too large")
+            data = json.loads(body.decode("utf-8")) if body else {}
+            args = data.get("args", {}) if isinstance(data, dict) else None
+            if not isinstance(args, dict):
+                raise ValueError("args must be a JSON object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            return JSONResponse({"ok": False, "error": {"code": "bad_request",
+                                                        "reason": str(exc)}}, status_code=400)
+        cmd_id = secrets.token_hex(12)
+        if self._commands is None:
+            return JSONResponse({"id": cmd_id, "ok": False, "error": {
+                "code": "unavailable", "reason": "this server has no command channel"}},
+                status_code=503)
+        payload = _dumps({"id": cmd_id, "args": args}).encode("utf-8")
+        _LOGGER.info("console %s: %s %s (id %s)", session.user, name, _dumps(args), cmd_id,
+                     extra={"table": self.settings.table})
+        try:
+            raw = await self._commands.request(name, payload,
+                                               expiry=self.settings.command_expiry)
+        except TimeoutError:
+            return JSONResponse({"id": cmd_id, "ok": False, "error": {
+                "code": "timeout", "reason": f"no reply from the table within "
+                f"{self.settings.command_expiry:g} s"}}, status_code=504)
+        except TablectlError as exc:
+            _LOGGER.warning("console command %s not sent: %s", name, exc)
+            return JSONResponse({"id": cmd_id, "ok": False, "error": {
+                "code": "unavailable", "reason": str(exc)}}, status_code=502)
+        try:
+            reply = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            reply = None
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            return JSONResponse({"id": cmd_id, "ok": False, "error": {
+                "code": "bad_reply", "reason": "the table's reply was not understood"}},
+                status_code=502)
+        return JSONResponse(reply)
+
+    # --- event streams ---------------------------------------------------------------------
+
+    @staticmethod
+    def _sse(hub: Hub) -> Response:
+        return StreamingResponse(hub.stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store",
+                                          "x-accel-buffering": "no"})
+
+    async def _public_events(self, request: Request) -> Response:
+        return self._sse(self.public_hub)
+
+    async def _overlay_events(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None or session.role is not Role.BROADCAST:
+            return PlainTextResponse("the overlay feed needs a broadcast login",
+                                     status_code=403)
+        return self._sse(self.overlay_hub)

@@ -1,0 +1,203 @@
+// Shared by every page: cards, money, seat names, the event stream. No framework, no build.
+// Everything from the table is inserted with textContent, never as HTML.
+"use strict";
+
+const SUIT_SYMBOL = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
+const SUIT_NAME = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
+const CURRENCY_SYMBOL = { USD: "$", EUR: "\u20ac", GBP: "\u00a3", CAD: "$", AUD: "$" };
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+  return node;
+}
+
+// A card face ("Ah", "Td") or a card back (null).
+function cardEl(code, size) {
+  const card = el("div", "card" + (size ? " card-" + size : ""));
+  if (!code || typeof code !== "string" || code.length < 2) {
+    card.classList.add("back");
+    card.setAttribute("aria-label", "hidden card");
+    card.dataset.card = "";
+    return card;
+  }
+  const rank = code.slice(0, -1).toUpperCase();
+  const suit = code.slice(-1).toLowerCase();
+  card.classList.add("suit-" + suit);
+  card.dataset.card = rank + suit;
+  card.setAttribute("aria-label", (rank === "T" ? "10" : rank) + " of " + (SUIT_NAME[suit] || suit));
+  card.appendChild(el("span", "rank", rank === "T" ? "10" : rank));
+  card.appendChild(el("span", "suit", SUIT_SYMBOL[suit] || "?"));
+  return card;
+}
+
+function money(amount, stakes) {
+  if (typeof amount !== "number") return "";
+  const upc = (stakes && stakes.units_per_currency) || 100;
+  const cur = (stakes && stakes.currency) || "USD";
+  const sym = CURRENCY_SYMBOL[cur];
+  const value = amount / upc;
+  const text = Number.isInteger(value)
+    ? value.toLocaleString("en-US")
+    : value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return sym ? sym + text : text + " " + cur;
+}
+
+function seatName(snapshot, seatNo) {
+  const seats = (snapshot && snapshot.seats) || [];
+  const seat = seats.find((s) => s.seat === seatNo);
+  return seat && seat.name ? seat.name : "Seat " + seatNo;
+}
+
+const VERBS = {
+  fold: "folds", check: "checks", call: "calls", bet: "bets", raise: "raises to",
+  all_in: "is all-in for", complete: "completes to", bring_in: "brings in",
+  small_blind: "posts small blind", big_blind: "posts big blind", straddle: "straddles",
+  ante: "antes",
+};
+
+// One line of the action log for an event of the public stream.
+function describeEvent(ev, snapshot) {
+  const stakes = snapshot && snapshot.stakes;
+  const who = (seat) => seatName(snapshot, seat);
+  switch (ev.type) {
+    case "hand_started": {
+      const hand = ev.hand && typeof ev.hand === "object" ? ev.hand.number : ev.hand;
+      return "Hand #" + (hand === undefined ? "?" : hand) + " started";
+    }
+    case "forced_bet":
+      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + " " + money(ev.amount, stakes);
+    case "action": {
+      const amount = ev.amount ? " " + money(ev.amount, stakes) : "";
+      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + amount;
+    }
+    case "board":
+      return (ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
+        (ev.cards || []).join(" ");
+    case "showdown":
+      return who(ev.seat) + " shows " + (ev.cards || []).join(" ") +
+        (ev.high ? " \u2013 " + ev.high : "") + (ev.low ? " / " + ev.low : "");
+    case "winner":
+      return who(ev.seat) + " wins " + money(ev.amount, stakes) +
+        (ev.half && ev.half !== "whole" ? " (" + ev.half + ")" : "") +
+        (ev.description ? " \u2013 " + ev.description : "");
+    case "hand_ended":
+      return "Hand over";
+    case "error":
+      return (ev.active === false ? "Cleared: " : "Error: ") + (ev.message || ev.code);
+    case "device":
+      return "Device " + ev.name + " " + ev.status;
+    default:
+      return ev.type;
+  }
+}
+
+function stakesText(snapshot) {
+  const st = snapshot && snapshot.stakes;
+  if (!st) return "";
+  if (st.small_blind || st.big_blind) return money(st.small_blind, st) + "/" + money(st.big_blind, st);
+  if (st.small_bet) return money(st.small_bet, st) + "/" + money(st.big_bet, st);
+  return "";
+}
+
+// Four-colour deck: ?deck=4 or ?deck=2 overrides the server's default.
+function applyDeckColours(view) {
+  const param = new URLSearchParams(location.search).get("deck");
+  const four = param ? param === "4" : Boolean(view && view.four_colour);
+  document.body.classList.toggle("four-colour", four);
+}
+
+// Open an SSE stream; onView(view) gets each complete view, onState("open"|"error").
+function openStream(path, onView, onState) {
+  const source = new EventSource(path);
+  source.onopen = () => onState && onState("open");
+  source.onerror = () => onState && onState("error");
+  source.onmessage = (msg) => {
+    let view;
+    try { view = JSON.parse(msg.data); } catch (e) { return; }
+    onView(view);
+  };
+  return source;
+}
+
+// The public board: five places for flop games, the cards dealt so far.
+function renderBoard(node, snapshot, size) {
+  clear(node);
+  const board = (snapshot && snapshot.board) || [];
+  const variant = (snapshot && snapshot.game && snapshot.game.variant) || "";
+  const isStud = variant.indexOf("stud") >= 0 || variant === "razz";
+  board.forEach((c) => node.appendChild(cardEl(c, size)));
+  if (!isStud) {
+    for (let i = board.length; i < 5; i++) node.appendChild(el("div", "card slot" + (size ? " card-" + size : "")));
+  }
+}
+
+function renderPots(node, snapshot) {
+  clear(node);
+  const pots = (snapshot && snapshot.pots) || [];
+  pots.forEach((pot, i) => {
+    const row = el("div", "pot" + (i === 0 ? " main-pot" : " side-pot"));
+    row.dataset.amount = String(pot.amount);
+    row.appendChild(el("span", "pot-label", i === 0 ? "Main pot" : "Side pot " + i));
+    row.appendChild(el("span", "pot-amount", money(pot.amount, snapshot.stakes)));
+    if (i > 0 && pot.eligible) {
+      row.appendChild(el("span", "pot-eligible", pot.eligible.map((s) => seatName(snapshot, s)).join(", ")));
+    }
+    node.appendChild(row);
+  });
+}
+
+function halfLabel(half) {
+  return half === "high" ? "High" : half === "low" ? "Low" : "";
+}
+
+function renderResults(node, snapshot) {
+  clear(node);
+  const results = (snapshot && snapshot.results) || [];
+  results.forEach((r) => {
+    const row = el("div", "result result-" + (r.half || "whole"));
+    row.dataset.seat = String(r.seat);
+    const head = el("div", "result-head");
+    head.appendChild(el("span", "result-name", seatName(snapshot, r.seat)));
+    head.appendChild(el("span", "result-verb", " wins "));
+    head.appendChild(el("span", "result-amount", money(r.amount, snapshot.stakes)));
+    const half = halfLabel(r.half);
+    if (half) head.appendChild(el("span", "result-half half-" + r.half, half));
+    if (snapshot.pots && snapshot.pots.length > 1) {
+      head.appendChild(el("span", "result-pot", r.pot === 0 ? "main pot" : "side pot " + r.pot));
+    }
+    row.appendChild(head);
+    if (r.description) row.appendChild(el("div", "result-desc", r.description));
+    if (r.cards && r.cards.length) {
+      const cards = el("div", "result-cards");
+      r.cards.forEach((c) => cards.appendChild(cardEl(c, "sm")));
+      row.appendChild(cards);
+    }
+    node.appendChild(row);
+  });
+}
+
+// Banners: stale state, reader offline, errors waiting for the dealer.
+function renderBanners(node, view, streamOk) {
+  clear(node);
+  const snap = view && view.snapshot;
+  const add = (cls, text) => node.appendChild(el("div", "banner " + cls, text));
+  if (!streamOk) add("banner-stale", "No connection to the display server \u2013 retrying\u2026");
+  else if (!view || !view.connected) add("banner-stale", "Display server has no broker connection \u2013 last known state");
+  else if (view.status === "offline") add("banner-stale", "Table controller OFFLINE \u2013 last known state, not live");
+  else if (!snap) add("banner-stale", "Waiting for the table\u2026");
+  else if (view.resyncing) add("banner-info", "Resynchronising\u2026");
+  if (!snap) return;
+  (snap.devices || []).filter((d) => d.status === "offline").forEach((d) => {
+    add("banner-error", "Reader offline: " + (d.name || d.kind));
+  });
+  const errors = snap.errors || [];
+  errors.forEach((e) => add("banner-error", e.message || e.code));
+  if (errors.length || snap.phase === "fault") add("banner-wait", "Waiting for the dealer");
+}

@@ -1,0 +1,68 @@
+// The public table display: renders each view of /events/public.
+"use strict";
+
+let streamOk = true;
+let lastView = null;
+
+function renderSeats(node, snapshot) {
+  clear(node);
+  if (!snapshot) return;
+  const toAct = snapshot.to_act ? snapshot.to_act.seat : null;
+  const winners = new Set((snapshot.results || []).map((r) => r.seat));
+  (snapshot.seats || []).filter((s) => s.status !== "empty").forEach((s) => {
+    const box = el("div", "seat status-" + s.status);
+    box.dataset.seat = String(s.seat);
+    if (s.seat === toAct) box.classList.add("to-act");
+    if (winners.has(s.seat)) box.classList.add("winner");
+    const head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-no", s.seat));
+    head.appendChild(el("span", "seat-name", s.name || "Seat " + s.seat));
+    if (snapshot.button === s.seat) head.appendChild(el("span", "dealer-button", "D"));
+    box.appendChild(head);
+    const cards = el("div", "seat-cards");
+    (s.cards || []).forEach((c) => cards.appendChild(cardEl(c.card, "sm")));
+    box.appendChild(cards);
+    const foot = el("div", "seat-foot");
+    foot.appendChild(el("span", "seat-stack", money(s.stack, snapshot.stakes)));
+    if (s.bet) foot.appendChild(el("span", "seat-bet", money(s.bet, snapshot.stakes)));
+    if (s.status === "folded") foot.appendChild(el("span", "badge badge-folded", "FOLDED"));
+    if (s.status === "all_in") foot.appendChild(el("span", "badge badge-allin", "ALL-IN"));
+    if (s.status === "out") foot.appendChild(el("span", "badge badge-out", "SITTING OUT"));
+    box.appendChild(foot);
+    node.appendChild(box);
+  });
+}
+
+function render(view) {
+  lastView = view;
+  applyDeckColours(view);
+  const snap = view.snapshot;
+  document.body.classList.toggle("stale", Boolean(view.stale) || !streamOk);
+  const live = document.getElementById("live");
+  live.textContent = !streamOk ? "no server" : view.stale ? (view.status === "offline" ? "OFFLINE" : "stale") : "live";
+  live.className = "live-pill " + (view.stale || !streamOk ? "pill-stale" : "pill-live");
+  document.getElementById("table-name").textContent = view.table;
+  document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
+  document.getElementById("stakes").textContent = stakesText(snap);
+  document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
+  renderBanners(document.getElementById("banners"), view, streamOk);
+  renderBoard(document.getElementById("board"), snap, "xl");
+  renderPots(document.getElementById("pots"), snap);
+  renderResults(document.getElementById("results"), snap);
+  const turn = document.getElementById("turn");
+  turn.textContent = snap && snap.to_act ? "Action on " + seatName(snap, snap.to_act.seat) : "";
+  renderSeats(document.getElementById("seats"), snap);
+  const log = clear(document.getElementById("log"));
+  (view.log || []).slice().reverse().forEach((ev) => {
+    const item = el("li", "log-" + ev.type, describeEvent(ev, snap));
+    item.dataset.seq = String(ev.seq);
+    log.appendChild(item);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  openStream("/events/public", render, (state) => {
+    streamOk = state === "open";
+    if (lastView) render(lastView);
+  });
+});

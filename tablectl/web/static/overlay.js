@@ -1,0 +1,40 @@
+// Broadcast overlay: hole cards from the delayed secure view, on a transparent background.
+"use strict";
+
+function renderOverlay(view) {
+  applyDeckColours(view);
+  const snap = view.snapshot;
+  const players = clear(document.getElementById("players"));
+  const label = document.getElementById("hand-label");
+  const hand = snap && snap.hand ? "Hand #" + snap.hand.number : view.hand ? "Hand " + view.hand : "";
+  label.textContent = hand ? hand + (snap && snap.game ? " \u00b7 " + (snap.game.label || "") : "") : "";
+  const holecards = view.holecards || {};
+  const seats = snap && snap.seats ? snap.seats.filter((s) => s.status !== "empty") : [];
+  const bySeat = new Map(seats.map((s) => [String(s.seat), s]));
+  Object.keys(holecards).forEach((k) => { if (!bySeat.has(k)) bySeat.set(k, { seat: parseInt(k, 10), name: "", status: "active" }); });
+  const results = (snap && snap.results) || [];
+  Array.from(bySeat.values()).sort((a, b) => a.seat - b.seat).forEach((s) => {
+    let cards = holecards[String(s.seat)];
+    if (!cards && s.cards) cards = s.cards.map((c) => c.card).filter(Boolean);
+    if (!cards || !cards.length) return;
+    const box = el("div", "hole status-" + s.status);
+    box.dataset.seat = String(s.seat);
+    const name = el("div", "hole-name");
+    name.appendChild(el("span", "hole-seat", s.seat));
+    name.appendChild(el("span", null, s.name || "Seat " + s.seat));
+    box.appendChild(name);
+    const row = el("div", "hole-cards");
+    cards.forEach((c) => row.appendChild(cardEl(c, "lg")));
+    box.appendChild(row);
+    const mine = results.filter((r) => r.seat === s.seat && r.description);
+    if (mine.length) box.appendChild(el("div", "hole-desc", mine.map((r) => r.description).join(" / ")));
+    else if (s.status === "folded") box.appendChild(el("div", "hole-desc", "folded"));
+    players.appendChild(box);
+  });
+  const board = clear(document.getElementById("board"));
+  ((snap && snap.board) || []).forEach((c) => board.appendChild(cardEl(c, "lg")));
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  openStream("/events/overlay", renderOverlay, null);
+});

@@ -1,0 +1,377 @@
+"""Sans-IO views of a table for browsers: the public display and the delayed broadcast overlay.
+
+:class:`PublicSync` follows the resync rules of the MQTT API (``docs/mqtt.md``) for one table:
+
+* the retained ``state`` snapshot is the truth; it carries the ``epoch`` and the ``seq`` of the
+  last event it includes;
+* events of the same epoch are taken in order (``seq == last + 1``); an event with a larger
+  ``seq`` is a gap: the view is marked *resyncing* and later events are not trusted until a
+  snapshot with ``seq`` at least as large arrives (the daemon republishes it after every event);
+* a snapshot or status of a new epoch resets the view (the daemon restarted);
+* ``status: offline`` (the daemon's last will) or the loss of the web server's own broker link
+  makes the view *stale*: the page still shows the last state, marked as not live.
+
+Events feed the action log (each action as it happens, winners); the seats, board, pots and
+results come from the snapshot. Nothing here does I/O or reads a clock: :class:`OverlaySync`
+takes the monotonic time as an argument.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
+
+from tablectl.web.link import FeedItem, LinkChange, LinkState, Message
+
+_LOGGER = logging.getLogger(__name__)
+
+JsonObject = dict[str, object]
+
+LOG_TYPES: Final = frozenset({
+    "hand_started", "forced_bet", "action", "board", "showdown", "winner", "hand_ended",
+    "error", "device",
+})
+"""Event types shown in the display's action log (``pot`` and ``cards_dealt`` are not)."""
+
+REVEAL_PHASES: Final = frozenset({"showdown", "settled"})
+
+
+def _decode(message: Message) -> JsonObject | None:
+    try:
+        data = json.loads(message.payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _LOGGER.warning("ignoring a payload on %s that is not JSON: %s", message.topic, exc)
+        return None
+    if not isinstance(data, dict):
+        _LOGGER.warning("ignoring a payload on %s that is not a JSON object", message.topic)
+        return None
+    return data
+
+
+def _int(data: JsonObject, key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def redact_hidden_cards(snapshot: JsonObject) -> int:
+    """Blank any face-down card that carries a value before showdown; return how many.
+
+    The public snapshot must not carry hole cards until the rules show them; if one does (a
+    daemon bug), it must still never reach a public browser.
+
+    >>> snap = {"phase": "betting", "seats": [{"cards": [{"card": "Ah", "up": False}]}]}
+    >>> redact_hidden_cards(snap), snap["seats"][0]["cards"][0]["card"]
+    (1, None)
+    """
+    if snapshot.get("phase") in REVEAL_PHASES:
+        return 0
+    removed = 0
+    seats = snapshot.get("seats")
+    for seat in seats if isinstance(seats, list) else []:
+        cards = seat.get("cards") if isinstance(seat, dict) else None
+        for card in cards if isinstance(cards, list) else []:
+            if isinstance(card, dict) and card.get("card") is not None and not card.get("up"):
+                card["card"] = None
+                removed += 1
+    return removed
+
+
+class PublicSync:
+    """The public view of one table, built from its ``poker/`` topics.
+
+    Args:
+        table: the table id; messages of other tables are ignored.
+        log_size: how many recent events the action log keeps.
+        four_colour: whether pages should draw a four-colour deck by default.
+    """
+
+    def __init__(self, table: str, *, log_size: int = 14, four_colour: bool = False) -> None:
+        self.table = table
+        self._prefix = f"poker/v1/tables/{table}/"
+        self._log_size = log_size
+        self._four_colour = four_colour
+        self.snapshot: JsonObject | None = None
+        self.epoch: int | None = None
+        self.seq: int | None = None
+        self.status = "unknown"
+        self.link_up = False
+        self.resyncing = False
+        self._log: deque[JsonObject] = deque(maxlen=log_size)
+        self._logged: set[int] = set()
+        self.version = 0
+
+    @property
+    def stale(self) -> bool:
+        """True when the view may not be live: daemon offline, no broker link, no snapshot."""
+        return self.status == "offline" or not self.link_up or self.snapshot is None
+
+    def feed(self, item: FeedItem) -> bool:
+        """Take one feed item; return True when the view changed."""
+        match item:
+            case LinkChange(state=state):
+                changed = self.link_up != (state is LinkState.UP)
+                self.link_up = state is LinkState.UP
+            case Message(topic=topic):
+                if not topic.startswith(self._prefix):
+                    return False
+                data = _decode(item)
+                if data is None or data.get("table", self.table) != self.table:
+                    return False
+                kind = topic[len(self._prefix):]
+                if kind == "state":
+                    changed = self._on_state(data)
+                elif kind == "events":
+                    changed = self._on_event(data)
+                elif kind == "status":
+                    changed = self._on_status(data)
+                else:
+                    changed = False
+        if changed:
+            self.version += 1
+        return changed
+
+    def _reset(self, epoch: int) -> None:
+        _LOGGER.info("table %s: new epoch %s, view reset", self.table, epoch,
+                     extra={"table": self.table})
+        self.epoch = epoch
+        self.seq = None
+        self.snapshot = None
+        self._log.clear()
+        self._logged.clear()
+        self.resyncing = False
+
+    def _on_state(self, data: JsonObject) -> bool:
+        epoch, seq = _int(data, "epoch"), _int(data, "seq")
+        if epoch is None or seq is None or not isinstance(data.get("seats"), list):
+            _LOGGER.warning("table %s: ignoring a state without epoch, seq or seats", self.table)
+            return False
+        if epoch != self.epoch:
+            self._reset(epoch)
+        elif self.seq is not None and seq < self.seq:
+            return False  # older than what we have: a late retained copy
+        if redact_hidden_cards(data):
+            _LOGGER.error("table %s: public snapshot seq %s carried hidden cards; blanked them",
+                          self.table, seq, extra={"table": self.table})
+        hand = data.get("hand")
+        old_hand = self.snapshot.get("hand") if self.snapshot else None
+        if hand != old_hand and isinstance(hand, dict) and isinstance(old_hand, dict):
+            self._log.clear()
+            self._logged.clear()
+        self.snapshot = data
+        self.seq = seq
+        self.resyncing = False
+        return True
+
+    def _on_event(self, data: JsonObject) -> bool:
+        epoch, seq = _int(data, "epoch"), _int(data, "seq")
+        kind = data.get("type")
+        if epoch is None or seq is None or not isinstance(kind, str):
+            _LOGGER.warning("table %s: ignoring an event without epoch, seq or type", self.table)
+            return False
+        if epoch != self.epoch:
+            if self.epoch is not None and epoch < self.epoch:
+                return False  # a straggler from a previous run of the daemon
+            self._reset(epoch)
+            self.resyncing = True  # a new run: wait for its snapshot
+            return True
+        if self.seq is not None and seq > self.seq + 1:
+            _LOGGER.info("table %s: gap after seq %s (got %s), waiting for a snapshot",
+                         self.table, self.seq, seq, extra={"table": self.table})
+            self.resyncing = True
+            return True
+        if self.resyncing or self.seq is None:
+            return False
+        if seq == self.seq + 1:
+            self.seq = seq
+        if kind == "hand_started":
+            self._log.clear()
+            self._logged.clear()
+        if kind in LOG_TYPES and seq not in self._logged:
+            # Also when the snapshot of this event came first (seq <= last): the log is
+            # informational and keyed by seq, so order of arrival does not matter.
+            self._logged.add(seq)
+            self._log.append(data)
+            return True
+        return False
+
+    def _on_status(self, data: JsonObject) -> bool:
+        status = data.get("status")
+        if status not in ("online", "offline"):
+            return False
+        epoch = _int(data, "epoch")
+        changed = status != self.status
+        self.status = str(status)
+        if status == "online" and epoch is not None and self.epoch is not None \
+                and epoch > self.epoch:
+            self._reset(epoch)
+            self.resyncing = True
+            changed = True
+        return changed
+
+    def view(self) -> JsonObject:
+        """What public browsers get: the snapshot, freshness flags and the action log."""
+        return {
+            "kind": "public",
+            "table": self.table,
+            "version": self.version,
+            "status": self.status,
+            "connected": self.link_up,
+            "stale": self.stale,
+            "resyncing": self.resyncing,
+            "snapshot": self.snapshot,
+            "log": list(self._log),
+            "four_colour": self._four_colour,
+        }
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Held(Generic[T]):
+    due: float
+    item: T
+
+
+class DelayLine(Generic[T]):
+    """Holds items back for a fixed delay, first in, first out.
+
+    Times are monotonic seconds given by the caller.
+
+    >>> line: DelayLine[str] = DelayLine(1.5)
+    >>> line.push("As Kd", now=10.0)
+    >>> line.pop_due(11.0), line.next_due()
+    ([], 11.5)
+    >>> line.pop_due(11.5)
+    ['As Kd']
+    """
+
+    def __init__(self, delay: float) -> None:
+        if delay < 0:
+            raise ValueError(f"delay must not be negative: {delay}")
+        self.delay = delay
+        self._held: deque[_Held[T]] = deque()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def push(self, item: T, now: float) -> None:
+        """Hold ``item`` until ``now + delay``."""
+        self._held.append(_Held(now + self.delay, item))
+
+    def next_due(self) -> float | None:
+        """When the oldest held item becomes due, or None when nothing is held."""
+        return self._held[0].due if self._held else None
+
+    def pop_due(self, now: float) -> list[T]:
+        """Remove and return every item due at ``now``, oldest first."""
+        out: list[T] = []
+        while self._held and self._held[0].due <= now:
+            out.append(self._held.popleft().item)
+        return out
+
+
+class OverlaySync:
+    """The broadcast overlay's view: the secure feed, released only after the delay.
+
+    Items of the secure feed are parsed when they arrive (bad ones are dropped at once) and
+    held in a :class:`DelayLine`; :meth:`release` applies those that are due. :meth:`view`
+    therefore never contains a hole card received less than ``delay`` seconds ago.
+
+    Args:
+        table: the table id.
+        delay: the broadcast delay in seconds.
+    """
+
+    def __init__(self, table: str, delay: float) -> None:
+        self.table = table
+        self._prefix = f"secure/v1/tables/{table}/"
+        self._line: DelayLine[tuple[str, JsonObject]] = DelayLine(delay)
+        self.snapshot: JsonObject | None = None
+        self.hand: str | None = None
+        self.holecards: dict[int, list[str]] = {}
+        self.link_up = False
+        self.version = 0
+
+    @property
+    def delay(self) -> float:
+        """The broadcast delay in seconds."""
+        return self._line.delay
+
+    def receive(self, item: FeedItem, now: float) -> bool:
+        """Take one secure-feed item at monotonic time ``now``; True when the view changed
+        at once (only link changes do: everything else waits for :meth:`release`)."""
+        if isinstance(item, LinkChange):
+            changed = self.link_up != (item.state is LinkState.UP)
+            self.link_up = item.state is LinkState.UP
+            if changed:
+                self.version += 1
+            return changed
+        if not item.topic.startswith(self._prefix):
+            return False
+        data = _decode(item)
+        if data is None or data.get("table", self.table) != self.table:
+            return False
+        kind = item.topic[len(self._prefix):]
+        if kind == "holecards":
+            seat, cards = _int(data, "seat"), data.get("cards")
+            if seat is None or not isinstance(cards, list) \
+                    or not all(isinstance(c, str) for c in cards):
+                _LOGGER.warning("table %s: ignoring hole cards without seat or cards", self.table)
+                return False
+        elif kind != "state":
+            return False
+        self._line.push((kind, data), now)
+        return False
+
+    def next_due(self) -> float | None:
+        """When the next held item is due (monotonic seconds), or None."""
+        return self._line.next_due()
+
+    def release(self, now: float) -> bool:
+        """Apply every held item that is due at ``now``; True when the view changed."""
+        due = self._line.pop_due(now)
+        for kind, data in due:
+            if kind == "state":
+                self._apply_state(data)
+            else:
+                self._apply_holecards(data)
+        if due:
+            self.version += 1
+        return bool(due)
+
+    def _new_hand(self, hand: str | None) -> None:
+        if hand != self.hand:
+            self.hand = hand
+            self.holecards = {}
+
+    def _apply_state(self, data: JsonObject) -> None:
+        hand = data.get("hand")
+        self._new_hand(str(hand.get("id")) if isinstance(hand, dict) else None)
+        self.snapshot = data
+
+    def _apply_holecards(self, data: JsonObject) -> None:
+        hand = data.get("hand")
+        if isinstance(hand, dict):
+            hand = hand.get("id")
+        self._new_hand(None if hand is None else str(hand))
+        seat = _int(data, "seat")
+        cards = data.get("cards")
+        if seat is not None and isinstance(cards, list):
+            self.holecards[seat] = [str(c) for c in cards]
+
+    def view(self) -> JsonObject:
+        """What overlay browsers get: the delayed secure state and hole cards by seat."""
+        return {
+            "kind": "overlay",
+            "table": self.table,
+            "version": self.version,
+            "connected": self.link_up,
+            "delay": self.delay,
+            "hand": self.hand,
+            "snapshot": self.snapshot,
+            "holecards": {str(seat): cards for seat, cards in sorted(self.holecards.items())},
+        }

@@ -1,0 +1,290 @@
+"""A stand-in for the table daemon (which is being written in parallel): it publishes contract
+payloads (``/work/notes/mqtt_payloads.md``, docs/mqtt.md) to a real mosquitto and answers console
+commands, for a heads-up no-limit hold'em hand with known cards.
+
+It is deliberately small: two seats, blinds, check/call/bet/raise/fold, a fixed deck order and
+a fixed showdown result. Its rules are written out here (not taken from the web server), so the
+browser tests compare the pages with an independent account of the hand.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from tests.web.paho_link import SyncClient
+
+TABLE = "t01"
+STAKES = {"small_blind": 100, "big_blind": 200, "ante": 0, "bring_in": 0, "small_bet": 0,
+          "big_bet": 0, "currency": "USD", "units_per_currency": 100}
+GAME = {"variant": "holdem", "structure": "no-limit", "preset": "casino",
+        "label": "No-Limit Hold'em"}
+HOLE = {1: ["As", "Ks"], 3: ["7h", "7d"]}
+BOARD = ["Ah", "7c", "2d", "Kd", "9s"]
+WINNER_DESCRIPTION = "Three of a kind, sevens"
+WINNER_CARDS = ["7h", "7d", "7c", "Ah", "Kd"]
+LOSER_DESCRIPTION = "Two pair, aces and kings"
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+def ts() -> str:
+    return "2026-11-29T18:00:00.000Z"
+
+
+@dataclass
+class Seat:
+    seat: int
+    name: str
+    stack: int
+    bet: int = 0
+    committed: int = 0
+    folded: bool = False
+    acted: bool = False
+
+
+@dataclass
+class FakeTable:
+    """Publishes state/events/status (+ the secure feed) and answers commands."""
+
+    port: int
+    epoch: int = 1
+    seq: int = 0
+    hand_no: int = 0
+    phase: str = "idle"
+    street: str | None = None
+    button: int = 3
+    seats: dict[int, Seat] = field(default_factory=lambda: {
+        1: Seat(1, "Ada", 20000), 3: Seat(3, "Brook", 20000)})
+    board: list[str] = field(default_factory=list)
+    to_act: int | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    last_action: dict[str, Any] | None = None
+    commands: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    on_command: Callable[[str, dict[str, Any]], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        # Commands are handled on a worker thread: publishing with QoS 1 waits for the PUBACK,
+        # which paho's network thread (where on_message runs) must be free to read.
+        self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
+        self._worker = threading.Thread(target=self._work, daemon=True)
+        self._worker.start()
+        self.mqtt = SyncClient(self.port, f"controller-{TABLE}")
+        self.mqtt.client.on_message = self._on_message
+        self.mqtt.client.subscribe(f"poker/v1/tables/{TABLE}/cmd/+/+", qos=1)
+        self.pub(f"poker/v1/tables/{TABLE}/status",
+                 {"schema": "tablectl.status/1", "table": TABLE, "status": "online",
+                  "version": "test", "epoch": self.epoch}, retain=True)
+        self.publish_state()
+
+    def close(self) -> None:
+        self._inbox.put(None)
+        self._worker.join(10)
+        self.mqtt.close()
+
+    def _work(self) -> None:
+        while (msg := self._inbox.get()) is not None:
+            self._process(self.mqtt.client, msg)
+
+    # --- publishing ---------------------------------------------------------------------
+
+    def pub(self, topic: str, obj: dict[str, Any], *, retain: bool = False) -> None:
+        self.mqtt.publish(topic, json.dumps(obj).encode(), retain=retain)
+
+    def event(self, etype: str, **fields: Any) -> None:
+        self.seq += 1
+        self.pub(f"poker/v1/tables/{TABLE}/events",
+                 {"schema": "tablectl.event/1", "table": TABLE, "epoch": self.epoch,
+                  "seq": self.seq, "ts": ts(), "type": etype, **fields})
+
+    def snapshot(self, *, secure: bool) -> dict[str, Any]:
+        show = self.phase in ("showdown", "settled")
+        seats = []
+        for s in self.seats.values():
+            cards = []
+            if self.hand_no and self.phase != "idle":
+                for c in HOLE[s.seat]:
+                    visible = secure or (show and not s.folded)
+                    cards.append({"card": c if visible else None, "up": show and not s.folded})
+            status = "folded" if s.folded else ("all_in" if s.stack == 0 and self.hand_no else
+                                                "active")
+            seats.append({"seat": s.seat, "name": s.name, "stack": s.stack, "bet": s.bet,
+                          "status": status, "cards": cards, "to_act": s.seat == self.to_act})
+        pot = sum(s.committed for s in self.seats.values())
+        to_act = None
+        if self.to_act is not None:
+            to_act = {"seat": self.to_act, "legal": self.legal(self.to_act)}
+        return {"schema": "tablectl.state/1", "table": TABLE, "epoch": self.epoch,
+                "seq": self.seq, "ts": ts(),
+                "hand": ({"id": f"{TABLE}-{self.hand_no:06d}", "number": self.hand_no}
+                         if self.hand_no and self.phase != "idle" else None),
+                "game": GAME, "stakes": STAKES, "button": self.button, "phase": self.phase,
+                "street": self.street, "seats": seats, "board": list(self.board),
+                "pots": [{"amount": pot, "eligible": [s.seat for s in self.seats.values()
+                                                      if not s.folded]}] if pot else [],
+                "to_act": to_act, "last_action": self.last_action,
+                "results": self.results, "errors": [],
+                "devices": [{"name": "shoe", "kind": "rfid-shoe", "status": "online"}]}
+
+    def publish_state(self) -> None:
+        self.pub(f"poker/v1/tables/{TABLE}/state", self.snapshot(secure=False), retain=True)
+        self.pub(f"secure/v1/tables/{TABLE}/state", self.snapshot(secure=True))
+
+    # --- rules (heads-up, no-limit) ---------------------------------------------------------
+
+    def other(self, seat: int) -> int:
+        return next(s for s in self.seats if s != seat)
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        me, them = self.seats[seat], self.seats[self.other(seat)]
+        to_call = them.bet - me.bet
+        max_total = me.bet + me.stack
+        if to_call > 0:
+            out: list[dict[str, Any]] = [{"kind": "fold"}, {"kind": "call",
+                                                            "amount": min(to_call, me.stack)}]
+            min_raise = them.bet + max(to_call, STAKES["big_blind"])
+            if max_total > them.bet:
+                out.append({"kind": "raise", "min": min(min_raise, max_total), "max": max_total})
+            return out
+        return [{"kind": "check"}, {"kind": "bet", "min": min(STAKES["big_blind"], max_total),
+                                    "max": max_total}]
+
+    def start_hand(self) -> None:
+        self.hand_no += 1
+        self.button = self.other(self.button)
+        for s in self.seats.values():
+            s.bet = s.committed = 0
+            s.folded = s.acted = False
+        self.board, self.results, self.last_action = [], [], None
+        self.phase, self.street = "dealing", "preflop"
+        hand = {"id": f"{TABLE}-{self.hand_no:06d}", "number": self.hand_no}
+        self.event("hand_started", hand=hand, button=self.button, seats=list(self.seats))
+        sb, bb = self.button, self.other(self.button)  # heads-up: the button posts the SB
+        for seat, kind, amount in ((sb, "small_blind", 100), (bb, "big_blind", 200)):
+            s = self.seats[seat]
+            s.stack -= amount
+            s.bet += amount
+            s.committed += amount
+            self.event("forced_bet", seat=seat, kind=kind, amount=amount)
+        for seat in (bb, sb, bb, sb):
+            self.event("cards_dealt", seat=seat, count=1, up=[])
+        for seat, cards in HOLE.items():
+            self.pub(f"secure/v1/tables/{TABLE}/holecards",
+                     {"schema": "tablectl.holecards/1", "table": TABLE, "epoch": self.epoch,
+                      "seq": self.seq, "hand": hand["id"], "seat": seat, "cards": cards,
+                      "ts": ts()})
+        self.phase = "betting"
+        self.to_act = sb
+        self.publish_state()
+
+    def act(self, seat: int, kind: str, amount: int | None) -> str | None:
+        if self.phase != "betting" or seat != self.to_act:
+            return "not_your_turn"
+        legal = {a["kind"]: a for a in self.legal(seat)}
+        if kind not in legal:
+            return "illegal_action"
+        me, them = self.seats[seat], self.seats[self.other(seat)]
+        if kind in ("bet", "raise"):
+            if amount is None or not legal[kind]["min"] <= amount <= legal[kind]["max"]:
+                return "bad_amount"
+            add = amount - me.bet
+        elif kind == "call":
+            add = legal["call"]["amount"]
+        else:
+            add = 0
+        me.stack -= add
+        me.bet += add
+        me.committed += add
+        me.acted = True
+        if kind == "fold":
+            me.folded = True
+        self.last_action = {"seat": seat, "kind": kind, "amount": me.bet if add else 0}
+        self.event("action", seat=seat, kind=kind, amount=me.bet if add else 0, stack=me.stack)
+        if kind in ("bet", "raise"):
+            them.acted = False
+        if me.folded:
+            self.finish(winner=them.seat, showdown=False)
+        elif them.acted and me.bet == them.bet:
+            self.next_street()
+        else:
+            self.to_act = them.seat
+        self.publish_state()
+        return None
+
+    def next_street(self) -> None:
+        pot = sum(s.committed for s in self.seats.values())
+        for s in self.seats.values():
+            s.bet, s.acted = 0, False
+        self.event("pot", pots=[{"amount": pot, "eligible": list(self.seats)}])
+        i = STREETS.index(self.street or "preflop")
+        if i == len(STREETS) - 1:
+            self.finish(winner=3, showdown=True)
+            return
+        self.street = STREETS[i + 1]
+        new = BOARD[:3] if self.street == "flop" else BOARD[len(self.board):len(self.board) + 1]
+        self.board += new
+        self.event("board", cards=new, street=self.street)
+        self.to_act = self.other(self.button)  # heads-up: the big blind acts first after the flop
+
+    def finish(self, *, winner: int, showdown: bool) -> None:
+        pot = sum(s.committed for s in self.seats.values())
+        self.to_act = None
+        self.phase, self.street = ("showdown", "showdown") if showdown else ("settled", None)
+        if showdown:
+            for seat, desc in ((1, LOSER_DESCRIPTION), (3, WINNER_DESCRIPTION)):
+                self.event("showdown", seat=seat, cards=HOLE[seat], high=desc, low=None)
+        self.seats[winner].stack += pot
+        for s in self.seats.values():
+            s.bet = 0
+        self.results = [{"pot": 0, "seat": winner, "amount": pot, "half": "whole",
+                         "description": WINNER_DESCRIPTION if showdown else "",
+                         "cards": WINNER_CARDS if showdown else []}]
+        self.event("winner", pot=0, seat=winner, amount=pot, half="whole",
+                   description=self.results[0]["description"])
+        self.event("hand_ended", hand={"id": f"{TABLE}-{self.hand_no:06d}",
+                                       "number": self.hand_no},
+                   stacks={str(s.seat): s.stack for s in self.seats.values()})
+
+    # --- commands -----------------------------------------------------------------------
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self._inbox.put(msg)
+
+    def _process(self, client: mqtt.Client, msg: mqtt.MQTTMessage) -> None:
+        name = msg.topic.split("/")[-2]
+        try:
+            cmd = json.loads(msg.payload)
+        except ValueError:
+            return
+        args = cmd.get("args", {})
+        with self.lock:
+            self.commands.append((name, args))
+            error = self.handle(name, args)
+        reply = {"id": cmd.get("id"), "ok": error is None}
+        if error is None:
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": error, "reason": f"{name} refused: {error}"}
+        props = Properties(PacketTypes.PUBLISH)
+        props.CorrelationData = msg.properties.CorrelationData
+        client.publish(msg.properties.ResponseTopic, json.dumps(reply).encode(), qos=1,
+                       properties=props)
+
+    def handle(self, name: str, args: dict[str, Any]) -> str | None:
+        if name in ("next_hand", "start_hand"):
+            if self.phase not in ("idle", "showdown", "settled"):
+                return "hand_in_progress"
+            self.start_hand()
+            return None
+        if name == "action":
+            return self.act(int(args.get("seat", 0)), str(args.get("kind")),
+                            args.get("amount"))
+        return "not_supported_by_stand_in"
