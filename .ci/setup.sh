@@ -78,3 +78,13 @@ ensure_mosquitto() {
   command -v openssl >/dev/null 2>&1 || apt_install openssl
   MOSQUITTO=$(find_mosquitto); export MOSQUITTO
 }
+
+ensure_chromium() {
+  # The browser tests (tests/web) drive Debian's chromium through Playwright's bundled driver;
+  # no browser is ever downloaded (never run `playwright install`).
+  if [ -z "${CHROMIUM:-}" ]; then
+    if command -v chromium >/dev/null 2>&1; then CHROMIUM=$(command -v chromium)
+    else apt_install chromium; CHROMIUM=/usr/bin/chromium; fi
+  fi
+  export CHROMIUM
+}
