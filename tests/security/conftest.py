@@ -14,6 +14,7 @@ import importlib.util
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -90,6 +91,12 @@ class Site:
         for name in LISTENERS[1:]:
             wait_for_listener(self.lan, self.ports[name], self.broker)
 
+    def reload(self) -> None:
+        """SIGHUP: mosquitto re-reads passwd, acl and the TLS files (as an operator does)."""
+        give_to_broker_user(self.root)
+        assert self.broker.proc is not None
+        self.broker.proc.send_signal(signal.SIGHUP)
+
     def connect(self, user: str | None, **kwargs: object) -> Probe:
         """A connected client (see ``probe``); raises ``RefusedError`` if the broker says no."""
         return self.probe(user, **kwargs).connect()  # type: ignore[arg-type]
@@ -110,20 +117,24 @@ def make_site(base: Path) -> Site:
     conf.write_text(render.render((CONFIG / "mosquitto.conf").read_text(), values))
     passwords = dict(line.split(" ", 1) for line in
                      (root / "test-passwords").read_text().splitlines())
-    if os.geteuid() == 0:
-        # Started as root, mosquitto drops to the "mosquitto" user before it reads passwd
-        # and acl, exactly as in production: give it the files, as docs/security.md says.
-        try:
-            user = pwd.getpwnam("mosquitto")
-        except KeyError:
-            pass  # no such user: mosquitto stays root
-        else:
-            for path in [base, *base.rglob("*")]:
-                os.chown(path, user.pw_uid, user.pw_gid)
+    give_to_broker_user(base)
     site = Site(Broker("127.0.0.1", ports["mqtt"], root, conf, ports=ports), root, lan, ports,
                 passwords)
     site.start()
     return site
+
+
+def give_to_broker_user(base: Path) -> None:
+    """Started as root, mosquitto drops to the "mosquitto" user before it reads passwd and
+    acl, exactly as in production: give it the files, as docs/security.md says."""
+    if os.geteuid() != 0:
+        return
+    try:
+        user = pwd.getpwnam("mosquitto")
+    except KeyError:
+        return  # no such user: mosquitto stays root
+    for path in [base, *base.rglob("*")]:
+        os.chown(path, user.pw_uid, user.pw_gid)
 
 
 def wait_for_listener(host: str, port: int, broker: Broker) -> None:

@@ -229,6 +229,11 @@ class Probe:
             assert i is not None
             return list(self.received[: i + 1])
 
+    def clear(self) -> None:
+        """Forget what was received so far."""
+        with self._cond:
+            self.received.clear()
+
     def quiet_for(self, seconds: float) -> list[Received]:
         """Wait a bounded time and return what arrived (for the few checks without a fence)."""
         time.sleep(seconds)
