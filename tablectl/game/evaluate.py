@@ -612,7 +612,17 @@ def _build_low8_table() -> tuple[int, ...]:
 
 
 _LOW8_KEYS: Final = _build_low8_table()
-_LOW5_MASKS: Final = frozenset(m for m in range(256) if m.bit_count() == 5)
+# 8-bit mask -> its three lowest bits, or 0 when it has fewer than three.
+_LOWEST3: Final = tuple(
+    (m & -m) | (m2 & -m2) | (m3 & -m3) if m.bit_count() >= 3 else 0
+    for m in range(256)
+    for m2 in [m & (m - 1)]
+    for m3 in [m2 & (m2 - 1)]
+)
+# card code -> its ace-to-eight bit (0 for nines and up)
+_LOW8_BIT_OF_CODE: Final[dict[int, int]] = {
+    suit_codes[suit]: _LOW8_BIT[rank] for rank, suit_codes in _CODE.items() for suit in _SUITS
+}
 
 
 def _low8_mask(cards: Sequence[Card]) -> int:
@@ -633,23 +643,25 @@ def low8_key(cards: Sequence[Card]) -> int | None:
     return _LOW8_KEYS[_low8_mask(cards)] or None
 
 
-def _omaha_low8_key_of(hole: Sequence[Card], board: Sequence[Card]) -> int | None:
-    bits = _LOW8_BIT
-    hole_bits = [bits[c.rank] for c in hole]
-    board_bits = [bits[c.rank] for c in board]
-    pairs = {
-        hole_bits[a] | hole_bits[b]
-        for a, b in _HOLE_PAIRS
-        if hole_bits[a] and hole_bits[b] and hole_bits[a] != hole_bits[b]
-    }
-    if not pairs:
-        return None
-    triples = {
-        board_bits[a] | board_bits[b] | board_bits[c] for a, b, c in _BOARD_TRIPLES[len(board)]
-    }
+def _omaha_low8_key_of(hole_codes: list[int], board_codes: list[int]) -> int | None:
+    """Best Omaha low key from card codes (or None).
+
+    For a given pair of hole ranks the best three board ranks are simply the three lowest
+    board low ranks the pair does not use (a lower mask is a better low), so only the <= 6
+    hole pairs are tried.
+    """
+    bit = _LOW8_BIT_OF_CODE
+    hole_bits = [b for c in hole_codes if (b := bit[c])]
+    board_mask = 0
+    for c in board_codes:
+        board_mask |= bit[c]
+    lowest3 = _LOWEST3
     table = _LOW8_KEYS
-    # A 5-bit union means a disjoint pair and triple of low ranks: five different ranks.
-    keys = [table[p | t] for p in pairs for t in triples if (p | t) in _LOW5_MASKS]
+    keys = [
+        table[pair | rest]
+        for pair in {a | b for a, b in combinations(hole_bits, 2) if a != b}
+        if (rest := lowest3[board_mask & ~pair])
+    ]
     return min(keys) if keys else None
 
 
@@ -660,8 +672,7 @@ def omaha_low8_key(hole: Sequence[Card], board: Sequence[Card]) -> int | None:
         ValueError: not 4 hole cards or not 3 to 5 board cards, or a card given twice.
         TypeError: an element is not a :class:`Card`.
     """
-    _omaha_codes(hole, board)
-    return _omaha_low8_key_of(hole, board)
+    return _omaha_low8_key_of(*_omaha_codes(hole, board))
 
 
 def _low_ranks_text(values: Sequence[int]) -> str:
