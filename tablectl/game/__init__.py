@@ -1,1 +1,75 @@
-"""The rules engine, sans-IO: variants, betting, pots, showdown, hand evaluation."""
+"""The rules engine, sans-IO: variants, betting, pots, showdown, hand evaluation.
+
+The public names are re-exported here; see :mod:`tablectl.game.hand` for the rules the hand
+machine enforces and :mod:`tablectl.game.rules` for the house rules it reads.
+"""
+
+from tablectl.game.errors import CardOutOfTurn, DuplicateCard, HandSetupError, RuleViolation
+from tablectl.game.hand import Hand, HandStart, SeatSetup
+from tablectl.game.model import (
+    Act,
+    ActionIn,
+    ActionKind,
+    ActionTaken,
+    Award,
+    BetReturned,
+    BoardDealt,
+    Burn,
+    Burned,
+    CardDealt,
+    CardIn,
+    DealBoard,
+    DealDown,
+    DealHole,
+    DealUp,
+    Done,
+    Expectation,
+    ForcedBet,
+    ForcedKind,
+    Half,
+    HandEnded,
+    HandEvent,
+    HandInput,
+    HandView,
+    LegalActions,
+    MuckIn,
+    PotAwarded,
+    PotResult,
+    PotView,
+    RakeTaken,
+    SeatCard,
+    SeatView,
+    Showdown,
+    ShowdownHand,
+    ShowIn,
+    Street,
+    StreetEnded,
+    to_dict,
+)
+from tablectl.game.rules import (
+    PRESETS,
+    BringInCard,
+    FirstDealt,
+    LimitRaiseAfterShortAllIn,
+    OddChip,
+    PartialBringIn,
+    RaiseCap,
+    Rake,
+    RakeScope,
+    Reopen,
+    RuleSet,
+    Stakes,
+    StudOpenerTie,
+)
+
+__all__ = [
+    "PRESETS", "Act", "ActionIn", "ActionKind", "ActionTaken", "Award", "BetReturned",
+    "BoardDealt", "BringInCard", "Burn", "Burned", "CardDealt", "CardIn", "CardOutOfTurn",
+    "DealBoard", "DealDown", "DealHole", "DealUp", "Done", "DuplicateCard", "Expectation",
+    "FirstDealt", "ForcedBet", "ForcedKind", "Half", "Hand", "HandEnded", "HandEvent",
+    "HandInput", "HandSetupError", "HandStart", "HandView", "LegalActions",
+    "LimitRaiseAfterShortAllIn", "MuckIn", "OddChip", "PartialBringIn", "PotAwarded",
+    "PotResult", "PotView", "RaiseCap", "Rake", "RakeScope", "RakeTaken", "Reopen", "RuleSet",
+    "RuleViolation", "SeatCard", "SeatSetup", "SeatView", "ShowIn", "Showdown",
+    "ShowdownHand", "Stakes", "Street", "StreetEnded", "StudOpenerTie", "to_dict",
+]

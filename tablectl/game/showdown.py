@@ -1,0 +1,190 @@
+"""Settling a finished hand: rake, who wins each pot, hi/lo halves and odd chips.
+
+Every pot is settled on its own: only the players eligible for it compete, a hi-lo pot is
+split only if one of *its* eligible players has a qualifying low (PokerKit 0.7.7 splits every
+pot as soon as anybody has a low; see ``docs/rules.md``), and the odd unit of a split goes to
+the high half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Protocol
+
+from tablectl.domain.cards import Card
+from tablectl.domain.games import GameKind
+from tablectl.game.evaluate import (
+    HighHand,
+    LowHand,
+    best_high,
+    best_low8,
+    best_omaha_high,
+    best_omaha_low8,
+    best_razz,
+)
+from tablectl.game.model import (
+    Award,
+    Half,
+    HandEvent,
+    PotAwarded,
+    PotResult,
+    RakeTaken,
+    ShowdownHand,
+)
+from tablectl.game.pots import build_pots, split
+from tablectl.game.rules import OddChip, RakeScope, RuleSet
+
+
+class _Contender(Protocol):
+    seat: int
+    committed: int
+    folded: bool
+    mucked: bool
+    cards: list[Card | None]
+
+
+Evaluated = tuple[HighHand | LowHand, LowHand | None]
+
+
+def evaluate_hand(game: GameKind, hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    """The hand that competes for the whole/high part and the 8-or-better low (or None).
+
+    For razz the first item is the razz low (smaller key is better). Stud's community card
+    is part of ``board``.
+    """
+    if game in (GameKind.OMAHA, GameKind.OMAHA_HI_LO):
+        high: HighHand | LowHand = best_omaha_high(hole, board)
+        low = best_omaha_low8(hole, board) if game is GameKind.OMAHA_HI_LO else None
+        return high, low
+    cards = [*hole, *board]
+    if game is GameKind.RAZZ:
+        return best_razz(cards), None
+    high = best_high(cards)
+    low = best_low8(cards) if game.is_hi_lo else None
+    return high, low
+
+
+def _strength(hand: HighHand | LowHand) -> int:
+    """Bigger is better for both kinds."""
+    return -hand.key if isinstance(hand, LowHand) else hand.key
+
+
+def _top_card_key(hand: HighHand | LowHand, low: bool) -> tuple[int, int]:
+    return max(((c.rank.low_value if low else c.rank.high_value), c.suit.order)
+               for c in hand.cards)
+
+
+def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
+           board: Sequence[Card | None], showdown: bool,
+           first_round: bool) -> tuple[tuple[PotResult, ...], list[HandEvent], int]:
+    """Rake and award every pot.
+
+    Args:
+        game: decides the evaluation and the odd-chip rule family.
+        rules: odd chips, split unit and rake.
+        players: in position order (first left of the button / dealer); ``committed`` is what
+            each put in this hand (uncalled bets already returned).
+        board: board cards (stud: the community card, if any).
+        showdown: False when everybody else folded (no cards are evaluated).
+        first_round: the hand ended in its first betting round (no flop, no drop).
+
+    Returns:
+        The pot results, the events (showdown hands, rake, awards) and the total rake.
+    """
+    live = [not p.folded and not p.mucked for p in players]
+    if not any(live):  # everybody mucked: the last one in keeps the pot
+        live = [not p.folded for p in players]
+    events: list[HandEvent] = []
+    evaluated: dict[int, Evaluated] = {}
+    if showdown:
+        known_board = [c for c in board if c is not None]
+        for i, p in enumerate(players):
+            if live[i]:
+                hole = [c for c in p.cards if c is not None]
+                evaluated[i] = evaluate_hand(game, hole, known_board)
+                high, low = evaluated[i]
+                events.append(ShowdownHand(p.seat, tuple(high.cards), high.description,
+                                           low.description if low else None))
+    pots = build_pots([p.committed for p in players], live)
+    if showdown and rules.merge_equal_pots:
+        pots = _merge_equal_pots(pots, evaluated)
+    rake = rules.rake
+    no_drop = first_round and rake.no_flop_no_drop
+    odd_rule = rules.stud_odd_chip if game.is_stud else rules.odd_chip
+    unit = rules.split_unit
+    raked_total = 0
+    results: list[PotResult] = []
+    for pot_index, (amount, eligible) in enumerate(pots):
+        taken = 0 if no_drop else rake.take(
+            amount, raked_total if rake.scope is RakeScope.PER_HAND else 0)
+        raked_total += taken
+        if taken:
+            events.append(RakeTaken(pot_index, taken))
+        net = amount - taken
+        awards: list[Award] = []
+        share_out = partial(_award, odd_rule=odd_rule, unit=unit, players=players)
+        if not showdown or len(eligible) == 1:
+            winner = eligible[0]
+            awards.append(Award(players[winner].seat, net, Half.WHOLE,
+                                "uncontested" if not showdown else "uncalled"))
+        else:
+            highs = [(i, evaluated[i][0]) for i in eligible]
+            lows = [(i, low) for i in eligible if (low := evaluated[i][1]) is not None]
+            if lows:
+                low_share = net // (2 * unit) * unit
+                awards += share_out(net - low_share, highs, Half.HIGH, low=False)
+                awards += share_out(low_share, lows, Half.LOW, low=True)
+            else:
+                awards += share_out(net, highs, Half.WHOLE, low=game is GameKind.RAZZ)
+        for award in awards:
+            events.append(PotAwarded(pot_index, award.seat, award.amount, award.half,
+                                     award.description))
+        results.append(PotResult(pot_index, amount, taken,
+                                 tuple(players[i].seat for i in eligible), tuple(awards)))
+    return tuple(results), events, raked_total
+
+
+def _award(amount: int, hands: Sequence[tuple[int, HighHand | LowHand]], half: Half, *,
+           odd_rule: OddChip, unit: int, players: Sequence[_Contender],
+           low: bool) -> list[Award]:
+    if amount == 0:
+        return []
+    best = max(_strength(h) for _, h in hands)
+    winners = [(i, h) for i, h in hands if _strength(h) == best]  # position order
+    if odd_rule is OddChip.HIGH_CARD_BY_SUIT:
+        def order_key(item: tuple[int, HighHand | LowHand]) -> tuple[int, int, int]:
+            k = _top_card_key(item[1], low)
+            return (-k[0], -k[1], item[0])
+        winners.sort(key=order_key)
+    shares = split(amount, len(winners), unit=unit)
+    if odd_rule is OddChip.FIRST_WINNER_ALL:
+        base = amount // len(winners)
+        shares = [base] * len(winners)
+        shares[0] += amount - base * len(winners)
+    return [Award(players[i].seat, share, half, h.description)
+            for (i, h), share in zip(winners, shares, strict=True) if share]
+
+
+def _merge_equal_pots(pots: list[tuple[int, tuple[int, ...]]],
+                      evaluated: dict[int, Evaluated]) -> list[tuple[int, tuple[int, ...]]]:
+    """Drop hands that win no part of any pot, then merge pots with the same contenders."""
+    winners: set[int] = set()
+    for _, eligible in pots:
+        if len(eligible) == 1:
+            winners.add(eligible[0])
+            continue
+        best = max(_strength(evaluated[i][0]) for i in eligible)
+        winners.update(i for i in eligible if _strength(evaluated[i][0]) == best)
+        lows = [low.key for i in eligible if (low := evaluated[i][1]) is not None]
+        if lows:
+            winners.update(i for i in eligible if (low := evaluated[i][1]) is not None
+                           and low.key == min(lows))
+    merged: list[tuple[int, tuple[int, ...]]] = []
+    for amount, eligible in pots:
+        alive = tuple(i for i in eligible if i in winners)
+        if merged and tuple(i for i in merged[-1][1] if i in winners) == alive:
+            merged[-1] = (merged[-1][0] + amount, merged[-1][1])
+        else:
+            merged.append((amount, eligible))
+    return merged
