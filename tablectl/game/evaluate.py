@@ -311,7 +311,7 @@ def _build_rank_table(flush_keys: dict[int, int]) -> dict[int, int]:
     return table
 
 
-# 5-bit suit masks -> flush key (Omaha and five-card hands).
+# 13-bit masks of five ranks of one suit -> flush or straight-flush key (Omaha).
 _FLUSH5_KEYS: Final[dict[int, int]] = {
     mask: _flush_key(mask)
     for mask in (sum(1 << r for r in combo) for combo in combinations(range(13), 5))
@@ -829,9 +829,14 @@ def stud_up_card_key(card: Card, *, low: bool) -> tuple[int, int]:
     ``low=True`` (razz): aces are low and the *highest* card brings in; ties go by suit with
     spades the highest (worst) suit, so the order is reversed: ``(14 - low value, 3 - suit)``.
     The Ks is the weakest card and brings in, the Ac is the strongest. This is PokerKit's
-    ``Opening.HIGH_CARD`` (``Ks`` brings in against ``Kh``; research/pokerkit.md) and the usual
-    published razz rule ("highest card by suit brings it in"); the WSOP texts quoted in
-    research/pokerkit.md say only that suit breaks ties between cards, never between hands.
+    ``Opening.HIGH_CARD`` (``Ks`` brings in against ``Kh``) and the published razz rule
+    (highest card brings it in, spades the highest suit). Per research/pokerkit.md section 3,
+    PokerKit (citing the 2023 WSOP rules) uses suits only between single cards, i.e. for the
+    bring-in, never between hands; the 2024 WSOP tournament text for stud also breaks ties
+    between later-street opening *hands* by high card by suit. Openers on later streets are
+    the engine's rule (``RuleSet``), not this function's.
+
+    Stud hi-lo uses ``low=False`` (lowest card brings in, aces high).
 
     >>> from tablectl.domain.cards import Card
     >>> min(map(Card.parse, ["2s", "2c", "9h"]), key=lambda c: stud_up_card_key(c, low=False))
