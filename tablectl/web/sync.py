@@ -177,13 +177,13 @@ class PublicSync:
             self._reset(epoch)
             self.resyncing = True  # a new run: wait for its snapshot
             return True
-        if self.seq is not None and seq > self.seq + 1:
+        if self.resyncing or self.seq is None:
+            return False  # until a snapshot tells where we are
+        if seq > self.seq + 1:
             _LOGGER.info("table %s: gap after seq %s (got %s), waiting for a snapshot",
                          self.table, self.seq, seq, extra={"table": self.table})
             self.resyncing = True
             return True
-        if self.resyncing or self.seq is None:
-            return False
         if seq == self.seq + 1:
             self.seq = seq
         if kind == "hand_started":

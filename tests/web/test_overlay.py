@@ -1,0 +1,107 @@
+"""The broadcast overlay: a separate login role, hole cards only after the broadcast delay.
+
+The delay is checked on what the browser received: Chromium stamps each SSE message with its
+receive time on the monotonic clock (CLOCK_MONOTONIC, as ``time.monotonic()``); the test
+records ``time.monotonic()`` before it publishes the hole cards, so ``received - published``
+is a lower bound on how long the server held them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from playwright.async_api import expect
+
+from tests.web.conftest import PASSWORDS, TABLE, artifact, capture_sse
+from tests.web.paho_link import SyncClient
+from tests.web.test_console import login, strings_in
+
+DELAY = 1.5
+HOLE = {1: ["Qs", "Qh"], 3: ["9c", "8c"]}
+
+
+def secure_state(hand: str) -> dict[str, Any]:
+    seats = [{"seat": s, "name": n, "stack": 19800, "bet": 200, "status": "active",
+              "cards": [{"card": c, "up": False} for c in HOLE[s]], "to_act": s == 1}
+             for s, n in ((1, "Ada"), (3, "Brook"))]
+    return {"schema": "tablectl.state/1", "table": TABLE, "epoch": 1, "seq": 9,
+            "ts": "2026-11-29T18:00:00.000Z", "hand": {"id": hand, "number": 7},
+            "game": {"variant": "holdem", "structure": "no-limit", "preset": "casino",
+                     "label": "No-Limit Hold'em"},
+            "stakes": {"small_blind": 100, "big_blind": 200, "currency": "USD",
+                       "units_per_currency": 100},
+            "button": 3, "phase": "betting", "street": "preflop", "seats": seats, "board": [],
+            "pots": [{"amount": 400, "eligible": [1, 3]}], "to_act": None,
+            "last_action": None, "results": [], "errors": [], "devices": []}
+
+
+async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory: Any,
+                                                                  browser: Any) -> None:
+    stack = await stack_factory(delay=DELAY)
+    daemon = SyncClient(stack.broker.port, "controller-t01-secure")
+    try:
+        page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        received = await capture_sse(page)
+        await login(page, stack.url, "camera", "/overlay")
+        await expect(page.locator("body.overlay")).to_have_count(1)
+        # The page is transparent for the video mixer.
+        bg = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert bg == "rgba(0, 0, 0, 0)"
+        while not received:
+            await page.wait_for_timeout(50)
+
+        hand = "t01-000007"
+        published = time.monotonic()
+        daemon.publish(f"secure/v1/tables/{TABLE}/state",
+                       json.dumps(secure_state(hand)).encode())
+        for seat, cards in HOLE.items():
+            daemon.publish(f"secure/v1/tables/{TABLE}/holecards", json.dumps(
+                {"schema": "tablectl.holecards/1", "table": TABLE, "epoch": 1, "seq": 9,
+                 "hand": hand, "seat": seat, "cards": cards,
+                 "ts": "2026-11-29T18:00:00.000Z"}).encode())
+
+        await expect(page.locator('.hole[data-seat="1"] .card')).to_have_count(2,
+                                                                                timeout=10_000)
+        await expect(page.locator('.hole[data-seat="3"] .card')).to_have_count(2)
+        shown = [await c.get_attribute("data-card")
+                 for c in await page.locator('.hole[data-seat="3"] .card').all()]
+        assert shown == ["9c", "8c"]
+        await expect(page.locator('.hole[data-seat="1"] .hole-name')).to_contain_text("Ada")
+        await expect(page.locator("#hand-label")).to_contain_text("Hand #7")
+        await page.screenshot(path=artifact("overlay.png"), omit_background=True)
+
+        cards = {c for cs in HOLE.values() for c in cs}
+        with_cards = [r for r in received if strings_in(r.view) & cards]
+        assert with_cards, "the overlay browser never received the hole cards"
+        for r in received:
+            # Chromium's receive stamp and our clock are the same clock: a stamp is never
+            # later than when we heard of it, and not much earlier.
+            assert r.browser_time <= r.test_time + 0.05
+            assert r.test_time - r.browser_time < 5
+        first = min(r.browser_time for r in with_cards)
+        assert first - published >= DELAY, f"hole cards reached the browser after " \
+            f"{first - published:.3f} s, before the {DELAY} s delay"
+    finally:
+        daemon.close()
+
+
+async def test_roles_keep_pages_apart(stack_factory: Any, browser: Any) -> None:
+    stack = await stack_factory()
+    page = await browser.new_page()
+    # The dealer login cannot open the overlay or its feed ...
+    await login(page, stack.url, "dealer1", "/console")
+    resp = await page.goto(stack.url + "/overlay")
+    assert resp is not None and resp.status == 403
+    resp = await page.goto(stack.url + "/events/overlay")
+    assert resp is not None and resp.status == 403
+    # ... and a wrong password opens nothing.
+    other = await browser.new_page()
+    await other.goto(stack.url + "/overlay")
+    await other.fill("#user", "camera")
+    await other.fill("#password", PASSWORDS["dealer1"])
+    await other.click("#login-submit")
+    await expect(other.locator("#login-error")).to_be_visible()
+    resp = await other.goto(stack.url + "/overlay")
+    assert resp is not None and resp.url.startswith(stack.url + "/login")

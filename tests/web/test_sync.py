@@ -1,0 +1,153 @@
+"""Sans-IO resync rules of the public view and the overlay delay line (no broker, no clock)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablectl.web.link import LinkChange, LinkState, Message
+from tablectl.web.sync import DelayLine, OverlaySync, PublicSync
+
+T = "poker/v1/tables/t01"
+
+
+def msg(kind: str, obj: dict[str, Any]) -> Message:
+    return Message(f"{T}/{kind}", json.dumps(obj).encode())
+
+
+def state(epoch: int, seq: int, **over: Any) -> Message:
+    body = {"table": "t01", "epoch": epoch, "seq": seq, "phase": "betting", "seats": [],
+            "board": [], "hand": {"id": "h1", "number": 1}}
+    body.update(over)
+    return msg("state", body)
+
+
+def event(epoch: int, seq: int, etype: str = "action", **fields: Any) -> Message:
+    return msg("events", {"table": "t01", "epoch": epoch, "seq": seq, "type": etype,
+                          "seat": 1, "kind": "check", **fields})
+
+
+def synced(epoch: int = 1, seq: int = 10) -> PublicSync:
+    sync = PublicSync("t01")
+    sync.feed(LinkChange(LinkState.UP))
+    sync.feed(msg("status", {"table": "t01", "status": "online", "epoch": epoch}))
+    sync.feed(state(epoch, seq))
+    return sync
+
+
+def test_events_in_order_are_logged_and_advance_seq() -> None:
+    sync = synced()
+    assert sync.feed(event(1, 11))
+    assert sync.feed(event(1, 12))
+    assert sync.seq == 12
+    assert [e["seq"] for e in sync.view()["log"]] == [11, 12]  # type: ignore[index]
+    assert not sync.stale and not sync.resyncing
+
+
+def test_a_seq_gap_waits_for_the_next_snapshot() -> None:
+    sync = synced()
+    sync.feed(event(1, 11))
+    assert sync.feed(event(1, 13))  # 12 was lost
+    assert sync.resyncing
+    assert not sync.feed(event(1, 14))  # not trusted while resyncing
+    assert [e["seq"] for e in sync.view()["log"]] == [11]  # type: ignore[index]
+    sync.feed(state(1, 14))
+    assert not sync.resyncing and sync.seq == 14
+    assert sync.feed(event(1, 15))
+
+
+def test_a_new_epoch_resets_the_view() -> None:
+    sync = synced()
+    sync.feed(event(1, 11))
+    sync.feed(state(2, 3))  # the daemon restarted
+    assert sync.epoch == 2 and sync.seq == 3
+    assert sync.view()["log"] == []
+    assert not sync.feed(event(1, 12))  # a straggler of the old run changes nothing
+    assert sync.seq == 3
+
+
+def test_an_event_of_a_new_epoch_before_its_snapshot_waits_for_it() -> None:
+    sync = synced()
+    sync.feed(event(2, 1))
+    assert sync.resyncing and sync.snapshot is None and sync.stale
+    sync.feed(state(2, 1))
+    assert not sync.resyncing and not sync.stale
+
+
+def test_offline_status_or_lost_link_is_stale_and_keeps_the_last_state() -> None:
+    sync = synced()
+    sync.feed(msg("status", {"table": "t01", "status": "offline", "epoch": 1}))
+    assert sync.stale and sync.snapshot is not None
+    sync.feed(msg("status", {"table": "t01", "status": "online", "epoch": 1}))
+    assert not sync.stale
+    sync.feed(LinkChange(LinkState.DOWN))
+    assert sync.stale and sync.view()["connected"] is False
+
+
+def test_an_older_snapshot_is_ignored() -> None:
+    sync = synced(seq=10)
+    assert not sync.feed(state(1, 9))
+    assert sync.seq == 10
+
+
+@pytest.mark.parametrize("payload", [b"not json", b"[1, 2]", b'{"table": "t01"}',
+                                     b'{"table": "t01", "epoch": "1", "seq": 2, "seats": []}'])
+def test_bad_payloads_change_nothing(payload: bytes) -> None:
+    sync = synced()
+    before = sync.view()
+    assert not sync.feed(Message(f"{T}/state", payload))
+    assert not sync.feed(Message(f"{T}/events", payload))
+    assert sync.view() == before
+
+
+def test_other_tables_are_ignored() -> None:
+    sync = synced()
+    assert not sync.feed(Message("poker/v1/tables/t02/state", state(1, 99).payload))
+    assert sync.seq == 10
+
+
+def test_a_hidden_card_in_a_public_snapshot_never_reaches_the_view() -> None:
+    sync = synced()
+    seats = [{"seat": 1, "cards": [{"card": "Ah", "up": False}, {"card": "Kd", "up": True}]}]
+    sync.feed(state(1, 11, seats=seats))
+    cards = sync.view()["snapshot"]["seats"][0]["cards"]  # type: ignore[index]
+    assert cards == [{"card": None, "up": False}, {"card": "Kd", "up": True}]
+
+
+def test_delay_line_releases_in_order_only_when_due() -> None:
+    line: DelayLine[int] = DelayLine(2.0)
+    line.push(1, 0.0)
+    line.push(2, 0.5)
+    assert line.pop_due(1.999) == []
+    assert line.pop_due(2.0) == [1]
+    assert line.next_due() == 2.5
+    assert line.pop_due(10) == [2]
+    assert line.next_due() is None
+    with pytest.raises(ValueError, match="negative"):
+        DelayLine(-1)
+
+
+def test_overlay_holds_hole_cards_until_the_delay() -> None:
+    overlay = OverlaySync("t01", 30.0)
+    hole = Message("secure/v1/tables/t01/holecards", json.dumps(
+        {"table": "t01", "hand": "h1", "seat": 3, "cards": ["As", "Kd"]}).encode())
+    overlay.receive(hole, now=100.0)
+    assert overlay.view()["holecards"] == {}
+    assert not overlay.release(129.9)
+    assert overlay.view()["holecards"] == {}
+    assert overlay.release(130.0)
+    assert overlay.view()["holecards"] == {"3": ["As", "Kd"]}
+    # A new hand clears the previous hand's cards once it is released.
+    overlay.receive(Message("secure/v1/tables/t01/holecards", json.dumps(
+        {"table": "t01", "hand": "h2", "seat": 1, "cards": ["2c", "2d"]}).encode()), 131.0)
+    overlay.release(161.0)
+    assert overlay.view()["holecards"] == {"1": ["2c", "2d"]}
+
+
+def test_overlay_drops_malformed_hole_cards_at_once() -> None:
+    overlay = OverlaySync("t01", 1.0)
+    overlay.receive(Message("secure/v1/tables/t01/holecards", b'{"seat": "x"}'), 0.0)
+    overlay.receive(Message("poker/v1/tables/t01/state", b"{}"), 0.0)
+    assert overlay.next_due() is None
