@@ -158,10 +158,21 @@ class MqttPublisher:
     Use as ``async with MqttPublisher(settings, availability=...) as mqtt: ...``.
     """
 
-    def __init__(self, settings: MqttSettings, *,
-                 availability: Availability | None = None) -> None:
+    def __init__(self, settings: MqttSettings, *, availability: Availability | None = None,
+                 wait_connected: bool = True) -> None:
+        """Prepare (nothing connects before ``async with``).
+
+        Args:
+            settings: broker address, credentials, session and backoff.
+            availability: birth / will payloads, or None for a client without availability
+                (a display, a console).
+            wait_connected: when True, entering waits for the first CONNACK and fails if there
+                is none; when False (the daemon at boot, broker maybe down) entering returns at
+                once and :meth:`connections` reports the first connection when it happens.
+        """
         self._settings = settings
         self._availability = availability
+        self._wait_connected = wait_connected
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: mqtt.Client | None = None
         self._connected = False
@@ -178,11 +189,11 @@ class MqttPublisher:
     # -- lifecycle ------------------------------------------------------------------------
 
     async def __aenter__(self) -> Self:
-        """Connect and wait for the first CONNACK (then birth and subscriptions are done).
+        """Connect; unless ``wait_connected=False``, wait for the first CONNACK and birth.
 
         Raises:
             NotConnectedError: refused (bad credentials, not authorised) or no CONNACK within
-                ``settings.connect_timeout``.
+                ``settings.connect_timeout`` (only when waiting).
         """
         if self._client is not None:
             raise PublishError("MqttPublisher is not re-entrant")
@@ -214,6 +225,8 @@ class MqttPublisher:
         self._first = self._loop.create_future()
         client.connect_async(s.host, s.port, s.keepalive, clean_start=False, properties=props)
         client.loop_start()
+        if not self._wait_connected:
+            return self
         try:
             async with asyncio.timeout(s.connect_timeout):
                 await self._first
@@ -245,6 +258,7 @@ class MqttPublisher:
         client, self._client = self._client, None
         if client is None:
             return
+        self._connected = False               # a deliberate disconnect: not worth a warning
         client.disconnect()
         await asyncio.to_thread(client.loop_stop)
         for task in list(self._tasks):
@@ -307,7 +321,11 @@ class MqttPublisher:
             raise PublishError(f"unsupported qos {qos}", topic_filter)
         self._filters[topic_filter] = qos
         if self._connected:
-            await self._subscribe(topic_filter, qos)
+            try:
+                await self._subscribe(topic_filter, qos)
+            except PublishRefusedError:
+                del self._filters[topic_filter]       # do not retry it at every reconnect
+                raise
 
     async def messages(self) -> AsyncIterator[IncomingMessage]:
         """Incoming messages (all subscriptions, one stream) until the client closes."""
@@ -368,7 +386,10 @@ class MqttPublisher:
     async def _after_connect(self, info: ConnectInfo) -> None:
         try:
             for topic_filter, qos in list(self._filters.items()):
-                await self._subscribe(topic_filter, qos)
+                try:
+                    await self._subscribe(topic_filter, qos)
+                except PublishRefusedError as exc:
+                    _LOGGER.error("mqtt: re-subscribe refused: %s", exc)
             if self._availability is not None:
                 a = self._availability
                 await self.publish(a.topic, a.online, retain=True)

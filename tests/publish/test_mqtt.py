@@ -305,3 +305,20 @@ def test_no_threads_leak(mosquitto: Broker) -> None:
             pass
     asyncio.run(run())
     assert threading.active_count() == before
+
+
+async def test_start_while_the_broker_is_down_then_connect_later(mosquitto: Broker) -> None:
+    mosquitto.kill()
+    ctl = MqttPublisher(settings(mosquitto, "ctl"), availability=availability("t1", 3),
+                        wait_connected=False)
+    async with ctl:
+        assert not ctl.connected
+        with pytest.raises(NotConnectedError):
+            await ctl.publish(tp.events("t1"), b"x")
+        mosquitto.start()
+        async with asyncio.timeout(WAIT):
+            info = await anext(ctl.connections())
+        assert info.count == 1 and ctl.nodelay()
+        async with display(mosquitto, tp.status("t1").value) as disp:
+            birth = decode(StatusPayload, (await next_message(disp, lambda m: True)).payload)
+            assert (birth.state, birth.epoch) == ("online", 3)

@@ -1,0 +1,201 @@
+"""Publish -> receive latency through mosquitto: our MqttPublisher vs bare paho, NODELAY on/off.
+
+Method (research/mqtt.md §5): a private mosquitto on a free loopback port (``set_tcp_nodelay
+true``), one subscriber in a separate process (bare paho), one publisher in this process. Every
+payload carries ``time.monotonic_ns()`` taken just before the publish call (CLOCK_MONOTONIC is
+system-wide on Linux); latency = receive-callback time - stamp. Open loop: one message every
+``--interval-ms``; ``--count`` messages per run; ``--runs`` runs per variant, and the figures
+are medians over the runs. Variants:
+
+* ``adapter_q0`` / ``adapter_q1``: :class:`tablectl.publish.mqtt.MqttPublisher` (NODELAY set,
+  QoS 1 awaits the PUBACK);
+* ``paho_nodelay_q0``: bare paho with TCP_NODELAY set in ``on_connect`` (the research baseline);
+* ``paho_q0`` / ``paho_q1``: bare paho as it comes (Nagle on).
+
+The last line printed is one JSON object with every figure (milliseconds).
+
+Usage: ``.venv/bin/python bench/publish.py [--count 1000] [--interval-ms 2] [--runs 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.topics import Topic
+
+TOPIC = "bench/latency"
+DONE = b"done"
+PAD = b"x" * 480
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_broker(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    conf = workdir / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+                    "persistence false\nmax_queued_messages 100000\nlog_dest none\n")
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    proc = subprocess.Popen([binary, "-c", str(conf)], cwd=workdir)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("mosquitto did not start")
+
+
+def subscriber(port: int) -> None:
+    """Child process: collect latencies until ``done``, then print them as JSON."""
+    lat: list[float] = []
+    finished = threading.Event()
+    subscribed = threading.Event()
+
+    def on_message(_c: paho.Client, _u: object, msg: paho.MQTTMessage) -> None:
+        now = time.monotonic_ns()
+        if msg.payload == DONE:
+            finished.set()
+            return
+        sent = int(msg.payload[:20])
+        lat.append((now - sent) / 1e6)
+
+    client = paho.Client(CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5)
+    client.on_message = on_message
+    client.on_subscribe = lambda *_a: subscribed.set()
+    client.connect("127.0.0.1", port)
+    client.subscribe(TOPIC, qos=1)
+    client.loop_start()
+    subscribed.wait(10)
+    print("ready", flush=True)
+    finished.wait(600)
+    client.loop_stop()
+    client.disconnect()
+    print(json.dumps(lat), flush=True)
+
+
+def payload() -> bytes:
+    return b"%020d" % time.monotonic_ns() + PAD
+
+
+def run_paho(port: int, count: int, interval: float, qos: int, nodelay: bool) -> None:
+    client = paho.Client(CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5)
+    connected = threading.Event()
+
+    def on_connect(c: paho.Client, *_a: object) -> None:
+        if nodelay:
+            sock = c.socket()
+            assert isinstance(sock, socket.socket)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connected.set()
+
+    client.on_connect = on_connect
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    connected.wait(10)
+    t0 = time.monotonic()
+    for i in range(count):
+        delay = t0 + i * interval - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        client.publish(TOPIC, payload(), qos=qos)
+    client.publish(TOPIC, DONE, qos=1).wait_for_publish(10)
+    client.loop_stop()
+    client.disconnect()
+
+
+async def run_adapter(port: int, count: int, interval: float, qos: int) -> None:
+    topic = Topic(TOPIC)
+    async with MqttPublisher(MqttSettings(host="127.0.0.1", port=port,
+                                          client_id=f"bench-{os.getpid()}")) as pub:
+        assert pub.nodelay()
+        t0 = time.monotonic()
+        for i in range(count):
+            delay = t0 + i * interval - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await pub.publish(topic, payload(), qos=qos)
+        await pub.publish(topic, DONE, qos=1)
+
+
+def measure(port: int, variant: str, count: int, interval: float) -> list[float]:
+    sub = subprocess.Popen([sys.executable, __file__, "--subscriber", str(port)],
+                           stdout=subprocess.PIPE, text=True)
+    assert sub.stdout is not None
+    assert sub.stdout.readline().strip() == "ready"
+    if variant.startswith("adapter"):
+        asyncio.run(run_adapter(port, count, interval, qos=int(variant[-1])))
+    else:
+        run_paho(port, count, interval, qos=int(variant[-1]), nodelay="nodelay" in variant)
+    out, _ = sub.communicate(timeout=120)
+    lat: list[float] = json.loads(out.strip().splitlines()[-1])
+    if len(lat) != count:
+        raise SystemExit(f"{variant}: received {len(lat)} of {count}")
+    return lat
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--interval-ms", type=float, default=2.0)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--subscriber", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.subscriber:
+        subscriber(args.subscriber)
+        return
+    variants = ["adapter_q0", "adapter_q1", "paho_nodelay_q0", "paho_q0", "paho_q1"]
+    figures: dict[str, Any] = {"count": args.count, "interval_ms": args.interval_ms,
+                               "runs": args.runs}
+    with tempfile.TemporaryDirectory() as tmp:
+        broker, port = start_broker(Path(tmp))
+        try:
+            for variant in variants:
+                p50s, p99s, maxes = [], [], []
+                for _ in range(args.runs):
+                    lat = measure(port, variant, args.count, args.interval_ms / 1000)
+                    p50s.append(pct(lat, 50))
+                    p99s.append(pct(lat, 99))
+                    maxes.append(max(lat))
+                row = {"p50_ms": round(statistics.median(p50s), 3),
+                       "p99_ms": round(statistics.median(p99s), 3),
+                       "max_ms": round(statistics.median(maxes), 3)}
+                figures[variant] = row
+                print(f"{variant:16s} p50 {row['p50_ms']:7.3f} ms  p99 {row['p99_ms']:7.3f} ms"
+                      f"  max {row['max_ms']:7.3f} ms  (median of {args.runs} runs)", flush=True)
+        finally:
+            broker.terminate()
+            broker.wait(10)
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
