@@ -1,0 +1,133 @@
+"""Showdowns: every pot to its own eligible hands, hi/lo halves, odd chips and rake."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from fractions import Fraction
+
+from tablectl.domain.games import GameKind
+from tablectl.game import (
+    Half,
+    OddChip,
+    PotAwarded,
+    Rake,
+    RakeScope,
+    ShowdownHand,
+    to_dict,
+)
+from tests.game.helpers import CASINO, NL, act, deal, start
+
+
+def test_hi_lo_side_pot_without_a_low_goes_to_the_high_hand() -> None:
+    # research/pokerkit.md: PokerKit 0.7.7 gives [6, 99, 86, 22]; the side pots have no low
+    hand = start(GameKind.HOLDEM_HI_LO, stacks=(3, 100, 100, 10), button=4)
+    deal(hand, "As Kh Qh Ah 2s Kd Qd Ad")
+    act(hand, 3, "raise", 4)
+    act(hand, 4, "call")
+    act(hand, 1, "call")       # all-in for 3
+    act(hand, 2, "call")
+    deal(hand, "9c 3c 4d 8h")
+    act(hand, 2, "bet", 2)
+    act(hand, 3, "raise", 4)
+    act(hand, 4, "raise", 6)   # all-in
+    act(hand, 2, "call")
+    act(hand, 3, "call")
+    deal(hand, "9d Tc")
+    act(hand, 2, "bet", 4)
+    act(hand, 3, "call")
+    deal(hand, "9h Jd")
+    act(hand, 2, "check")
+    act(hand, 3, "check")
+    assert hand.is_done
+    # main 12: aces high 6, seat 1's 8-4-3-2-A low 6; side 21 to the aces; side 8 to kings
+    assert dict(hand.final_stacks) == {1: 6, 2: 94, 3: 86, 4: 27}
+    halves = [(r.pot_index, a.seat, a.amount, a.half) for r in hand.results for a in r.awards]
+    assert halves == [(0, 4, 6, Half.HIGH), (0, 1, 6, Half.LOW),
+                      (1, 4, 21, Half.WHOLE), (2, 2, 8, Half.WHOLE)]
+    lows = {e.seat: e.low for e in hand.events if isinstance(e, ShowdownHand)}
+    assert lows == {1: "8-4-3-2-A low", 2: None, 3: None, 4: None}
+
+
+def _three_way_board_split(rules_odd: OddChip) -> dict[int, int]:
+    rules = replace(CASINO, odd_chip=rules_odd)
+    hand = start(stacks=(100,) * 4, button=4, rules=rules)
+    deal(hand, "2c 3c 4c 5c 2d 3d 4d 5d")
+    act(hand, 3, "call")
+    act(hand, 4, "call")
+    act(hand, 1, "call")
+    act(hand, 2, "check")
+    deal(hand, "6c As Ks Qs")
+    act(hand, 1, "bet", 2)
+    act(hand, 2, "call")
+    act(hand, 3, "call")
+    act(hand, 4, "fold")
+    for street in ("7c Js", "8c Ts"):
+        deal(hand, street)
+        for seat in (1, 2, 3):
+            act(hand, seat, "check")
+    assert hand.is_done
+    return dict(hand.final_stacks)
+
+
+def test_odd_chips_go_one_each_from_the_button_left() -> None:
+    # pot 14, royal flush on board: 3 ways -> 5, 5, 4 (seats 1 and 2 first left of button 4)
+    assert _three_way_board_split(OddChip.LEFT_OF_BUTTON) == {1: 101, 2: 101, 3: 100, 4: 98}
+
+
+def test_pokerkit_odd_chip_rule_gives_all_to_the_first_winner() -> None:
+    assert _three_way_board_split(OddChip.FIRST_WINNER_ALL) == {1: 102, 2: 100, 3: 100, 4: 98}
+
+
+def _side_pot_hand(rake: Rake) -> dict[int, int]:
+    hand = start(structure=NL, stacks=(30, 100, 100), button=3, rules=replace(CASINO, rake=rake))
+    deal(hand, "As Ks 2h Ad Kd 3h")
+    act(hand, 3, "raise", 60)
+    act(hand, 1, "call")   # all-in 30
+    act(hand, 2, "call")
+    for street in ("4c 7c 8d 9s", "5c Jc", "6c Qd"):
+        deal(hand, street)
+        act(hand, 2, "check")
+        act(hand, 3, "check")
+    assert hand.is_done
+    return dict(hand.final_stacks) | {0: hand.rake}
+
+
+def test_rake_per_pot_rounds_down_per_pot() -> None:
+    # main 90 -> 5% = 4.5 -> 4; side 60 -> 3
+    stacks = _side_pot_hand(Rake(Fraction(1, 20), scope=RakeScope.PER_POT))
+    assert stacks == {0: 7, 1: 86, 2: 97, 3: 40}
+
+
+def test_rake_per_hand_has_one_cap() -> None:
+    stacks = _side_pot_hand(Rake(Fraction(1, 10), cap=5, scope=RakeScope.PER_HAND))
+    # main 90 -> 9 capped at 5; the side pot pays nothing more
+    assert stacks == {0: 5, 1: 85, 2: 100, 3: 40}
+    per_pot = _side_pot_hand(Rake(Fraction(1, 10), cap=5, scope=RakeScope.PER_POT))
+    assert per_pot == {0: 10, 1: 85, 2: 95, 3: 40}
+
+
+def test_no_flop_no_drop() -> None:
+    rules = replace(CASINO, rake=Rake(Fraction(1, 10), cap=5))
+    hand = start(structure=NL, stacks=(100,) * 3, button=3, rules=rules)
+    deal(hand, "As Ks 2h Ad Kd 3h")
+    act(hand, 3, "raise", 50)
+    act(hand, 1, "fold")
+    act(hand, 2, "fold")
+    assert hand.rake == 0 and dict(hand.final_stacks) == {1: 99, 2: 98, 3: 103}
+
+
+def test_winning_hands_are_described_and_events_are_json() -> None:
+    hand = start(stacks=(100, 100), button=2)
+    deal(hand, "Kh 2c Kd 7d")
+    act(hand, 2, "call")
+    act(hand, 1, "check")
+    for street in ("3s 4h 9c Ks", "5s 4d", "6s 9h"):
+        deal(hand, street)
+        act(hand, 1, "check")
+        act(hand, 2, "check")
+    awards = [e for e in hand.events if isinstance(e, PotAwarded)]
+    assert [(a.seat, a.amount, a.description) for a in awards] == [
+        (1, 4, "Full house, kings full of nines")]
+    text = json.dumps([to_dict(e) for e in hand.events])
+    assert '"type": "pot-awarded"' in text and '"card": "Kh"' in text
