@@ -7,10 +7,12 @@ Run from the repository root:
 
 Method: seeded random deals are drawn once and converted to each library's own card type
 *before* any timer starts, so only the evaluation calls are timed (``time.perf_counter``,
-one thread). Every measurement runs ``--repeats`` times on the same inputs; the median and
-the best rate are printed. Before timing, the orderings of our keys and the baselines are
-cross-checked on the timed inputs (every pair of hands must be ordered alike), so the figures
-compare evaluators that agree.
+one thread). Every measurement runs ``--repeats`` times on the same inputs, the repeats
+interleaved round-robin across all measurements (so load from other processes on a shared
+machine falls on ours and the baselines alike); the median and the best rate are printed.
+Before timing, the orderings of our keys and the baselines are cross-checked on the timed
+inputs (every pair of hands must be ordered alike), so the figures compare evaluators that
+agree.
 
 What is timed, per evaluation:
 
@@ -55,13 +57,17 @@ from tablectl.game.evaluate import (
 SEED = 20261129
 
 
-def _rates(run: Callable[[], object], n: int, repeats: int) -> tuple[float, float]:
-    rates = []
+def _round_robin(
+    runs: Sequence[tuple[Callable[[], object], int]], repeats: int
+) -> list[tuple[float, float]]:
+    """(median, best) rate of each run; repeats interleave so a busy moment hits them all."""
+    rates: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        run()
-        rates.append(n / (time.perf_counter() - t0))
-    return statistics.median(rates), max(rates)
+        for (run, n), out in zip(runs, rates, strict=True):
+            t0 = time.perf_counter()
+            run()
+            out.append(n / (time.perf_counter() - t0))
+    return [(statistics.median(r), max(r)) for r in rates]
 
 
 def _same_order(ours: Sequence[int], theirs: Sequence[Any], *, theirs_lower_better: bool) -> int:
@@ -195,8 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "omaha_low8": {},
     }
     print(f"{'seven_card_high':16} {'ours_key_cold':16} {cold7:>12,.0f}  (first pass, single)")
-    for group, label, run, n in table:
-        median, best = _rates(run, n, repeats)
+    results = _round_robin([(run, n) for _, _, run, n in table], repeats)
+    for (group, label, _, n), (median, best) in zip(table, results, strict=True):
         figures[group][label] = round(median)
         print(f"{group:16} {label:16} {median:>12,.0f}  (best {best:,.0f}, {n} inputs)", flush=True)
     for group in ("seven_card_high", "omaha_high"):
