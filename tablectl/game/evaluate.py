@@ -33,10 +33,11 @@ groups first; a low hand from its highest rank down); when several physical card
 fields); a hand's integer is the sum of its cards'. A flush shows as a suit field reaching 5;
 otherwise the rank part is looked up in a table of rank multisets: the 6 175 five-card entries
 are built at import (about 15 ms), six- and seven-card entries are filled in on first use (a
-memo; the results never depend on it). Omaha adds the 6 hole-pair sums to the 10 board-triple
-sums (60 lookups, duplicates of rank pattern removed first) and looks for flushes only when the
-board has three cards of a suit. Lows use 8-bit masks of ace-to-eight ranks. ``bench/evaluate.py``
-measures all this against phevaluator and PokerKit.
+memo of at most 73 775 entries, about 7 MB; results never depend on it). Omaha adds the 6
+hole-pair sums to the 10 board-triple sums (60 lookups, repeated rank patterns removed first)
+and looks for flushes only when the board has three cards of a suit. Lows use 8-bit masks of
+ace-to-eight ranks; an Omaha low tries each hole pair with the three lowest unused board low
+ranks. ``bench/evaluate.py`` measures all this against phevaluator and PokerKit.
 
 >>> from tablectl.domain.cards import parse_cards
 >>> best_high(parse_cards("Kh Kd 4c 4s Kc 9h 2d")).description
