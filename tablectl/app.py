@@ -1,2 +1,196 @@
 """The composition root: builds the table daemon from a config (sources, controller, journal,
 publisher) and runs it. Every other module receives its collaborators as arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import ssl
+import tomllib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tablectl.clock import Clock, SystemClock
+from tablectl.config import TableConfig
+from tablectl.domain.errors import ConfigError
+from tablectl.publish import topics
+from tablectl.publish.base import MessageProps
+from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.web.auth import Users
+from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, secure_topics, table_topics
+from tablectl.web.server import WebServer, WebSettings
+
+# --- the browser display server (``tablectl web``) -------------------------------------------
+# Lives here because it joins tablectl.publish (the MQTT client) to tablectl.web (which may not
+# import it): the web package only knows the small Feed / CommandChannel protocols.
+
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
+    """``(username, password)`` from a credentials TOML file, or ``(None, None)``.
+
+    Raises:
+        ConfigError: unreadable, or without a string ``username``.
+    """
+    if path is None:
+        return None, None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError([("", f"cannot read credentials: {exc}")], source=str(path)) from exc
+    user, password = data.get("username"), data.get("password")
+    if not isinstance(user, str) or not (password is None or isinstance(password, str)):
+        raise ConfigError([("username", "credentials need a username (and a password)")],
+                          source=str(path))
+    return user, password
+
+
+def broker_settings(url: str, *, credentials: Path | None, cafile: Path | None = None,
+                    certfile: Path | None = None, keyfile: Path | None = None,
+                    role: str = "web") -> MqttSettings:
+    """MQTT settings for one of the web server's broker connections (no persistent session:
+    displays rebuild their view from the retained snapshot)."""
+    parts = urlsplit(url)
+    user, password = read_credentials(credentials)
+    context: ssl.SSLContext | None = None
+    if parts.scheme == "mqtts":
+        context = ssl.create_default_context(cafile=str(cafile) if cafile else None)
+        if certfile is not None:
+            context.load_cert_chain(str(certfile), str(keyfile) if keyfile else None)
+    client_id = user or f"tablectl-{role}-{secrets.token_hex(4)}"
+    return MqttSettings(host=parts.hostname or "127.0.0.1", port=parts.port or 1883,
+                        client_id=client_id, username=user, password=password, tls=context,
+                        session_expiry=0)
+
+
+class _QueueFeed:
+    """A :class:`~tablectl.web.link.Feed` filled by :func:`_pump`."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[FeedItem] = asyncio.Queue()
+
+    async def __aiter__(self) -> AsyncIterator[FeedItem]:
+        while True:
+            yield await self.queue.get()
+
+
+async def _pump(client: MqttPublisher, filters: tuple[str, ...], feed: _QueueFeed,
+                clock: Clock) -> None:
+    """Subscribe, then turn the client's messages and (re)connections into feed items; poll
+    the link once a second to report its loss (the adapter has no disconnect stream)."""
+    for topic_filter in filters:
+        await client.subscribe(topic_filter, qos=1)
+
+    async def messages() -> None:
+        async for msg in client.messages():
+            feed.queue.put_nowait(Message(msg.topic.value, msg.payload))
+
+    async def connections() -> None:
+        async for _ in client.connections():
+            feed.queue.put_nowait(LinkChange(LinkState.UP))
+
+    async def watch() -> None:
+        up = client.connected
+        feed.queue.put_nowait(LinkChange(LinkState.UP if up else LinkState.DOWN))
+        while True:
+            await clock.sleep(1.0)
+            if client.connected != up:
+                up = client.connected
+                feed.queue.put_nowait(LinkChange(LinkState.UP if up else LinkState.DOWN))
+
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(messages())
+        tg.create_task(connections())
+        tg.create_task(watch())
+
+
+class _PublishCommands:
+    """A :class:`~tablectl.web.link.CommandChannel` over the console user's MQTT client."""
+
+    def __init__(self, client: MqttPublisher, table: str, user: str) -> None:
+        self._client = client
+        self._table = table
+        self._user = user
+        self.reply_topic = topics.reply(user, f"web-{secrets.token_hex(4)}")
+        self._pending: dict[bytes, asyncio.Future[bytes]] = {}
+
+    async def run(self) -> None:
+        """Subscribe to the reply topic and hand replies to their waiting requests."""
+        await self._client.subscribe(self.reply_topic.value, qos=1)
+        async for msg in self._client.messages():
+            corr = msg.props.correlation_data
+            fut = self._pending.get(corr) if corr is not None else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg.payload)
+
+    async def request(self, name: str, payload: bytes, *, expiry: float) -> bytes:
+        corr = secrets.token_bytes(12)
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._pending[corr] = fut
+        try:
+            await self._client.publish(
+                topics.cmd(self._table, name, self._user), payload, qos=1,
+                props=MessageProps(response_topic=self.reply_topic.value,
+                                   correlation_data=corr,
+                                   message_expiry=max(1, round(expiry)),
+                                   content_type="application/json"))
+            async with asyncio.timeout(expiry):
+                return await fut
+        finally:
+            self._pending.pop(corr, None)
+
+
+async def run_web(config: TableConfig, *, host: str | None = None,
+                  port: int | None = None, clock: Clock | None = None) -> None:
+    """Run the browser display server of ``config``'s ``[web]`` section until cancelled.
+
+    Raises:
+        ConfigError: no ``[web]`` section, or its users / credentials files are invalid.
+        NotConnectedError: the broker refused or could not be reached.
+    """
+    web = config.web
+    if web is None:
+        raise ConfigError([("web", "the config has no [web] section")])
+    clock = clock or SystemClock()
+    users = Users.load(web.users) if web.users is not None else Users({})
+    mq = config.mqtt
+    public_settings = broker_settings(mq.url, credentials=web.credentials, cafile=mq.cafile,
+                                      role="web")
+    console_settings = broker_settings(mq.url, credentials=web.console_credentials
+                                       or web.credentials, cafile=mq.cafile, role="console")
+    console_user = console_settings.username or console_settings.client_id
+    settings = WebSettings(table=config.table.id, table_name=config.table.name,
+                           broadcast_delay=web.broadcast_delay, four_colour=web.four_colour)
+    public_feed = _QueueFeed()
+    secure_feed = _QueueFeed() if web.secure_url else None
+    async with contextlib.AsyncExitStack() as stack:
+        public_client = await stack.enter_async_context(MqttPublisher(public_settings))
+        console_client = await stack.enter_async_context(MqttPublisher(console_settings))
+        commands = _PublishCommands(console_client, config.table.id, console_user)
+        tasks = [asyncio.create_task(_pump(public_client, table_topics(config.table.id),
+                                           public_feed, clock)),
+                 asyncio.create_task(commands.run())]
+        if web.secure_url and secure_feed is not None:
+            secure_settings = broker_settings(web.secure_url, credentials=None,
+                                              cafile=mq.cafile, certfile=web.secure_certfile,
+                                              keyfile=web.secure_keyfile, role="overlay")
+            secure_client = await stack.enter_async_context(MqttPublisher(secure_settings))
+            tasks.append(asyncio.create_task(_pump(secure_client,
+                                                   secure_topics(config.table.id),
+                                                   secure_feed, clock)))
+        server = WebServer(settings, users=users, public_feed=public_feed,
+                           secure_feed=secure_feed, commands=commands, clock=clock)
+        _LOGGER.info("web: serving table %s on http://%s:%s/%s", config.table.id,
+                     host or web.host, port or web.port,
+                     "" if secure_feed else " (no overlay: no secure_url)")
+        try:
+            await server.run(host=host or web.host, port=port or web.port)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

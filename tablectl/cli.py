@@ -109,10 +109,59 @@ def _add_config(sub: _Subparsers) -> None:
     check.set_defaults(handler=_config_check)
 
 
+# --- web ----------------------------------------------------------------------------------
+
+def _web(args: argparse.Namespace) -> int:
+    if args.hash_password:
+        import getpass
+
+        from tablectl.web.auth import hash_password
+
+        password = (getpass.getpass("password: ") if sys.stdin.isatty()
+                    else sys.stdin.readline().rstrip("\n"))
+        if not password:
+            print("no password given", file=sys.stderr)
+            return 2
+        print(hash_password(password))
+        return 0
+    if args.config is None:
+        print("tablectl web: --config FILE is required", file=sys.stderr)
+        return 2
+    import asyncio
+
+    from tablectl.app import run_web
+    from tablectl.config import load_config
+    from tablectl.domain.errors import TablectlError
+
+    config = load_config(Path(args.config))
+    try:
+        asyncio.run(run_web(config, host=args.host, port=args.port))
+    except ValueError as exc:  # a bad users file (UsersFileError) or other bad input
+        print(f"tablectl web: {exc}", file=sys.stderr)
+        return 2
+    except TablectlError as exc:
+        print(f"tablectl web: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_web(sub: _Subparsers) -> None:
+    p = sub.add_parser("web", help="serve the table display, dealer console and broadcast "
+                                   "overlay to browsers (config section [web])")
+    p.add_argument("--config", metavar="FILE", help="the table config file")
+    p.add_argument("--host", default=None, help="listen address (default: web.host)")
+    p.add_argument("--port", type=int, default=None, help="listen port (default: web.port)")
+    p.add_argument("--hash-password", action="store_true",
+                   help="read a password (prompt or stdin) and print its hash for the "
+                        "users file, then exit")
+    p.set_defaults(handler=_web)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_config,
+    _add_web,
 )
 
 
