@@ -329,6 +329,16 @@ class Session:
             self._out += b"\x00"
             self._emit(self._hello_ack(0), now)
 
+    def link_lost(self, now: float) -> None:
+        """The transport under the session went away (unplug, closed port): the link is DEAD
+        until the next :meth:`connect` (host) or HELLO (device). Queues are kept."""
+        if self.state is LinkState.UP:
+            self._down_since = now
+        if self.state in (LinkState.UP, LinkState.CONNECTING):
+            self.state = LinkState.DEAD
+            self._retx_deadline = None
+            self._hello_deadline = None
+
     def can_send(self) -> bool:
         """True when :meth:`send` would accept one more message (the queue has room)."""
         return self.queued < self.config.queue_limit

@@ -1,0 +1,326 @@
+"""The host's asyncio client of one device: connect, reconnect, and hand on events once.
+
+>>> async def main() -> None:                                       # doctest: +SKIP
+...     async with DeviceClient("/dev/serial/by-id/usb-Acme_Shoe_42-if00") as shoe:
+...         async for event in shoe.events():
+...             match event:
+...                 case Delivered(message=TagSeen() as read):
+...                     print(read.antenna, read.uid_hex, read.index)
+...                 case Connected(new_boot=True):
+...                     pass  # per-device state is void; a snapshot is on its way
+
+The client owns a host-role :class:`~firmware_bridge.session.Session` that lives across
+reconnects (so sequence numbers, duplicate suppression and the last boot id survive an
+unplug). Each connection: open the link through the injected opener (which re-resolves the
+stable name), handshake, pump bytes and timers; on unplug, closed link, dead link or failed
+handshake it closes the link at once and retries with backoff 0.5 -> 1 -> 2 -> 5 s (capped;
+reset by a successful handshake). A peer of another major version stops the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Final, Self, TypeAlias
+
+from firmware_bridge.clock import Clock, SystemClock
+from firmware_bridge.errors import LinkClosedError, LocalProtocolError, RemoteProtocolError
+from firmware_bridge.link import Link, LinkOpener, open_serial_link
+from firmware_bridge.messages import HelloAck, Message
+from firmware_bridge.session import (
+    BadPayload,
+    HandshakeFailed,
+    LinkDead,
+    LinkState,
+    LinkUp,
+    Received,
+    Role,
+    Session,
+    SessionConfig,
+    SessionEvent,
+    SessionStats,
+    VersionMismatch,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_BACKOFF: Final = (0.5, 1.0, 2.0, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """The handshake completed.
+
+    Attributes:
+        device: the client's name. peer: the device's HELLO_ACK (kind, firmware, boot id).
+        new_boot: the device restarted since we last saw it (True on the first connection):
+            drop per-device state; ``snapshot_req_id`` names the snapshot on its way.
+    """
+
+    device: str
+    peer: HelloAck
+    new_boot: bool
+    snapshot_req_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRebooted:
+    """The device came back with another boot id: events not yet delivered may be lost.
+
+    Sent just before the :class:`Connected` of that handshake.
+    """
+
+    device: str
+    previous_boot_id: int
+    boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The link went down (unplug, silence, closed port, failed handshake)."""
+
+    device: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A device message (TagSeen, TagGone, AntennaState, SnapshotDone, Misread, Button,
+    Status, or UnknownMessage), delivered exactly once and in the device's order.
+
+    Attributes:
+        seq: the device's frame seq. at: host monotonic time of arrival (the client's clock).
+    """
+
+    device: str
+    message: Message
+    seq: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A reliable frame whose payload did not decode (acknowledged, so the device moved on)."""
+
+    device: str
+    type: int
+    seq: int
+    error: str
+
+
+DeviceEvent: TypeAlias = Connected | DeviceRebooted | Disconnected | Delivered | Malformed
+"""What :meth:`DeviceClient.events` yields."""
+
+
+class DeviceClient:
+    """Host side of one device, as an async context manager (reusable, not re-entrant).
+
+    Args:
+        address: path, stable name or pyserial URL, passed to ``opener`` on every connect.
+        name: used in events and logs (default: the address).
+        opener: opens the link; default :func:`open_serial_link`. Tests pass a pipe's opener.
+        clock: injected time (``monotonic`` + ``sleep``).
+        config: session timing.
+        backoff: waits between failed connection attempts, the last one repeating.
+        nonce: HELLO nonce source (default random).
+    """
+
+    def __init__(self, address: str, *, name: str | None = None,
+                 opener: LinkOpener = open_serial_link, clock: Clock | None = None,
+                 config: SessionConfig | None = None,
+                 backoff: Sequence[float] = DEFAULT_BACKOFF,
+                 nonce: Callable[[], int] | None = None) -> None:
+        if not backoff or min(backoff) < 0:
+            raise ValueError("backoff needs at least one non-negative delay")
+        self.address = address
+        self.name = name or address
+        self._opener = opener
+        self._clock: Clock = clock or SystemClock()
+        self._backoff = tuple(backoff)
+        self._session = Session(Role.HOST, now=self._clock.monotonic(), config=config,
+                                nonce=nonce)
+        self._queue: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        if self._task is not None:
+            raise LocalProtocolError("DeviceClient is not re-entrant")
+        self._queue = asyncio.Queue()
+        self._failure = None
+        self._task = asyncio.create_task(self._run(), name=f"device-client {self.name}")
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop the client and close its link; :meth:`events` ends."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._queue.put_nowait(None)
+
+    # ---- consumer API --------------------------------------------------------------------
+
+    @property
+    def state(self) -> LinkState:
+        """The session's state (UP when events flow)."""
+        return self._session.state
+
+    @property
+    def peer(self) -> HelloAck | None:
+        """The device's last HELLO_ACK, None before the first handshake."""
+        return self._session.peer
+
+    @property
+    def stats(self) -> SessionStats:
+        """Session counters (frames, drops by reason, duplicates, retransmissions...)."""
+        return self._session.stats
+
+    async def events(self) -> AsyncIterator[DeviceEvent]:
+        """Every event once, in order; ends when the client closes.
+
+        Raises:
+            RemoteProtocolError: the device speaks another major protocol version.
+        """
+        while True:
+            event = await self._queue.get()
+            if event is None:
+                if self._failure is not None:
+                    raise self._failure
+                return
+            yield event
+
+    def request_snapshot(self) -> int:
+        """Queue a SNAPSHOT_REQ (sent when the link is up); returns its ``req_id``.
+
+        Raises:
+            QueueOverflowError: too many commands are waiting.
+        """
+        req = self._session.request_snapshot(self._clock.monotonic())
+        self._wake.set()
+        return req
+
+    def send(self, message: Message) -> None:
+        """Queue a reliable command (SHOE_RESET, INDICATE, SET_CONFIG, REBOOT...).
+
+        Raises:
+            LocalProtocolError: not a reliable message. QueueOverflowError: queue full.
+        """
+        self._session.send(message, self._clock.monotonic())
+        self._wake.set()
+
+    # ---- the loop ------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        attempt = 0
+        try:
+            while True:
+                try:
+                    link = await self._opener(self.address)
+                except (LinkClosedError, OSError) as exc:
+                    _LOGGER.info("%s: cannot open: %s", self.name, exc)
+                else:
+                    up = await self._serve(link)
+                    if up:
+                        attempt = 0
+                delay = self._backoff[min(attempt, len(self._backoff) - 1)]
+                attempt += 1
+                await self._clock.sleep(delay)
+        except RemoteProtocolError as exc:
+            self._failure = exc
+            self._queue.put_nowait(None)
+
+    async def _serve(self, link: Link) -> bool:
+        """Run one connection; True if its handshake succeeded."""
+        session = self._session
+        was_up = False
+        reason = "closed"
+        session.connect(self._clock.monotonic())
+        reader: asyncio.Task[bytes] = asyncio.create_task(link.read())
+        try:
+            await link.write(session.data_to_send())
+            while True:
+                now = self._clock.monotonic()
+                deadline = session.next_deadline()
+                waits: set[asyncio.Future[object]] = {reader}  # type: ignore[arg-type]
+                timer: asyncio.Task[None] | None = None
+                if deadline is not None:
+                    timer = asyncio.create_task(self._clock.sleep(max(0.0, deadline - now)))
+                    waits.add(timer)  # type: ignore[arg-type]
+                waker = asyncio.create_task(self._wake.wait())
+                waits.add(waker)  # type: ignore[arg-type]
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for t in (timer, waker):
+                        if t is not None and not t.done():
+                            t.cancel()
+                self._wake.clear()
+                now = self._clock.monotonic()
+                events: list[SessionEvent] = []
+                if reader.done():
+                    data = reader.result()  # LinkClosedError on unplug
+                    if not data:
+                        reason = "link closed by the device"
+                        return was_up
+                    events += session.receive_data(data, now)
+                    reader = asyncio.create_task(link.read())
+                events += session.poll(now)
+                # hand events on before writing: a failing write must not lose them
+                stop = None
+                for event in events:
+                    was_up |= isinstance(event, LinkUp)
+                    stop = self._dispatch(event, now) or stop
+                if stop:
+                    reason = stop
+                    return was_up
+                out = session.data_to_send()
+                if out:
+                    await link.write(out)
+        except LinkClosedError as exc:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause else str(exc)
+            return was_up
+        finally:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            await link.aclose()
+            session.link_lost(self._clock.monotonic())
+            if was_up:
+                self._queue.put_nowait(Disconnected(self.name, reason))
+            _LOGGER.info("%s: link down: %s", self.name, reason)
+
+    def _dispatch(self, event: SessionEvent, now: float) -> str | None:
+        """Queue the consumer's view of ``event``; return a reason to drop the link, or None."""
+        match event:
+            case Received(message=message, seq=seq):
+                self._queue.put_nowait(Delivered(self.name, message, seq, now))
+            case LinkUp(peer=peer, new_boot=new_boot, previous_boot_id=prev,
+                        snapshot_req_id=req):
+                if new_boot and prev is not None:
+                    self._queue.put_nowait(DeviceRebooted(self.name, prev, peer.boot_id))
+                self._queue.put_nowait(Connected(self.name, peer, new_boot, req))
+            case BadPayload(type=ftype, seq=seq, error=error):
+                self._queue.put_nowait(Malformed(self.name, ftype, seq, error))
+            case LinkDead(silent_for=silent):
+                return f"no frame for {silent:.1f} s"
+            case HandshakeFailed(attempts=n):
+                return f"no HELLO_ACK after {n} HELLOs"
+            case VersionMismatch(peer_major=major):
+                raise RemoteProtocolError(f"{self.name} speaks protocol v{major}, we speak v1")
+            case _:
+                pass
+        return None
