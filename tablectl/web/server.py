@@ -201,7 +201,8 @@ class WebServer:
         self._commands = commands
         self._clock: Clock = clock or SystemClock()
         self.sessions = SessionStore(self._clock, ttl=settings.session_ttl)
-        self.public = PublicSync(settings.table, four_colour=settings.four_colour)
+        self.public = PublicSync(settings.table, four_colour=settings.four_colour,
+                                 title=settings.table_name)
         self.overlay = OverlaySync(settings.table, settings.broadcast_delay)
         self.public_hub = Hub(_dumps(self.public.view()))
         self.overlay_hub = Hub(_dumps(self.overlay.view()))

@@ -86,10 +86,13 @@ class PublicSync:
         table: the table id; messages of other tables are ignored.
         log_size: how many recent events the action log keeps.
         four_colour: whether pages should draw a four-colour deck by default.
+        title: the table's name for page headers (default: the id).
     """
 
-    def __init__(self, table: str, *, log_size: int = 14, four_colour: bool = False) -> None:
+    def __init__(self, table: str, *, log_size: int = 14, four_colour: bool = False,
+                 title: str = "") -> None:
         self.table = table
+        self.title = title or table
         self._prefix = f"poker/v1/tables/{table}/"
         self._log_size = log_size
         self._four_colour = four_colour
@@ -216,6 +219,7 @@ class PublicSync:
         return {
             "kind": "public",
             "table": self.table,
+            "title": self.title,
             "version": self.version,
             "status": self.status,
             "connected": self.link_up,

@@ -41,7 +41,7 @@ function render(view) {
   const live = document.getElementById("live");
   live.textContent = !streamOk ? "no server" : view.stale ? (view.status === "offline" ? "OFFLINE" : "stale") : "live";
   live.className = "live-pill " + (view.stale || !streamOk ? "pill-stale" : "pill-live");
-  document.getElementById("table-name").textContent = view.table;
+  document.getElementById("table-name").textContent = view.title || view.table;
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
