@@ -235,8 +235,9 @@ class MqttPublisher:
             await self._shutdown()
             if isinstance(exc, PublishError):
                 raise
-            raise NotConnectedError(f"no CONNACK from {s.host}:{s.port} within "
-                                    f"{s.connect_timeout} s") from exc
+            raise NotConnectedError(f"not connected to {s.host}:{s.port} within "
+                                    f"{s.connect_timeout} s (no CONNACK, or the birth was "
+                                    "not acknowledged)") from exc
         assert info is not None
         self._connections.put_nowait(info)           # let connections() see the first one too
         return self
