@@ -157,11 +157,120 @@ def _add_web(sub: _Subparsers) -> None:
     p.set_defaults(handler=_web)
 
 
+# --- phh (hand histories) ----------------------------------------------------------------
+
+def _phh_replay(args: argparse.Namespace) -> int:
+    from tablectl.domain.games import RulesPreset
+    from tablectl.game import PRESETS
+    from tablectl.history.phh import replay_paths
+
+    rules = PRESETS[RulesPreset(args.rules)]
+    counts = {"matched": 0, "failed": 0, "skipped": 0}
+    for result in replay_paths([Path(p) for p in args.paths], rules):
+        if result.skipped:
+            counts["skipped"] += 1
+        elif result.ok and result.match is not False:
+            counts["matched"] += 1
+        else:
+            counts["failed"] += 1
+        if args.json:
+            _print_json(result.as_json())
+        else:
+            status = ("skipped" if result.skipped else "ok" if result.ok and result.match
+                      else "replayed (no finishing stacks)" if result.ok and result.match is None
+                      else "MISMATCH" if result.ok else "FAILED")
+            detail = f": {result.error}" if result.error else ""
+            if result.ok and result.match is False:
+                detail = f": {result.finishing_stacks} != expected {result.expected}"
+            print(f"{result.file} [{result.variant}] {status}{detail}")
+    if not args.json:
+        print(f"{counts['matched']} replayed, {counts['failed']} failed, "
+              f"{counts['skipped']} skipped (variants not dealt)")
+    return 1 if counts["failed"] or not counts["matched"] else 0
+
+
+def _add_phh(sub: _Subparsers) -> None:
+    from tablectl.domain.games import RulesPreset
+
+    p = sub.add_parser("phh", help="poker hand histories (PHH files)")
+    inner = p.add_subparsers(dest="phh_command", required=True, metavar="COMMAND")
+    rep = inner.add_parser("replay", help="replay PHH files through the rules engine and "
+                                          "compare finishing stacks (exit 1 on any failure)")
+    rep.add_argument("paths", nargs="+", metavar="PATH", help=".phh/.phhs files or folders")
+    rep.add_argument("--rules", default=RulesPreset.PHH.value,
+                     choices=[r.value for r in RulesPreset],
+                     help="house-rule preset (default: phh, the PHH reference conventions)")
+    rep.add_argument("--json", action="store_true",
+                     help="one JSON object per hand: file, variant, ok, finishing_stacks, "
+                          "expected, match, error")
+    rep.set_defaults(handler=_phh_replay)
+
+
+# --- demo (interim main job until the daemon exists) -------------------------------------
+
+def _demo(args: argparse.Namespace) -> int:
+    from tablectl.domain.games import RulesPreset
+    from tablectl.game import PRESETS
+    from tablectl.history.demo import parse_variant, play_demo
+
+    try:
+        game, structure = parse_variant(args.variant)
+    except ValueError as exc:
+        print(f"tablectl demo: {exc}", file=sys.stderr)
+        return 2
+    if args.hands < 1:
+        print("tablectl demo: --hands must be at least 1", file=sys.stderr)
+        return 2
+    rules = PRESETS[RulesPreset(args.rules)]
+    tty = sys.stdout.isatty()
+    console = None
+    if tty:
+        from rich.console import Console
+        from rich.panel import Panel
+
+        console = Console()
+    showdowns = 0
+    for demo in play_demo(game, structure, rules, hands=args.hands, seed=args.seed):
+        showdowns += any(a.half.value != "whole" or a.description not in (
+            "uncontested", "uncalled") for r in demo.hand.results for a in r.awards)
+        if console is not None:
+            body = "\n".join([
+                "[bold]actions[/]: " + ", ".join(demo.actions),
+                f"[bold]board[/]: {demo.board or '-'}",
+                *(f"[green]{w}[/]" for w in demo.winners),
+            ])
+            console.print(Panel(body, title=f"hand {demo.number} "
+                                             f"({structure.value} {game.value})"))
+        else:
+            print(f"hand {demo.number}: {len(demo.actions)} actions; board "
+                  f"{demo.board or '-'}; " + "; ".join(demo.winners))
+    print(f"{args.hands} hands of {structure.value} {game.value} ({rules.name} rules, "
+          f"seed {args.seed}); {showdowns} went to a showdown")
+    return 0
+
+
+def _add_demo(sub: _Subparsers) -> None:
+    from tablectl.domain.games import RulesPreset
+
+    p = sub.add_parser("demo", help="play seeded random hands through the rules engine "
+                                    "and print them")
+    p.add_argument("--variant", default="holdem:fixed-limit",
+                   help="a PHH code (FT, NT, PO, FO/8, F7S, F7S/8, FR, FO, PT, FT/8, PO/8) "
+                        "or game[:structure] (default: holdem:fixed-limit)")
+    p.add_argument("--hands", type=int, default=5, help="how many hands (default 5)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--rules", default=RulesPreset.CASINO.value,
+                   choices=[r.value for r in RulesPreset], help="house-rule preset")
+    p.set_defaults(handler=_demo)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_config,
     _add_web,
+    _add_phh,
+    _add_demo,
 )
 
 

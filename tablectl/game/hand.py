@@ -186,6 +186,7 @@ class Hand:
         self._events: list[HandEvent] = []
         self._results: tuple[PotResult, ...] = ()
         self._rake_total = 0
+        self._dead = 0
         self._showdown_queue: list[int] = []
         # betting round state
         self._level = 0
@@ -327,7 +328,7 @@ class Hand:
         committed = [p.committed - p.bet for p in self._p]
         live = [not p.folded for p in self._p]
         return tuple(PotView(amount, tuple(self._p[i].seat for i in eligible))
-                     for amount, eligible in build_pots(committed, live))
+                     for amount, eligible in build_pots(committed, live, dead=self._dead))
 
     # --- verify / can / do -------------------------------------------------------------------
 
@@ -508,7 +509,7 @@ class Hand:
                 min_to = min(level + inc if level else inc, allin_to)
                 max_to = allin_to
                 if self._pot_limit:
-                    pot = sum(q.committed for q in self._p)
+                    pot = sum(q.committed for q in self._p) + self._dead
                     max_to = min(allin_to, level + pot + owe) if level else min(allin_to, pot)
                     max_to = max(max_to, min_to)
             if self._rules.raise_capped_at_effective_stack:
@@ -646,8 +647,12 @@ class Hand:
             blinds.append(((bb + 1) % n, ForcedKind.STRADDLE, stakes.straddle))
         self._big_blind_index = bb
         if stakes.big_blind_ante:
+            # one ante for the table: dead money in the main pot, not part of the big
+            # blind's own stake when side pots are built
             p = self._p[bb]
             amount = p.pay(stakes.big_blind_ante)
+            p.committed -= amount
+            self._dead += amount
             events.append(ForcedBet(p.seat, ForcedKind.BIG_BLIND_ANTE, amount, p.all_in))
         for p in self._p:
             p.bet = 0
@@ -856,7 +861,7 @@ class Hand:
 
         results, award_events, rake = settle(
             game=self._game, rules=self._rules, players=self._p, board=self._board,
-            showdown=showdown, first_round=self._street_index == 0)
+            dead=self._dead, showdown=showdown, first_round=self._street_index == 0)
         for ev in award_events:
             events.append(ev)
         for result in results:

@@ -17,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def build_pots(committed: Sequence[int], live: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:
+def build_pots(committed: Sequence[int], live: Sequence[bool], *,
+               dead: int = 0) -> list[tuple[int, tuple[int, ...]]]:
     """Pots as ``(amount, eligible player indices)``, main pot first.
 
     Args:
         committed: chips each player put in this hand (folded players included).
         live: whether each player can still win (has not folded).
+        dead: chips nobody's stake is measured by (a big-blind ante): added to the main pot.
 
     A pot exists for each distinct amount committed by a live player; chips a folded player
     put in above the largest live amount go to the last pot (dead money). Pots of zero chips
@@ -38,13 +40,18 @@ def build_pots(committed: Sequence[int], live: Sequence[bool]) -> list[tuple[int
         if amount:
             pots.append((amount, eligible))
         previous = level
-    dead = sum(c - previous for c in committed if c > previous)
-    if dead:
+    over = sum(c - previous for c in committed if c > previous)
+    if over:
         if pots:
             last_amount, last_eligible = pots[-1]
-            pots[-1] = (last_amount + dead, last_eligible)
+            pots[-1] = (last_amount + over, last_eligible)
         else:
-            pots.append((dead, ()))
+            pots.append((over, ()))
+    if dead:
+        if pots:
+            pots[0] = (pots[0][0] + dead, pots[0][1])
+        else:
+            pots.append((dead, tuple(i for i, alive in enumerate(live) if alive)))
     return pots
 
 

@@ -76,7 +76,7 @@ def _top_card_key(hand: HighHand | LowHand, low: bool) -> tuple[int, int]:
 
 
 def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
-           board: Sequence[Card | None], showdown: bool,
+           board: Sequence[Card | None], dead: int = 0, showdown: bool,
            first_round: bool) -> tuple[tuple[PotResult, ...], list[HandEvent], int]:
     """Rake and award every pot.
 
@@ -86,6 +86,7 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
         players: in position order (first left of the button / dealer); ``committed`` is what
             each put in this hand (uncalled bets already returned).
         board: board cards (stud: the community card, if any).
+        dead: dead money for the main pot (a big-blind ante).
         showdown: False when everybody else folded (no cards are evaluated).
         first_round: the hand ended in its first betting round (no flop, no drop).
 
@@ -106,7 +107,7 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
                 high, low = evaluated[i]
                 events.append(ShowdownHand(p.seat, tuple(high.cards), high.description,
                                            low.description if low else None))
-    pots = build_pots([p.committed for p in players], live)
+    pots = build_pots([p.committed for p in players], live, dead=dead)
     if showdown and rules.merge_equal_pots:
         pots = _merge_equal_pots(pots, evaluated)
     rake = rules.rake

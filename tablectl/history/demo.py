@@ -1,0 +1,133 @@
+"""Seeded random hands through the engine, for ``tablectl demo`` (until the daemon exists).
+
+Everything here is deterministic for a given seed: the deck order, the seats and every
+decision come from one ``random.Random``. The module plays and summarises; ``cli.py`` prints.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tablectl.domain.cards import FULL_DECK
+from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
+from tablectl.game import (
+    Act,
+    ActionIn,
+    ActionKind,
+    ActionTaken,
+    CardIn,
+    Hand,
+    MuckIn,
+    RuleSet,
+    SeatSetup,
+    Showdown,
+    ShowdownHand,
+    ShowIn,
+    Stakes,
+)
+from tablectl.history.phh import VARIANTS
+
+
+@dataclass(frozen=True, slots=True)
+class DemoHand:
+    """One played hand and its summary in words."""
+
+    number: int
+    hand: Hand
+    actions: tuple[str, ...]
+    board: str
+    winners: tuple[str, ...]
+
+
+def parse_variant(text: str) -> tuple[GameKind, BettingStructure]:
+    """``FO/8`` (a PHH code), ``omaha-hi-lo`` or ``holdem:no-limit``.
+
+    Raises:
+        ValueError: not a variant tablectl deals.
+    """
+    if text in VARIANTS:
+        return VARIANTS[text]
+    game_text, _, structure_text = text.partition(":")
+    try:
+        game = GameKind(game_text)
+        structure = (BettingStructure(structure_text) if structure_text
+                     else BettingStructure.FIXED_LIMIT)
+    except ValueError:
+        raise ValueError(f"unknown variant {text!r} (use a PHH code such as FO/8, or "
+                         f"game[:structure], e.g. holdem:no-limit)") from None
+    if structure not in ALLOWED_STRUCTURES[game]:
+        raise ValueError(f"{game.value} is not dealt {structure.value}")
+    return game, structure
+
+
+def demo_stakes(game: GameKind, structure: BettingStructure, rules: RuleSet) -> Stakes:
+    """Small stakes for the demo table."""
+    if game.is_stud:
+        return Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)
+    if structure is BettingStructure.FIXED_LIMIT:
+        return Stakes.from_limits(2, 4, rules)
+    return Stakes(small_blind=1, big_blind=2)
+
+
+def _choose(rng: random.Random, exp: Act) -> ActionIn:
+    legal = exp.legal
+    roll = rng.random()
+    if ActionKind.BRING_IN in legal.kinds:
+        return ActionIn(exp.seat, ActionKind.BRING_IN)
+    if legal.bet_kind is not None and roll < 0.2:
+        amount = legal.min_to if rng.random() < 0.7 else legal.max_to
+        return ActionIn(exp.seat, legal.bet_kind, amount)
+    if ActionKind.FOLD in legal.kinds and roll < 0.35:
+        return ActionIn(exp.seat, ActionKind.FOLD)
+    kind = ActionKind.CALL if ActionKind.CALL in legal.kinds else ActionKind.CHECK
+    return ActionIn(exp.seat, kind)
+
+
+def play_demo(game: GameKind, structure: BettingStructure, rules: RuleSet, *, hands: int,
+              seed: int, seats: int = 6, stack: int = 200) -> Iterator[DemoHand]:
+    """Play ``hands`` random hands; the button moves one seat each hand, stacks carry over
+    (a busted seat is rebought to ``stack``)."""
+    rng = random.Random(seed)
+    stacks = dict.fromkeys(range(1, seats + 1), stack)
+    stakes = demo_stakes(game, structure, rules)
+    for number in range(1, hands + 1):
+        button = (number - 1) % seats + 1
+        setup = [SeatSetup(s, stacks[s] or stack, f"Player {s}") for s in sorted(stacks)]
+        hand = Hand.start(game=game, structure=structure, rules=rules, stakes=stakes,
+                          seats=setup, button=button, hand_id=f"demo-{seed}-{number}")
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        while not hand.is_done:
+            exp = hand.expected()
+            if isinstance(exp, Act):
+                hand.apply(_choose(rng, exp))
+            elif isinstance(exp, Showdown):
+                hand.apply(ShowIn(exp.seat) if rng.random() < 0.9 else MuckIn(exp.seat))
+            else:
+                hand.apply(CardIn(deck.pop()))
+        stacks.update(hand.final_stacks)
+        yield summarise(number, hand)
+
+
+def summarise(number: int, hand: Hand) -> DemoHand:
+    """The actions, the board and the winners of a finished hand, in words."""
+    actions = []
+    for event in hand.events:
+        if isinstance(event, ActionTaken):
+            amount = f" {event.to}" if event.kind in (
+                ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) else ""
+            actions.append(f"seat {event.seat} {event.kind.value}{amount}")
+    shown = {e.seat: e for e in hand.events if isinstance(e, ShowdownHand)}
+    winners = []
+    for result in hand.results:
+        for award in result.awards:
+            label = "main pot" if result.pot_index == 0 else f"side pot {result.pot_index}"
+            half = "" if award.half.value == "whole" else f" ({award.half.value})"
+            hand_text = shown[award.seat].high if award.seat in shown else None
+            description = award.description or hand_text or ""
+            winners.append(f"seat {award.seat} wins {award.amount} from the {label}{half}: "
+                           f"{description}")
+    board = " ".join("??" if c is None else str(c) for c in hand.board)
+    return DemoHand(number, hand, tuple(actions), board, tuple(winners))
