@@ -189,7 +189,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
                      host or web.host, port or web.port,
                      "" if secure_feed else " (no overlay: no secure_url)")
         try:
-            await server.run(host=host or web.host, port=port or web.port)
+            await server.run(host=host or web.host, port=port or web.port,
+                             handle_signals=True)
         finally:
             for task in tasks:
                 task.cancel()

@@ -26,12 +26,14 @@ the public feed; the secure feed reaches only the overlay stream, and only throu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
 import secrets
+import signal
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -154,6 +156,16 @@ class Hub:
             self._queues.discard(queue)
 
 
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal capture: it re-raises SIGTERM after a graceful shutdown,
+    which kills the process before the MQTT clients close; :meth:`WebServer.run` stops on
+    signals itself when asked to."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 class _SecurityHeaders:
     """Pure ASGI middleware adding the CSP and friends to every HTTP response."""
 
@@ -229,18 +241,33 @@ class WebServer:
     # --- running -------------------------------------------------------------------------
 
     async def run(self, *, host: str = "127.0.0.1", port: int = 8080,
-                  sock: socket.socket | None = None) -> None:
-        """Serve until :meth:`stop` (or SIGINT/SIGTERM in the main thread).
+                  sock: socket.socket | None = None, handle_signals: bool = False) -> None:
+        """Serve until :meth:`stop`.
 
         Args:
             host: listen address (ignored when ``sock`` is given).
             port: listen port (ignored when ``sock`` is given).
             sock: an already bound socket to serve on (tests bind port 0).
+            handle_signals: SIGINT and SIGTERM call :meth:`stop` (the ``tablectl web``
+                process); the handlers are removed when this returns.
         """
+        loop = asyncio.get_running_loop()
+        signals: list[signal.Signals] = []
+        if handle_signals:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.stop)
+                signals.append(sig)
+        try:
+            await self._run(host, port, sock)
+        finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
+
+    async def _run(self, host: str, port: int, sock: socket.socket | None) -> None:
         config = uvicorn.Config(self.app, host=host, port=port, log_config=None,
                                 access_log=False, lifespan="off", ws="none",
                                 timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
+        server = _Uvicorn(config)
         self._uvicorn = server
         async with asyncio.TaskGroup() as tg:
             tasks = [tg.create_task(self._consume_public())]

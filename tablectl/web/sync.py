@@ -9,7 +9,8 @@
   snapshot with ``seq`` at least as large arrives (the daemon republishes it after every event);
 * a snapshot or status of a new epoch resets the view (the daemon restarted);
 * ``status: offline`` (the daemon's last will) or the loss of the web server's own broker link
-  makes the view *stale*: the page still shows the last state, marked as not live.
+  makes the view *stale*: the page still shows the last state, marked as not live; a status
+  of an older epoch than the view's (a late will of a previous run) is ignored.
 
 Events feed the action log (each action as it happens, winners); the seats, board, pots and
 results come from the snapshot. Nothing here does I/O or reads a clock: :class:`OverlaySync`
@@ -205,6 +206,8 @@ class PublicSync:
         if status not in ("online", "offline"):
             return False
         epoch = _int(data, "epoch")
+        if epoch is not None and self.epoch is not None and epoch < self.epoch:
+            return False  # a late will of a previous run of the daemon
         changed = status != self.status
         self.status = str(status)
         if status == "online" and epoch is not None and self.epoch is not None \

@@ -68,6 +68,9 @@ class FakeTable:
     results: list[dict[str, Any]] = field(default_factory=list)
     last_action: dict[str, Any] | None = None
     commands: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    recall_result: dict[str, Any] = field(default_factory=lambda: {"hands": [
+        {"id": "t01-000001", "summary": "Brook wins $8 with three of a kind, sevens"}]})
     on_command: Callable[[str, dict[str, Any]], None] | None = None
 
     def __post_init__(self) -> None:
@@ -131,7 +134,7 @@ class FakeTable:
                 "pots": [{"amount": pot, "eligible": [s.seat for s in self.seats.values()
                                                       if not s.folded]}] if pot else [],
                 "to_act": to_act, "last_action": self.last_action,
-                "results": self.results, "errors": [],
+                "results": self.results, "errors": list(self.errors),
                 "devices": [{"name": "shoe", "kind": "rfid-shoe", "status": "online"}]}
 
     def publish_state(self) -> None:
@@ -270,7 +273,7 @@ class FakeTable:
             error = self.handle(name, args)
         reply = {"id": cmd.get("id"), "ok": error is None}
         if error is None:
-            reply["result"] = {}
+            reply["result"] = self.recall_result if name == "recall" else {}
         else:
             reply["error"] = {"code": error, "reason": f"{name} refused: {error}"}
         props = Properties(PacketTypes.PUBLISH)
@@ -287,4 +290,15 @@ class FakeTable:
         if name == "action":
             return self.act(int(args.get("seat", 0)), str(args.get("kind")),
                             args.get("amount"))
+        if name in ("manual_card", "confirm_read", "reject_read", "clear_error",
+                    "seat_player", "unseat_player", "adjust_stack", "misdeal", "recall"):
+            return None  # recorded in self.commands; the stand-in does not model them
         return "not_supported_by_stand_in"
+
+    def doubtful_read(self, read: str, message: str) -> None:
+        """Publish a snapshot with a read that needs the dealer's confirmation."""
+        with self.lock:
+            self.errors = [{"code": "doubtful_read", "message": message, "read": read,
+                            "since": ts()}]
+            self.seq += 1
+            self.publish_state()

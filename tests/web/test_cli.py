@@ -104,7 +104,7 @@ async def test_tablectl_web_serves_a_table_over_the_real_mqtt_adapter(
         proc.terminate()
         _, err = proc.communicate(timeout=15)
         table.close()
-    assert proc.returncode in (0, -15), err.decode()
+    assert proc.returncode == 0, err.decode()  # SIGTERM: a clean shutdown
 
 
 def test_tablectl_web_without_a_web_section_is_a_config_error(tmp_path: Path) -> None:

@@ -159,3 +159,31 @@ async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
         assert received, "the browser received no SSE message"
     finally:
         daemon.close()
+
+
+async def test_display_goes_stale_when_the_server_loses_the_broker(stack_factory: Any,
+                                                                   browser: Any) -> None:
+    stack = await stack_factory()
+    base = f"poker/v1/tables/{TABLE}"
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    daemon.publish(f"{base}/status", json.dumps(status("online")).encode(), retain=True)
+    daemon.publish(f"{base}/state", json.dumps(state(10)).encode(), retain=True)
+    daemon.close()
+    page = await browser.new_page()
+    await page.goto(stack.url + "/")
+    await expect(page.locator("#live")).to_have_text("live")
+
+    stack.broker.kill()
+    await expect(page.locator(".banner-stale")).to_contain_text("no broker connection")
+    await expect(page.locator("body.stale")).to_have_count(1)
+    await expect(page.locator("#board .card:not(.slot)")).to_have_count(3)  # last known state
+
+    stack.broker.start()  # the web server's client reconnects by itself
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    try:
+        daemon.publish(f"{base}/status", json.dumps(status("online")).encode(), retain=True)
+        daemon.publish(f"{base}/state", json.dumps(state(11)).encode(), retain=True)
+        await expect(page.locator("#live")).to_have_text("live", timeout=15_000)
+        await expect(page.locator("body.stale")).to_have_count(0)
+    finally:
+        daemon.close()

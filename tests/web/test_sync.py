@@ -86,6 +86,12 @@ def test_offline_status_or_lost_link_is_stale_and_keeps_the_last_state() -> None
     assert sync.stale and sync.view()["connected"] is False
 
 
+def test_a_late_will_of_a_previous_run_is_ignored() -> None:
+    sync = synced(epoch=4)
+    assert not sync.feed(msg("status", {"table": "t01", "status": "offline", "epoch": 3}))
+    assert not sync.stale
+
+
 def test_an_older_snapshot_is_ignored() -> None:
     sync = synced(seq=10)
     assert not sync.feed(state(1, 9))
