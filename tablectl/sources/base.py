@@ -1,0 +1,104 @@
+"""The card-source seam: every source turns what its device reports into controller inputs.
+
+A source is an async context manager whose :meth:`CardSource.events` yields
+:data:`SourceEvent` values until the source closes. Reads carry the wall time from the injected
+clock; the controller never reads a clock itself.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar, Protocol, Self, TypeAlias
+
+from tablectl.controller.inputs import CardRead, Command, DeviceStatus, Location, TagGone
+from tablectl.domain.errors import ConfigError, TablectlError
+
+
+class SourceError(TablectlError):
+    """A source could not be opened or failed beyond recovery.
+
+    Attributes:
+        source: the source's name.
+    """
+
+    def __init__(self, source: str, message: str) -> None:
+        self.source = source
+        super().__init__(f"{source}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadMissed:
+    """The device knows a card passed without a read (a shoe's MISREAD, a gap in its draw
+    index, events lost in a reader reboot). The dealer must enter the card by hand."""
+
+    type: ClassVar[str] = "read_missed"
+    source: str
+    antenna: int
+    reason: str
+    at: datetime
+
+
+SourceEvent: TypeAlias = CardRead | TagGone | DeviceStatus | Command | ReadMissed
+"""What a source yields: controller inputs, plus :class:`ReadMissed`."""
+
+
+class CardSource(Protocol):
+    """One device (or the manual console) feeding the table."""
+
+    name: str
+    kind: str
+
+    async def __aenter__(self) -> Self:
+        """Open the device (a source that cannot reach its device keeps retrying)."""
+        ...
+
+    async def __aexit__(self, *exc: object) -> None:
+        """Close the device; :meth:`events` ends."""
+        ...
+
+    def events(self) -> AsyncIterator[SourceEvent]:
+        """Every event once, in the device's order; ends when the source closes."""
+        ...
+
+
+def load_antenna_map(path: Path) -> Mapping[int, Location]:
+    """Read a calibration map: a TOML table ``[antennas]`` of ``"N" = "role"`` lines, roles as
+    :meth:`Location.parse` reads them (``"seat 3 slot 1"``, ``"board 2"``, ``"muck"``).
+
+    Raises:
+        ConfigError: unreadable file, bad antenna number or role, or one role on two antennas.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read antenna map: {exc.strerror}")],
+                          source=str(path)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
+    table = data.get("antennas", {})
+    problems: list[tuple[str, str]] = []
+    out: dict[int, Location] = {}
+    seen: dict[str, int] = {}
+    if not isinstance(table, dict):
+        raise ConfigError([("antennas", "must be a table of antenna = role")], source=str(path))
+    for key, role in table.items():
+        if not key.isdigit() or int(key) > 255:
+            problems.append((f"antennas.{key}", "antenna numbers are 0..255"))
+            continue
+        try:
+            loc = Location.parse(str(role))
+        except ValueError as exc:
+            problems.append((f"antennas.{key}", str(exc)))
+            continue
+        if str(loc) in seen and loc.kind.value not in ("muck", "burn"):
+            problems.append((f"antennas.{key}", f"{loc} is already antenna {seen[str(loc)]}"))
+            continue
+        seen[str(loc)] = int(key)
+        out[int(key)] = loc
+    if problems:
+        raise ConfigError(problems, source=str(path))
+    return out

@@ -1,0 +1,136 @@
+"""RFID sources over the simulated devices: every read once, each failure as the dealer must
+see it (a missed or lost read becomes ReadMissed; an unplug loses nothing)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from hardware_sim.devices import AntennaRole, SimShoe, SimTable
+from hardware_sim.serve import PipeDevice
+from tablectl.clock import SystemClock
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, TagGone
+from tablectl.domain.cards import Card
+from tablectl.domain.deck import Deck
+from tablectl.domain.errors import ConfigError
+from tablectl.sources.base import ReadMissed, SourceEvent, load_antenna_map
+from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
+
+ROOT = Path(__file__).resolve().parents[2]
+RED = Deck.load(ROOT / "config" / "decks" / "demo-red.csv")
+
+
+async def take(events: AsyncIterator[SourceEvent], n: int, *,
+               what: type | tuple[type, ...] = object) -> list[SourceEvent]:
+    """The next ``n`` events of the given types (others are skipped), within 10 s."""
+    out: list[SourceEvent] = []
+    async with asyncio.timeout(10):
+        while len(out) < n:
+            ev = await anext(events)
+            if isinstance(ev, what):
+                out.append(ev)
+    return out
+
+
+async def test_shoe_reads_arrive_once_in_dealing_order() -> None:
+    clock = SystemClock()
+    shoe = SimShoe(RED, clock=clock, seed=3)
+    pipe = PipeDevice(shoe, clock=clock)
+    async with RfidShoeSource("shoe", "/dev/serial/by-id/sim-shoe", clock=clock,
+                              opener=pipe.open) as source:
+        events = source.events()
+        first = await take(events, 1)
+        assert isinstance(first[0], DeviceStatus) and first[0].online
+        drawn = [Card.parse("As"), Card.parse("Kd"), Card.parse("7c"), Card.parse("2h")]
+        for card in drawn:
+            shoe.draw(card)
+        reads = await take(events, 4, what=CardRead)
+        assert [RED.card_for(r.uid or "") for r in reads if isinstance(r, CardRead)] == drawn
+        assert all(isinstance(r, CardRead) and r.location is None for r in reads)
+        assert len({r.read_id for r in reads if isinstance(r, CardRead)}) == 4
+    await pipe.aclose()
+
+
+async def test_shoe_unplug_loses_and_doubles_nothing_but_a_power_cut_is_reported() -> None:
+    clock = SystemClock()
+    shoe = SimShoe(RED, clock=clock, seed=5)
+    pipe = PipeDevice(shoe, clock=clock)
+    async with RfidShoeSource("shoe", "x", clock=clock, opener=pipe.open) as source:
+        events = source.events()
+        await take(events, 1, what=DeviceStatus)
+        shoe.draw()
+        shoe.draw()
+        await pipe.unplug()
+        shoe.draw()                           # drawn while the cable is out: queued in the shoe
+        shoe.draw()
+        pipe.replug()
+        got = await take(events, 4, what=CardRead)
+        uids = [e.uid for e in got if isinstance(e, CardRead)]
+        assert len(set(uids)) == 4
+        await pipe.unplug(power_cut=True)
+        pipe.replug()
+        missed = await take(events, 1, what=ReadMissed)
+        assert "restarted" in missed[0].reason if isinstance(missed[0], ReadMissed) else False
+    await pipe.aclose()
+
+
+async def test_shoe_misread_becomes_read_missed() -> None:
+    clock = SystemClock()
+    shoe = SimShoe(RED, clock=clock, seed=9)
+    pipe = PipeDevice(shoe, clock=clock)
+    async with RfidShoeSource("shoe", "x", clock=clock, opener=pipe.open) as source:
+        events = source.events()
+        shoe.draw()
+        shoe.misread()
+        shoe.draw()
+        got = await take(events, 3, what=(CardRead, ReadMissed))
+        assert [type(e) for e in got] == [CardRead, ReadMissed, CardRead]
+    await pipe.aclose()
+
+
+def _roles() -> tuple[list[AntennaRole], dict[int, Location]]:
+    roles = [AntennaRole("seat", 1), AntennaRole("seat", 2), AntennaRole("board", 1),
+             AntennaRole("muck")]
+    return roles, {0: Location.parse("seat 1"), 1: Location.parse("seat 2"),
+                   2: Location.parse("board 1"), 3: Location.parse("muck")}
+
+
+async def test_table_reads_carry_locations_and_reboot_reconciles() -> None:
+    clock = SystemClock()
+    roles, mapping = _roles()
+    table = SimTable(roles, clock=clock, deck=RED, seed=1)
+    pipe = PipeDevice(table, clock=clock)
+    async with RfidTableSource("table", "x", roles=mapping, clock=clock,
+                               opener=pipe.open) as source:
+        events = source.events()
+        table.place(0, Card.parse("As"))
+        table.place(1, Card.parse("Kd"))
+        reads = await take(events, 2, what=CardRead)
+        assert [str(r.location) for r in reads if isinstance(r, CardRead)] == ["seat 1",
+                                                                               "seat 2"]
+        table.remove(1, Card.parse("Kd"))
+        gone = await take(events, 1, what=TagGone)
+        assert isinstance(gone[0], TagGone) and str(gone[0].location) == "seat 2"
+        # power cut: As stays on seat 1; Qh lands on the board while the reader is down
+        await pipe.unplug(power_cut=True)
+        table.present[2][bytes.fromhex(RED.uid_for(Card.parse("Qh")))] = (table.tech, 0.0)
+        pipe.replug()
+        after = await take(events, 1, what=(CardRead, TagGone))
+        assert isinstance(after[0], CardRead)
+        assert RED.card_for(after[0].uid or "") == Card.parse("Qh")
+        assert str(after[0].location) == "board 1"
+    await pipe.aclose()
+
+
+def test_antenna_map_errors_name_the_antenna(tmp_path: Path) -> None:
+    good = tmp_path / "good.toml"
+    good.write_text('[antennas]\n0 = "seat 1 slot 1"\n1 = "board 3"\n2 = "muck"\n')
+    assert str(load_antenna_map(good)[1]) == "board 3"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[antennas]\n0 = "seat 1"\n1 = "seat 1"\n2 = "table"\nx = "muck"\n')
+    with pytest.raises(ConfigError) as info:
+        load_antenna_map(bad)
+    assert [p for p, _ in info.value.problems] == ["antennas.1", "antennas.2", "antennas.x"]
