@@ -1,4 +1,54 @@
 """firmware_bridge: wire protocol v1 between the table computer and the card readers.
 
-Stands alone: stdlib and pyserial only, nothing from tablectl.
+Stands alone: stdlib and pyserial only, nothing from tablectl. Layers, bottom up:
+:mod:`~firmware_bridge.frames` (COBS + CRC-32 framing, a resyncing decoder),
+:mod:`~firmware_bridge.messages` (the catalogue), :mod:`~firmware_bridge.session` (sans-IO
+handshake, ACK/window/retransmit, heartbeats, both roles), :mod:`~firmware_bridge.link`
+(the Link seam, an in-memory pipe, pyserial), :mod:`~firmware_bridge.client` (the host's
+asyncio DeviceClient). Wire format and rules: docs/protocol.md.
 """
+
+from firmware_bridge.client import (
+    Connected,
+    Delivered,
+    DeviceClient,
+    DeviceEvent,
+    DeviceRebooted,
+    Disconnected,
+    Malformed,
+)
+from firmware_bridge.clock import Clock, SystemClock
+from firmware_bridge.errors import (
+    BridgeError,
+    ChecksumError,
+    FrameError,
+    LengthError,
+    LinkClosedError,
+    QueueOverflowError,
+    RemoteProtocolError,
+)
+from firmware_bridge.link import Link, LinkOpener, MemoryLink, open_serial_link, pipe
+
+__all__ = [
+    "BridgeError",
+    "ChecksumError",
+    "Clock",
+    "Connected",
+    "Delivered",
+    "DeviceClient",
+    "DeviceEvent",
+    "DeviceRebooted",
+    "Disconnected",
+    "FrameError",
+    "LengthError",
+    "Link",
+    "LinkClosedError",
+    "LinkOpener",
+    "Malformed",
+    "MemoryLink",
+    "QueueOverflowError",
+    "RemoteProtocolError",
+    "SystemClock",
+    "open_serial_link",
+    "pipe",
+]
