@@ -79,29 +79,44 @@ class _QueueFeed:
             yield await self.queue.get()
 
 
-async def _pump(client: MqttPublisher, filters: tuple[str, ...], feed: _QueueFeed,
-                clock: Clock) -> None:
-    """Subscribe, then turn the client's messages and (re)connections into feed items; poll
-    the link once a second to report its loss (the adapter has no disconnect stream)."""
+async def _pump(client: MqttPublisher, filters: tuple[str, ...], feed: _QueueFeed | None,
+                clock: Clock, commands: _PublishCommands | None = None) -> None:
+    """Subscribe, then route the client's messages: command replies to ``commands``, the rest
+    to ``feed``; (re)connections become ``LinkChange(UP)``, and the link is polled once a
+    second to report its loss (the adapter has no disconnect stream).
+
+    One client per broker user: with ``use_username_as_clientid`` two connections of the same
+    user would take each other's session over, so a web server whose console has no user of
+    its own reads replies on its display connection.
+    """
     for topic_filter in filters:
         await client.subscribe(topic_filter, qos=1)
+    if commands is not None:
+        await client.subscribe(commands.reply_topic.value, qos=1)
+
+    def put(item: FeedItem) -> None:
+        if feed is not None:
+            feed.queue.put_nowait(item)
 
     async def messages() -> None:
         async for msg in client.messages():
-            feed.queue.put_nowait(Message(msg.topic.value, msg.payload))
+            if commands is not None and msg.topic == commands.reply_topic:
+                commands.resolve(msg.props.correlation_data, msg.payload)
+            else:
+                put(Message(msg.topic.value, msg.payload))
 
     async def connections() -> None:
         async for _ in client.connections():
-            feed.queue.put_nowait(LinkChange(LinkState.UP))
+            put(LinkChange(LinkState.UP))
 
     async def watch() -> None:
         up = client.connected
-        feed.queue.put_nowait(LinkChange(LinkState.UP if up else LinkState.DOWN))
+        put(LinkChange(LinkState.UP if up else LinkState.DOWN))
         while True:
             await clock.sleep(1.0)
             if client.connected != up:
                 up = client.connected
-                feed.queue.put_nowait(LinkChange(LinkState.UP if up else LinkState.DOWN))
+                put(LinkChange(LinkState.UP if up else LinkState.DOWN))
 
     async with asyncio.TaskGroup() as tg:
         tg.create_task(messages())
@@ -110,7 +125,8 @@ async def _pump(client: MqttPublisher, filters: tuple[str, ...], feed: _QueueFee
 
 
 class _PublishCommands:
-    """A :class:`~tablectl.web.link.CommandChannel` over the console user's MQTT client."""
+    """A :class:`~tablectl.web.link.CommandChannel` over the console user's MQTT client:
+    publishes to ``cmd/{name}/{user}`` with a response topic in ``user``'s reply area."""
 
     def __init__(self, client: MqttPublisher, table: str, user: str) -> None:
         self._client = client
@@ -119,14 +135,11 @@ class _PublishCommands:
         self.reply_topic = topics.reply(user, f"web-{secrets.token_hex(4)}")
         self._pending: dict[bytes, asyncio.Future[bytes]] = {}
 
-    async def run(self) -> None:
-        """Subscribe to the reply topic and hand replies to their waiting requests."""
-        await self._client.subscribe(self.reply_topic.value, qos=1)
-        async for msg in self._client.messages():
-            corr = msg.props.correlation_data
-            fut = self._pending.get(corr) if corr is not None else None
-            if fut is not None and not fut.done():
-                fut.set_result(msg.payload)
+    def resolve(self, correlation: bytes | None, payload: bytes) -> None:
+        """Hand a reply to the request waiting for it (unknown or late replies are dropped)."""
+        fut = self._pending.get(correlation) if correlation is not None else None
+        if fut is not None and not fut.done():
+            fut.set_result(payload)
 
     async def request(self, name: str, payload: bytes, *, expiry: float) -> bytes:
         corr = secrets.token_bytes(12)
@@ -145,6 +158,11 @@ class _PublishCommands:
             self._pending.pop(corr, None)
 
 
+def _report_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        _LOGGER.error("web: a broker feed stopped: %s", task.exception())
+
+
 async def run_web(config: TableConfig, *, host: str | None = None,
                   port: int | None = None, clock: Clock | None = None) -> None:
     """Run the browser display server of ``config``'s ``[web]`` section until cancelled.
@@ -161,8 +179,11 @@ async def run_web(config: TableConfig, *, host: str | None = None,
     mq = config.mqtt
     public_settings = broker_settings(mq.url, credentials=web.credentials, cafile=mq.cafile,
                                       role="web")
-    console_settings = broker_settings(mq.url, credentials=web.console_credentials
-                                       or web.credentials, cafile=mq.cafile, role="console")
+    own_console = web.console_credentials is not None \
+        and web.console_credentials != web.credentials
+    console_settings = (broker_settings(mq.url, credentials=web.console_credentials,
+                                        cafile=mq.cafile, role="console")
+                        if own_console else public_settings)
     console_user = console_settings.username or console_settings.client_id
     settings = WebSettings(table=config.table.id, table_name=config.table.name,
                            broadcast_delay=web.broadcast_delay, four_colour=web.four_colour)
@@ -170,11 +191,14 @@ async def run_web(config: TableConfig, *, host: str | None = None,
     secure_feed = _QueueFeed() if web.secure_url else None
     async with contextlib.AsyncExitStack() as stack:
         public_client = await stack.enter_async_context(MqttPublisher(public_settings))
-        console_client = await stack.enter_async_context(MqttPublisher(console_settings))
+        console_client = (await stack.enter_async_context(MqttPublisher(console_settings))
+                          if own_console else public_client)
         commands = _PublishCommands(console_client, config.table.id, console_user)
         tasks = [asyncio.create_task(_pump(public_client, table_topics(config.table.id),
-                                           public_feed, clock)),
-                 asyncio.create_task(commands.run())]
+                                           public_feed, clock,
+                                           None if own_console else commands))]
+        if own_console:
+            tasks.append(asyncio.create_task(_pump(console_client, (), None, clock, commands)))
         if web.secure_url and secure_feed is not None:
             secure_settings = broker_settings(web.secure_url, credentials=None,
                                               cafile=mq.cafile, certfile=web.secure_certfile,
@@ -183,6 +207,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
             tasks.append(asyncio.create_task(_pump(secure_client,
                                                    secure_topics(config.table.id),
                                                    secure_feed, clock)))
+        for task in tasks:
+            task.add_done_callback(_report_failure)
         server = WebServer(settings, users=users, public_feed=public_feed,
                            secure_feed=secure_feed, commands=commands, clock=clock)
         _LOGGER.info("web: serving table %s on http://%s:%s/%s", config.table.id,

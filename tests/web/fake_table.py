@@ -72,6 +72,7 @@ class FakeTable:
     recall_result: dict[str, Any] = field(default_factory=lambda: {"hands": [
         {"id": "t01-000001", "summary": "Brook wins $8 with three of a kind, sevens"}]})
     on_command: Callable[[str, dict[str, Any]], None] | None = None
+    password: str | None = None
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -80,7 +81,7 @@ class FakeTable:
         self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
         self._worker = threading.Thread(target=self._work, daemon=True)
         self._worker.start()
-        self.mqtt = SyncClient(self.port, f"controller-{TABLE}")
+        self.mqtt = SyncClient(self.port, f"controller-{TABLE}", password=self.password)
         self.mqtt.client.on_message = self._on_message
         self.mqtt.client.subscribe(f"poker/v1/tables/{TABLE}/cmd/+/+", qos=1)
         self.pub(f"poker/v1/tables/{TABLE}/status",

@@ -128,8 +128,11 @@ class PahoCommands:
 class SyncClient:
     """A blocking paho client for test publishers (the stand-in daemon)."""
 
-    def __init__(self, port: int, client_id: str, *, host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int, client_id: str, *, host: str = "127.0.0.1",
+                 password: str | None = None) -> None:
         self.client = _client(client_id)
+        if password is not None:
+            self.client.username_pw_set(client_id, password)
         self._connected = threading.Event()
         self.client.on_connect = lambda *a: self._connected.set()
         self.client.connect(host, port)

@@ -12,6 +12,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Broker, free_port
 from tests.web.conftest import users_toml
 from tests.web.fake_table import FakeTable
@@ -78,14 +80,18 @@ def wait_http(base: str, proc: subprocess.Popen[bytes]) -> None:
     raise AssertionError("tablectl web did not start")
 
 
+@pytest.mark.parametrize("own_console_user", [True, False])
 async def test_tablectl_web_serves_a_table_over_the_real_mqtt_adapter(
-        tmp_path: Path, mosquitto: Broker) -> None:
+        tmp_path: Path, mosquitto: Broker, own_console_user: bool) -> None:
     port = free_port()
     (tmp_path / "users.toml").write_text(users_toml())
     (tmp_path / "web.toml").write_text('username = "web-t01"\npassword = "x"\n')
     (tmp_path / "console.toml").write_text('username = "console-t01"\npassword = "x"\n')
     config = tmp_path / "t01.toml"
-    config.write_text(CONFIG.format(broker=mosquitto.port, port=port))
+    text = CONFIG.format(broker=mosquitto.port, port=port)
+    if not own_console_user:  # replies then come in on the display user's connection
+        text = text.replace('console_credentials = "console.toml"\n', "")
+    config.write_text(text)
     table = FakeTable(mosquitto.port)
     proc = spawn(config)
     base = f"http://127.0.0.1:{port}"
