@@ -91,3 +91,14 @@ async def collect() -> AsyncIterator[Callable[[DeviceClient], Collector]]:
     yield start
     for c in made:
         await c.stop()
+
+
+@pytest.fixture(autouse=True)
+async def _no_leaked_tasks() -> AsyncIterator[None]:
+    """Fail a test that leaves tasks running (a client or server not closed)."""
+    yield
+    for _ in range(5):
+        await asyncio.sleep(0)
+    current = asyncio.current_task()
+    left = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+    assert not left, f"leaked tasks: {left}"

@@ -1,5 +1,12 @@
 """Reuses the bridge tests' fixtures: manual clock, driver, event collector, demo decks."""
 
-from tests.firmware_bridge.conftest import blue_deck, clock, collect, driver, red_deck
+from tests.firmware_bridge.conftest import (
+    _no_leaked_tasks,
+    blue_deck,
+    clock,
+    collect,
+    driver,
+    red_deck,
+)
 
-__all__ = ["blue_deck", "clock", "collect", "driver", "red_deck"]
+__all__ = ["_no_leaked_tasks", "blue_deck", "clock", "collect", "driver", "red_deck"]
