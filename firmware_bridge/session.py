@@ -72,6 +72,8 @@ from firmware_bridge.messages import (
 _LOGGER = logging.getLogger(__name__)
 
 SEQ_MAX: Final = 0xFFFF
+_STATUS_RESERVE: Final = 4
+"""Room beyond queue_limit kept for the device's own STATUS reports."""
 _SEQ_SPACE: Final = SEQ_MAX  # 1..65535
 
 
@@ -577,9 +579,12 @@ class Session:
             return None
 
     def _queue_status(self, code: StatusCode, text: str, now: float) -> None:
+        if self.queued >= self.config.queue_limit + _STATUS_RESERVE:
+            self.stats.overflows += 1  # a flood of bad frames must not grow the queue
+            return
         status = Status(Severity.ERROR if code == StatusCode.TX_QUEUE_OVERFLOW else Severity.WARN,
                         code, self.uptime_ms(now), text=text)
-        self._pending.append(status)  # may exceed queue_limit by these few reports
+        self._pending.append(status)  # may exceed queue_limit by _STATUS_RESERVE reports
         self._fill_window(now)
 
     def _fill_window(self, now: float) -> None:

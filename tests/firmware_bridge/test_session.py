@@ -309,3 +309,43 @@ def test_another_major_version_fails_the_session() -> None:
     device = Session(Role.DEVICE, now=0.0, identity=identity())
     events = device.receive_data(encode_frame(encode_message(Hello(5, proto_major=3))), 0.0)
     assert events == [VersionMismatch(3)] and device.state is LinkState.FAILED
+
+
+any_frame = st.builds(
+    lambda t, seq, payload, rel: Frame(t, seq if rel else 0, payload,
+                                       FrameFlags.ACK_REQ if rel else FrameFlags(0)),
+    st.sampled_from([0x01, 0x02, 0x03, 0x04, 0x05, 0x10, 0x11, 0x12, 0x13, 0x14, 0x20, 0x30,
+                     0x40, 0x41, 0x42, 0x43, 0x44, 0x90]),
+    st.integers(1, 0xFFFF), st.binary(max_size=40), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(role=st.sampled_from(Role), connect=st.booleans(),
+       steps=st.lists(st.tuples(st.lists(any_frame, max_size=30), st.floats(0, 2)), max_size=12))
+def test_any_frames_in_any_state_never_raise(role: Role, connect: bool,
+                                             steps: list[tuple[list[Frame], float]]) -> None:
+    """Whatever a peer sends, in whatever state, the session answers with events and bytes,
+    never an exception, and its queue stays within bounds (h2's every-pair property)."""
+    session = Session(role, now=0.0, identity=identity() if role is Role.DEVICE else None,
+                      nonce=lambda: 1)
+    now = 0.0
+    if connect:
+        session.connect(now)
+    for frames, dt in steps:
+        now += dt
+        session.receive_data(b"".join(encode_frame(f) for f in frames), now)
+        session.poll(now)
+        session.data_to_send()
+        assert session.queued <= session.config.queue_limit + 4
+        assert session.state in LinkState
+
+
+def test_a_flood_of_bad_frames_cannot_grow_a_device_queue() -> None:
+    device = Session(Role.DEVICE, now=0.0, identity=identity())
+    device.receive_data(encode_frame(encode_message(Hello(9))), 0.0)
+    flood = b"".join(encode_frame(Frame(0x90, seq, b"", FrameFlags.ACK_REQ))
+                     for seq in range(1, 201))
+    events = device.receive_data(flood, 0.1)
+    assert len([e for e in events if isinstance(e, Received)]) == 200   # all acked, reported
+    assert device.queued <= device.config.queue_limit + 4
+    assert device.stats.overflows > 0
