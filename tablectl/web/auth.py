@@ -231,3 +231,52 @@ class SessionStore:
     def drop(self, token: str) -> None:
         """End a session (logout)."""
         self._sessions.pop(token, None)
+
+
+class LoginThrottle:
+    """Slows password guessing: after ``limit`` failed logins for one name within ``window``
+    seconds, that name is refused without checking the password for ``lockout`` seconds.
+
+    >>> from tablectl.clock import ManualClock
+    >>> clock = ManualClock()
+    >>> throttle = LoginThrottle(clock, limit=2, window=60, lockout=30)
+    >>> throttle.failed("dealer1"); throttle.failed("dealer1"); throttle.blocked("dealer1")
+    True
+    >>> clock.advance(30); throttle.blocked("dealer1")
+    False
+    """
+
+    def __init__(self, clock: Clock, *, limit: int = 5, window: float = 300.0,
+                 lockout: float = 60.0) -> None:
+        self._clock = clock
+        self._limit = limit
+        self._window = window
+        self._lockout = lockout
+        self._failures: dict[str, list[float]] = {}
+        self._until: dict[str, float] = {}
+
+    def blocked(self, name: str) -> bool:
+        """True while ``name`` is locked out."""
+        until = self._until.get(name)
+        if until is None:
+            return False
+        if self._clock.monotonic() >= until:
+            del self._until[name]
+            return False
+        return True
+
+    def failed(self, name: str) -> None:
+        """Count a failed login for ``name``."""
+        now = self._clock.monotonic()
+        recent = [t for t in self._failures.get(name, []) if now - t < self._window]
+        recent.append(now)
+        if len(recent) >= self._limit:
+            self._until[name] = now + self._lockout
+            recent = []
+        self._failures[name] = recent
+        if len(self._failures) > 10_000:  # bound memory against a flood of made-up names
+            self._failures = {name: recent}
+
+    def succeeded(self, name: str) -> None:
+        """Forget ``name``'s failures."""
+        self._failures.pop(name, None)

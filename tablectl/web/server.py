@@ -59,7 +59,7 @@ from starlette.types import Message as AsgiMessage
 
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.errors import TablectlError
-from tablectl.web.auth import Role, Session, SessionStore, Users
+from tablectl.web.auth import LoginThrottle, Role, Session, SessionStore, Users
 from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
 from tablectl.web.sync import OverlaySync, PublicSync
 
@@ -213,6 +213,7 @@ class WebServer:
         self._commands = commands
         self._clock: Clock = clock or SystemClock()
         self.sessions = SessionStore(self._clock, ttl=settings.session_ttl)
+        self.throttle = LoginThrottle(self._clock)
         self.public = PublicSync(settings.table, four_colour=settings.four_colour,
                                  title=settings.table_name)
         self.overlay = OverlaySync(settings.table, settings.broadcast_delay)
@@ -369,11 +370,16 @@ class WebServer:
         name = form.get("user", [""])[0]
         password = form.get("password", [""])[0]
         wanted = form.get("next", [""])[0]
+        target = wanted if wanted in ("/console", "/overlay") else ""
+        if self.throttle.blocked(name):
+            _LOGGER.warning("page login for %r refused: too many failures", name)
+            return RedirectResponse(f"/login?error=2&next={quote(target)}", status_code=303)
         user = await asyncio.to_thread(self._users.authenticate, name, password)
         if user is None:
+            self.throttle.failed(name)
             _LOGGER.warning("failed page login for %r", name)
-            target = wanted if wanted in ("/console", "/overlay") else ""
             return RedirectResponse(f"/login?error=1&next={quote(target)}", status_code=303)
+        self.throttle.succeeded(name)
         session = self.sessions.create(user)
         _LOGGER.info("page login: %s (%s)", user.name, user.role.value)
         home = "/console" if user.role is Role.DEALER else "/overlay"

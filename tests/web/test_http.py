@@ -23,6 +23,7 @@ class Browserless:
 
     def __init__(self, base: str) -> None:
         self.base = base
+        self.last_url = ""
         self.opener = urllib.request.build_opener(
             urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
@@ -32,6 +33,7 @@ class Browserless:
             with self.opener.open(req, timeout=10) as resp:
                 body = resp.read()
                 status = resp.status
+                self.last_url = resp.url
         except urllib.error.HTTPError as exc:
             body, status = exc.read(), exc.code
         try:
@@ -158,3 +160,22 @@ def test_web_section_is_optional_and_validated(tmp_path: Path) -> None:
         load_config(path, env={})
     keys = {p for p, _ in err.value.problems}
     assert {"web.port", "web.broadcast_delay", "web.secure_url"} <= keys
+
+
+async def test_repeated_failed_logins_lock_the_name_out(stack_factory: Any) -> None:
+    stack = await stack_factory()
+    guesser = Browserless(stack.url)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    for _ in range(4):
+        await guesser.post("/login", b"user=dealer1&password=guess", **form)
+    # Now even the right password is refused, without being checked.
+    right = f"user=dealer1&password={PASSWORDS['dealer1']}".encode()
+    status, _ = await guesser.post("/login", b"user=dealer1&password=guess", **form)
+    assert "error=1" in guesser.last_url  # the fifth failure: still an ordinary refusal
+    status, _ = await guesser.post("/login", right, **form)
+    assert status == 200 and "error=2" in guesser.last_url  # the locked-out page
+    status, _ = await guesser.get("/api/session")
+    assert status == 401
+    # Another login name is not affected.
+    camera = Browserless(stack.url)
+    assert (await camera.login("camera"))["role"] == "broadcast"
