@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -132,6 +133,9 @@ async def _monitor_loop(args: argparse.Namespace) -> int:
 
 
 def _monitor(args: argparse.Namespace) -> int:
+    # connection attempts and losses go to stderr, so stdout stays one JSON object per line
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(message)s")
     try:
         return asyncio.run(_monitor_loop(args))
     except KeyboardInterrupt:
