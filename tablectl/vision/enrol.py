@@ -1,0 +1,276 @@
+"""Deck enrolment: capture glyph exemplars from the deck in use, then verify before enabling.
+
+Live at the table the console drives an :class:`Enroller`: the dealer shows a card, the
+console confirms its label and feeds the frame(s) with :meth:`Enroller.add`. Offline,
+:func:`enrol_images` does the same from labelled image files. Each capture also adds a few
+slightly rotated and blurred copies of the index, so small pose changes at play time still
+correlate well.
+
+:func:`verify` then reads every labelled frame back; only a pass with 100% correct and zero
+wrong reads enables the profile (:meth:`DeckProfile.with_verification`).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import cv2
+import numpy as np
+
+from tablectl.domain.cards import Card, CardParseError
+from tablectl.vision.glyphs import IndexGlyphs, find_index
+from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
+from tablectl.vision.profile import DeckProfile, Exemplar
+from tablectl.vision.recognise import Recogniser, corner_crops, find_cards, warp_card
+
+Mode = Literal["shoe", "board"]
+
+_AUGMENT_ANGLES: Final = (-6.0, 6.0)
+_LABEL_RE: Final = re.compile(r"^(10|[2-9TtJjQqKkAa])([cdhsCDHS])(?:$|[^A-Za-z0-9])")
+
+
+def label_from_name(path: Path) -> Card:
+    """The card a file name stands for: ``As.jpg``, ``10h.png``, ``Td_2.jpg``, ``qs-left.png``.
+
+    Raises:
+        EnrolmentError: the name does not start with a card code.
+
+    >>> str(label_from_name(Path("10h.png"))), str(label_from_name(Path("kd_2.jpg")))
+    ('Th', 'Kd')
+    """
+    m = _LABEL_RE.match(path.stem)
+    if not m:
+        raise EnrolmentError("file name does not start with a card code (e.g. As, 10h)",
+                             path.name)
+    return Card.parse(m.group(1) + m.group(2).lower())
+
+
+def labels_from_csv(path: Path) -> dict[str, Card]:
+    """``file,card`` rows (header optional) mapping image file names to cards.
+
+    Raises:
+        EnrolmentError: a row without two fields or with a bad card code.
+    """
+    out: dict[str, Card] = {}
+    with path.open(newline="") as fh:
+        for n, row in enumerate(csv.reader(fh), start=1):
+            if not row or row[0].strip().startswith("#"):
+                continue
+            if len(row) < 2:
+                raise EnrolmentError(f"line {n}: expected 'file,card'", path.name)
+            name, code = row[0].strip(), row[1].strip()
+            if n == 1 and code.lower() in {"card", "label"}:
+                continue
+            try:
+                out[name] = Card.parse(code)
+            except CardParseError as exc:
+                raise EnrolmentError(f"line {n}: {exc}", path.name) from exc
+    return out
+
+
+def _rotate(crop: Image, angle: float) -> Image:
+    h, w = crop.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    return cv2.warpAffine(crop, m, (w, h), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _best_glyphs(crop: Image) -> IndexGlyphs | None:
+    found = find_index(crop, max_pairs=1)
+    return found[0] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationReport:
+    """The outcome of reading enrolled cards back.
+
+    Attributes:
+        total: frames read.
+        correct: accepted with the right card.
+        wrong: accepted with a wrong card (must be zero).
+        unsure: needs_confirmation or no_card.
+        failures: ``(item, what was read)`` for every read that was not correct.
+    """
+
+    total: int
+    correct: int
+    wrong: int
+    unsure: int
+    failures: tuple[tuple[str, str], ...]
+
+    @property
+    def passed(self) -> bool:
+        """100% correct and zero wrong."""
+        return self.total > 0 and self.correct == self.total and self.wrong == 0
+
+    def summary(self) -> str:
+        """One line for the profile and the console."""
+        verdict = "enabled" if self.passed else "NOT enabled"
+        return (f"{verdict}: {self.correct}/{self.total} read back correctly, "
+                f"{self.wrong} wrong, {self.unsure} unsure")
+
+
+class Enroller:
+    """Collects exemplars for one deck from labelled frames (live or from files).
+
+    Args:
+        deck_id: the deck's name.
+        mode: ``"shoe"`` (the index is read inside ``shoe_roi``) or ``"board"`` (the
+            largest card in the frame is found and both corners are enrolled).
+        shoe_roi: index window ``(x, y, w, h)`` in shoe frames; ``None``: the whole frame.
+        augment: also enrol slightly rotated and blurred copies of each index.
+    """
+
+    def __init__(self, deck_id: str, mode: Mode = "board",
+                 shoe_roi: tuple[int, int, int, int] | None = None,
+                 augment: bool = True) -> None:
+        self.deck_id = deck_id
+        self.mode = mode
+        self.shoe_roi = shoe_roi
+        self.augment = augment
+        self._exemplars: list[Exemplar] = []
+        self._seen: set[Card] = set()
+
+    @property
+    def cards(self) -> frozenset[Card]:
+        """Cards captured so far."""
+        return frozenset(self._seen)
+
+    def _crops(self, frame: Image, item: str) -> list[Image]:
+        if self.mode == "shoe":
+            roi = self.shoe_roi
+            if roi is None:
+                return [frame]
+            x, y, w, h = roi
+            if x < 0 or y < 0 or x + w > frame.shape[1] or y + h > frame.shape[0]:
+                raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
+                                     f"{frame.shape[0]} frame", item)
+            return [frame[y:y + h, x:x + w]]
+        quads = find_cards(frame)
+        if not quads:
+            raise EnrolmentError("no card found in the frame", item)
+
+        def area(q: tuple[tuple[float, float], ...]) -> float:
+            return float(cv2.contourArea(np.array(q, np.float32)))
+
+        return list(corner_crops(warp_card(frame, max(quads, key=area))))
+
+    def add(self, frame: Image, card: Card, item: str = "frame") -> int:
+        """Enrol ``frame`` as showing ``card`` (the console has confirmed the label).
+
+        Returns the number of exemplars added.
+
+        Raises:
+            EnrolmentError: no card index could be found (nothing is added).
+        """
+        if frame.ndim != 3 or frame.shape[2] != 3:
+            raise EnrolmentError("expected a BGR colour frame", item)
+        new: list[Exemplar] = []
+        for crop in self._crops(frame, item):
+            g = _best_glyphs(crop)
+            if g is None:
+                continue
+            variants = [g]
+            if self.augment:
+                for ang in _AUGMENT_ANGLES:
+                    v = _best_glyphs(_rotate(crop, ang))
+                    if v is not None:
+                        variants.append(v)
+                v = _best_glyphs(cv2.GaussianBlur(crop, (0, 0), 1.2))
+                if v is not None:
+                    variants.append(v)
+            new.extend(Exemplar(card, v.rank, v.suit, v.index, v.layout, v.chroma)
+                       for v in variants)
+        if not new:
+            raise EnrolmentError(f"no card index found for {card}", item)
+        self._exemplars.extend(new)
+        self._seen.add(card)
+        return len(new)
+
+    def build(self, thresholds: Thresholds | None = None) -> DeckProfile:
+        """The (unverified) profile from everything added so far.
+
+        Raises:
+            ProfileError: some rank or suit was never shown.
+        """
+        return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
+                                          thresholds)
+
+
+def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
+           mode: Mode = "board") -> tuple[DeckProfile, VerificationReport]:
+    """Read every ``(item, frame, card)`` back; return the profile enabled or disabled.
+
+    The reads are made as if the profile were already enabled; the profile returned is
+    verified only if every read was accepted and right.
+    """
+    trial = Recogniser(profile.with_verification(True, "verifying"))
+    total = correct = wrong = unsure = 0
+    failures: list[tuple[str, str]] = []
+    for item, frame, card in samples:
+        total += 1
+        read = _read_one(trial, frame, mode)
+        if read.status is ReadStatus.ACCEPTED and read.card == card:
+            correct += 1
+            continue
+        if read.status is ReadStatus.ACCEPTED:
+            wrong += 1
+        else:
+            unsure += 1
+        failures.append((item, f"{read.card} {read.status.value} {read.confidence:.2f}"))
+    report = VerificationReport(total, correct, wrong, unsure, tuple(failures))
+    return profile.with_verification(report.passed, report.summary()), report
+
+
+def _read_one(rec: Recogniser, frame: Image, mode: Mode) -> CardRead:
+    if mode == "shoe":
+        return rec.read_shoe(frame)
+    reads = rec.read_board(frame)
+    if not reads:
+        return CardRead(None, 0.0, ReadStatus.NO_CARD)
+    return max(reads, key=lambda r: (r.status is ReadStatus.ACCEPTED, r.confidence))
+
+
+def load_image(path: Path) -> Image:
+    """Read a colour image file.
+
+    Raises:
+        EnrolmentError: unreadable or not an image.
+    """
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise EnrolmentError("cannot read as an image", str(path))
+    return img
+
+
+def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
+                 labels: dict[str, Card] | None = None,
+                 shoe_roi: tuple[int, int, int, int] | None = None,
+                 ) -> tuple[DeckProfile, VerificationReport]:
+    """Enrol a deck from labelled image files and verify it by reading each one back.
+
+    Labels come from ``labels`` (file name -> card, e.g. from :func:`labels_from_csv`) or
+    else from the file names (:func:`label_from_name`).
+
+    Raises:
+        EnrolmentError: an unreadable image, a bad label, or no index in an image.
+        ProfileError: the images do not cover every rank and suit.
+    """
+    enroller = Enroller(deck_id, mode, shoe_roi)
+    samples: list[tuple[str, Image, Card]] = []
+    for path in paths:
+        if labels is not None:
+            if path.name not in labels:
+                raise EnrolmentError("no label for this file in the CSV", path.name)
+            card = labels[path.name]
+        else:
+            card = label_from_name(path)
+        img = load_image(path)
+        enroller.add(img, card, path.name)
+        samples.append((path.name, img, card))
+    return verify(enroller.build(), samples, mode)

@@ -1,0 +1,252 @@
+"""Corner-index segmentation: from an index crop to normalised rank and suit glyphs.
+
+Steps, each chosen to survive real cameras rather than the renderer:
+
+1. Scale the crop to :data:`CANON_H` rows; take the darkest channel per pixel, so red, black,
+   blue and green ink are all dark on paper.
+2. Flat-field: divide by a morphological closing (the local paper brightness), which removes
+   vignetting, gradients and most glare; ``ink = 1 - grey / paper``.
+3. Otsu on the ink image (with a floor, so a blank crop gives no glyphs), connected
+   components; drop specks, components touching the crop border (card edge, table, pips cut
+   by the crop) and oversized ones.
+4. Pair: a rank is a component merged with its side-by-side neighbours of similar height
+   (so ``10`` is one rank, never just its ``0``); the suit is the nearest component below it
+   in the same column. A few pairings are returned; the classifier keeps the best.
+5. Each glyph (ink values, masked to its components) is fitted, aspect preserved, into a fixed
+   box, slightly blurred, made zero-mean and unit-norm: correlation is then one dot product.
+   The whole index (rank + suit together) is normalised the same way, and a layout vector
+   (suit size, gap, offset and rank aspect relative to rank height) and the ink colour
+   relative to the paper are measured for the deck checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.vision.model import Image
+
+Vec = npt.NDArray[np.float32]
+
+CANON_H: Final = 120
+RANK_BOX: Final = (24, 32)
+SUIT_BOX: Final = (24, 24)
+INDEX_BOX: Final = (32, 48)
+_CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (35, 35))
+_DILATE_K: Final = np.ones((3, 3), np.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexGlyphs:
+    """One candidate rank/suit pair found in an index crop.
+
+    Attributes:
+        rank: normalised rank glyph (``RANK_BOX`` flattened, zero mean, unit norm).
+        suit: normalised suit glyph.
+        index: normalised rank+suit patch.
+        layout: suit height, suit width, gap, horizontal offset, rank width, all divided by
+            the rank height; then the rank's ink fill (stroke weight).
+        chroma: ink colour relative to paper, ``(r - g, b - g)`` of the ratio ink/paper;
+            about ``(0, 0)`` for black ink, ``(0.6, 0)`` for red.
+        box: the index's bounding box ``(x, y, w, h)`` in canonical crop pixels.
+    """
+
+    rank: Vec
+    suit: Vec
+    index: Vec
+    layout: Vec
+    chroma: Vec
+    box: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Comp:
+    label: int
+    x: int
+    y: int
+    w: int
+    h: int
+    area: int
+
+    @property
+    def bottom(self) -> int:
+        return self.y + self.h
+
+    @property
+    def right(self) -> int:
+        return self.x + self.w
+
+
+def _union(comps: list[_Comp]) -> tuple[int, int, int, int]:
+    x0 = min(c.x for c in comps)
+    y0 = min(c.y for c in comps)
+    x1 = max(c.right for c in comps)
+    y1 = max(c.bottom for c in comps)
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def _fit(patch: npt.NDArray[np.float32], size: tuple[int, int]) -> Vec:
+    bw, bh = size
+    h, w = patch.shape
+    s = min(bw / w, bh / h)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(patch, (nw, nh), interpolation=interp)
+    canvas = np.zeros((bh, bw), np.float32)
+    ox, oy = (bw - nw) // 2, (bh - nh) // 2
+    canvas[oy:oy + nh, ox:ox + nw] = small
+    v = np.asarray(cv2.GaussianBlur(canvas, (0, 0), 0.8), np.float32).ravel()
+    v = v - v.mean()
+    n = float(np.linalg.norm(v))
+    out: Vec = (v / n if n > 1e-6 else v).astype(np.float32)
+    return out
+
+
+def _glyph(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32], comps: list[_Comp],
+           size: tuple[int, int]) -> Vec:
+    x, y, w, h = _union(comps)
+    lab = labels[y:y + h, x:x + w]
+    mask = np.zeros(lab.shape, np.uint8)
+    for c in comps:
+        mask[lab == c.label] = 1
+    grown = np.asarray(cv2.dilate(mask, _DILATE_K), np.float32)
+    return _fit(ink[y:y + h, x:x + w] * grown, size)
+
+
+def ink_image(crop: Image) -> tuple[Image, npt.NDArray[np.float32]]:
+    """Scale ``crop`` (BGR) to :data:`CANON_H` rows; returns it and its flat-fielded ink map
+    (0 paper .. 1 full ink)."""
+    h, w = crop.shape[:2]
+    if h != CANON_H:
+        s = CANON_H / h
+        crop = cv2.resize(crop, (max(8, round(w * s)), CANON_H),
+                          interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    if crop.ndim == 3:
+        b, g, r = cv2.split(crop)
+        grey = cv2.min(cv2.min(b, g), r)
+    else:
+        grey = crop
+    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K)
+    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper.astype(np.float32), 1.0)
+    return crop, np.clip(ink, 0.0, 1.0)
+
+
+def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
+    """Candidate rank/suit pairs in an index crop (BGR, index upright), best-placed first.
+
+    Returns an empty list when the crop holds nothing index-like (blank paper, a card back's
+    pattern, an empty shoe slot).
+    """
+    if crop.ndim != 3 or crop.shape[0] < 16 or crop.shape[1] < 8:
+        return []
+    colour, ink = ink_image(crop)
+    ink8 = (ink * 255).astype(np.uint8)
+    if int(ink8.max()) < 70:
+        return []
+    otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    _, binary = cv2.threshold(ink8, max(otsu, 55.0), 255, cv2.THRESH_BINARY)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    hh, ww = binary.shape
+    min_area = max(10, int(0.0015 * hh * ww))
+    comps: list[_Comp] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < min_area or h < 0.06 * hh or h > 0.6 * hh or w > 0.9 * ww:
+            continue
+        if x == 0 or y == 0 or x + w >= ww or y + h >= hh:
+            continue
+        comps.append(_Comp(i, x, y, w, h, area))
+    comps.sort(key=lambda c: c.y)
+    out: list[IndexGlyphs] = []
+    used_starts: set[int] = set()
+    for start in comps:
+        if len(out) >= max_pairs:
+            break
+        if start.label in used_starts:
+            continue
+        group = [start]
+        grown = True
+        while grown:
+            grown = False
+            gx, gy, gw, gh = _union(group)
+            for c in comps:
+                if c in group:
+                    continue
+                overlap = min(gy + gh, c.bottom) - max(gy, c.y)
+                gap = max(c.x - (gx + gw), gx - c.right)
+                if (overlap >= 0.6 * min(gh, c.h) and gap <= 0.35 * gh
+                        and 0.6 <= c.h / gh <= 1.6):
+                    group.append(c)
+                    grown = True
+        used_starts.update(c.label for c in group)
+        rx, ry, rw, rh = _union(group)
+        if rh < 0.1 * hh:
+            continue
+        suit: _Comp | None = None
+        for c in comps:
+            if c in group or c.y < ry + 0.6 * rh or c.y - (ry + rh) > 0.9 * rh:
+                continue
+            cx = c.x + c.w / 2
+            if not rx - 0.3 * rh <= cx <= rx + rw + 0.3 * rh:
+                continue
+            if c.h < 0.3 * rh or c.h > 1.5 * rh:
+                continue
+            if suit is None or c.y < suit.y:
+                suit = c
+        if suit is None:
+            continue
+        out.append(_describe(colour, ink, np.asarray(labels, np.int32), group, suit))
+    return out
+
+
+def _describe(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+              rank: list[_Comp], suit: _Comp) -> IndexGlyphs:
+    rx, ry, rw, rh = _union(rank)
+    both = [*rank, suit]
+    ix, iy, iw, ih = _union(both)
+    layout = np.array([
+        suit.h / rh,
+        suit.w / rh,
+        (suit.y - (ry + rh)) / rh,
+        ((suit.x + suit.w / 2) - (rx + rw / 2)) / rh,
+        rw / rh,
+        sum(c.area for c in rank) / float(rw * rh),
+    ], np.float32)
+    return IndexGlyphs(
+        rank=_glyph(ink, labels, rank, RANK_BOX),
+        suit=_glyph(ink, labels, [suit], SUIT_BOX),
+        index=_glyph(ink, labels, both, INDEX_BOX),
+        layout=layout,
+        chroma=_chroma(colour, ink, labels, both, (ix, iy, iw, ih)),
+        box=(ix, iy, iw, ih),
+    )
+
+
+def _chroma(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+            comps: list[_Comp], box: tuple[int, int, int, int]) -> Vec:
+    if colour.ndim != 3:
+        return np.zeros(2, np.float32)
+    x, y, w, h = box
+    pad = 3
+    y0, y1 = max(0, y - pad), min(colour.shape[0], y + h + pad)
+    x0, x1 = max(0, x - pad), min(colour.shape[1], x + w + pad)
+    lab = labels[y0:y1, x0:x1]
+    ink_r = ink[y0:y1, x0:x1]
+    pix = colour[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
+    mask = np.zeros(lab.shape, bool)
+    for c in comps:
+        mask |= lab == c.label
+    if not mask.any():
+        return np.zeros(2, np.float32)
+    strong = mask & (ink_r >= 0.6 * float(ink_r[mask].max()))
+    paper = ink_r < 0.08
+    if not paper.any():
+        return np.zeros(2, np.float32)
+    ink_bgr = pix[strong.ravel()].mean(axis=0)
+    paper_bgr = np.maximum(pix[paper.ravel()].mean(axis=0), 1.0)
+    b, g, r = ink_bgr / paper_bgr
+    return np.array([r - g, b - g], np.float32)

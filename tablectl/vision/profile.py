@@ -1,0 +1,178 @@
+"""Deck profiles: the glyph exemplars enrolled from the deck in use, saved to a directory.
+
+A profile directory holds ``profile.json`` (deck id, shoe ROI, thresholds, ink colours,
+whether the verification pass enabled it) and ``glyphs.npz`` (exemplar vectors and labels).
+A profile that has not passed verification never lets a read be auto-accepted.
+
+Only numpy is needed here (no OpenCV).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.model import ProfileError, Thresholds
+
+Vecs = npt.NDArray[np.float32]
+
+FORMAT: Final = 1
+_JSON: Final = "profile.json"
+_NPZ: Final = "glyphs.npz"
+
+
+@dataclass(frozen=True, slots=True)
+class Exemplar:
+    """One enrolled index: its card and the measurements of :class:`IndexGlyphs`."""
+
+    card: Card
+    rank: Vecs
+    suit: Vecs
+    index: Vecs
+    layout: Vecs
+    chroma: Vecs
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DeckProfile:
+    """Everything the recogniser knows about one physical deck design.
+
+    Rows of the arrays are exemplars sorted by card; ``cards[i]`` labels row ``i`` of every
+    array. Build with :meth:`from_exemplars`; enable with :meth:`with_verification`.
+
+    Attributes:
+        deck_id: the operator's name for the deck (matches the RFID deck id when both exist).
+        cards: label of each exemplar row.
+        rank_vecs, suit_vecs, index_vecs: normalised glyph vectors, one row per exemplar.
+        layouts: index layout vectors, one row per exemplar.
+        suit_chroma: mean paper-relative ink colour per enrolled suit.
+        shoe_roi: ``(x, y, w, h)`` of the index window in shoe frames, or ``None``.
+        thresholds: the decision gate.
+        verified: ``True`` once a verification pass read every enrolled card back right.
+        verification: a one-line summary of the last verification pass.
+    """
+
+    deck_id: str
+    cards: tuple[Card, ...]
+    rank_vecs: Vecs
+    suit_vecs: Vecs
+    index_vecs: Vecs
+    layouts: Vecs
+    suit_chroma: dict[Suit, tuple[float, float]]
+    shoe_roi: tuple[int, int, int, int] | None = None
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    verified: bool = False
+    verification: str = "not verified"
+
+    @classmethod
+    def from_exemplars(cls, deck_id: str, exemplars: Sequence[Exemplar],
+                       shoe_roi: tuple[int, int, int, int] | None = None,
+                       thresholds: Thresholds | None = None) -> DeckProfile:
+        """Assemble a (not yet verified) profile.
+
+        Raises:
+            ProfileError: no exemplars, or a suit or rank that no exemplar shows.
+        """
+        if not deck_id.strip():
+            raise ProfileError("deck id must not be empty")
+        if not exemplars:
+            raise ProfileError("no exemplars: nothing was enrolled")
+        order = sorted(exemplars, key=lambda e: e.card.index)
+        ranks = {e.card.rank for e in order}
+        suits = {e.card.suit for e in order}
+        missing = [r.value for r in Rank if r not in ranks] + [s.value for s in Suit
+                                                               if s not in suits]
+        if missing:
+            raise ProfileError("enrolment must show every rank and every suit; missing: "
+                               + " ".join(missing))
+        chroma: dict[Suit, tuple[float, float]] = {}
+        for s in Suit:
+            rows = np.stack([e.chroma for e in order if e.card.suit is s])
+            med = np.median(rows, axis=0)
+            chroma[s] = (float(med[0]), float(med[1]))
+        return cls(
+            deck_id=deck_id,
+            cards=tuple(e.card for e in order),
+            rank_vecs=np.stack([e.rank for e in order]).astype(np.float32),
+            suit_vecs=np.stack([e.suit for e in order]).astype(np.float32),
+            index_vecs=np.stack([e.index for e in order]).astype(np.float32),
+            layouts=np.stack([e.layout for e in order]).astype(np.float32),
+            suit_chroma=chroma,
+            shoe_roi=shoe_roi,
+            thresholds=thresholds or Thresholds(),
+        )
+
+    def with_verification(self, passed: bool, summary: str) -> DeckProfile:
+        """A copy marked verified (enabled) or not, with the pass's summary."""
+        return replace(self, verified=passed, verification=summary)
+
+    def save(self, directory: Path) -> None:
+        """Write ``profile.json`` and ``glyphs.npz`` into ``directory`` (created if needed)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": FORMAT,
+            "deck_id": self.deck_id,
+            "shoe_roi": list(self.shoe_roi) if self.shoe_roi else None,
+            "thresholds": self.thresholds.as_dict(),
+            "suit_chroma": {s.value: list(v) for s, v in self.suit_chroma.items()},
+            "verified": self.verified,
+            "verification": self.verification,
+            "exemplars": len(self.cards),
+        }
+        np.savez_compressed(
+            directory / _NPZ,
+            cards=np.array([str(c) for c in self.cards]),
+            rank=self.rank_vecs, suit=self.suit_vecs, index=self.index_vecs,
+            layout=self.layouts,
+        )
+        (directory / _JSON).write_text(json.dumps(meta, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, directory: Path) -> DeckProfile:
+        """Read a profile directory written by :meth:`save`.
+
+        Raises:
+            ProfileError: missing files, unknown format, or inconsistent content.
+        """
+        meta_path, npz_path = directory / _JSON, directory / _NPZ
+        try:
+            meta = json.loads(meta_path.read_text())
+            with np.load(npz_path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in ("cards", "rank", "suit", "index", "layout")}
+        except FileNotFoundError as exc:
+            raise ProfileError(f"not a deck profile (missing {Path(exc.filename).name})",
+                               str(directory)) from exc
+        except (OSError, ValueError, KeyError) as exc:
+            raise ProfileError(f"unreadable deck profile: {exc}", str(directory)) from exc
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ProfileError(f"unsupported profile format (want {FORMAT})", str(directory))
+        try:
+            cards = tuple(Card.parse(str(c)) for c in arrays["cards"])
+            n = len(cards)
+            if any(len(arrays[k]) != n for k in ("rank", "suit", "index", "layout")):
+                raise ValueError("exemplar arrays differ in length")
+            roi = meta.get("shoe_roi")
+            return cls(
+                deck_id=str(meta["deck_id"]),
+                cards=cards,
+                rank_vecs=arrays["rank"].astype(np.float32),
+                suit_vecs=arrays["suit"].astype(np.float32),
+                index_vecs=arrays["index"].astype(np.float32),
+                layouts=arrays["layout"].astype(np.float32),
+                suit_chroma={Suit(k): (float(v[0]), float(v[1]))
+                             for k, v in meta["suit_chroma"].items()},
+                shoe_roi=None if roi is None else (int(roi[0]), int(roi[1]), int(roi[2]),
+                                                   int(roi[3])),
+                thresholds=Thresholds(**{k: float(v) for k, v in meta["thresholds"].items()}),
+                verified=bool(meta["verified"]),
+                verification=str(meta.get("verification", "")),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc

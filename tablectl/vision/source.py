@@ -1,0 +1,293 @@
+"""The camera card source: frames in, decided card reads out (async).
+
+Frames come from a :class:`FrameSource`: :class:`VideoCaptureFrames` opens anything
+``cv2.VideoCapture`` opens (a device index such as ``"0"``, a video file, an image sequence
+pattern ``dir/frame_%05d.png``, an RTSP or HTTP MJPEG URL); :class:`MemoryFrames` replays
+frames held in memory (tests, demos, replays).
+
+:class:`CameraCardSource` runs the recogniser on each frame (in a worker thread, so the event
+loop stays free), votes over the frames while a card is visible, applies the deck guard and
+the game-state check (a card already read this hand cannot appear again: it goes to the
+dealer), and yields one :class:`CardRead` per card.
+
+* shoe mode: a card is "visible" while the presence trigger fires in the index window;
+* board mode: cards are tracked by position across frames; each is decided after
+  ``max_frames`` frames or when it disappears.
+
+OpenCV is imported only when a :class:`VideoCaptureFrames` is opened or the recogniser
+runs, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal, Protocol, Self
+
+from tablectl.clock import Clock, SystemClock
+from tablectl.domain.cards import Card
+from tablectl.vision.decide import CardVote, Decision, DeckGuard, PresenceTrigger, VotePolicy
+from tablectl.vision.model import CardRead, FrameSourceError, Image, ReadStatus
+
+if TYPE_CHECKING:
+    from tablectl.vision.recognise import IndexRead, Recogniser
+
+Mode = Literal["shoe", "board"]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame and the monotonic time it was taken (from the injected clock)."""
+
+    time: float
+    image: Image
+
+
+class FrameSource(Protocol):
+    """Frames from a camera, a file or memory; an async context manager."""
+
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None: ...
+    def frames(self) -> AsyncIterator[Frame]:
+        """Frames in order; ends when the stream ends or the source is closed."""
+        ...
+
+
+class MemoryFrames:
+    """Frames held in memory, replayed in order.
+
+    Args:
+        images: BGR frames.
+        fps: frame times are ``start + i / fps`` (no waiting: tests never sleep).
+        start: time of the first frame.
+    """
+
+    def __init__(self, images: Sequence[Image], fps: float = 30.0, start: float = 0.0) -> None:
+        self._images = list(images)
+        self._fps = fps
+        self._start = start
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        return None
+
+    async def frames(self) -> AsyncIterator[Frame]:
+        """The frames, each with its nominal time."""
+        for i, img in enumerate(self._images):
+            yield Frame(self._start + i / self._fps, img)
+            await asyncio.sleep(0)
+
+
+class VideoCaptureFrames:
+    """Frames from ``cv2.VideoCapture``: device index (``"0"``), file, image sequence
+    pattern, RTSP or HTTP MJPEG URL.
+
+    Args:
+        url: what to open; an all-digit string is a device index.
+        clock: frame times come from ``clock.monotonic()`` when each frame is read.
+        settings: ``cv2.CAP_PROP_*`` values to set after opening (fixed exposure, size...).
+
+    Raises:
+        FrameSourceError: on entering, if the capture cannot be opened.
+    """
+
+    def __init__(self, url: str, clock: Clock | None = None,
+                 settings: dict[int, float] | None = None) -> None:
+        self.url = url
+        self._clock = clock or SystemClock()
+        self._settings = dict(settings or {})
+        self._cap: _Capture | None = None
+
+    async def __aenter__(self) -> Self:
+        target: int | str = int(self.url) if self.url.isdigit() else self.url
+        cap = await asyncio.to_thread(_open_capture, target)
+        if not cap.isOpened():
+            cap.release()
+            raise FrameSourceError("cannot open video capture", self.url)
+        for prop, value in self._settings.items():
+            cap.set(prop, value)
+        self._cap = cap
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        cap, self._cap = self._cap, None
+        if cap is not None:
+            await asyncio.to_thread(cap.release)
+
+    async def frames(self) -> AsyncIterator[Frame]:
+        """Frames until the stream ends (files) or the source is closed."""
+        while self._cap is not None:
+            ok, img = await asyncio.to_thread(self._cap.read)
+            if not ok or img is None:
+                return
+            yield Frame(self._clock.monotonic(), img)
+
+
+def _open_capture(target: int | str) -> _Capture:
+    import cv2
+
+    cap: _Capture = cv2.VideoCapture(target)
+    return cap
+
+
+class _Capture(Protocol):
+    def read(self) -> tuple[bool, Image | None]: ...
+    def release(self) -> None: ...
+    def isOpened(self) -> bool: ...  # noqa: N802 (OpenCV's name)
+    def set(self, prop: int, value: float) -> bool: ...
+
+
+@dataclass(slots=True)
+class _Track:
+    centre: tuple[float, float]
+    size: float
+    vote: CardVote
+    missing: int = 0
+    decided: bool = False
+
+
+@dataclass(slots=True)
+class _State:
+    guard: DeckGuard
+    seen: set[Card] = field(default_factory=set)
+
+
+class CameraCardSource:
+    """Decided card reads from a camera (see the module docstring).
+
+    Args:
+        frames: where frames come from (entered and closed by this source).
+        recogniser: reads frames against the enrolled deck profile.
+        mode: ``"shoe"`` or ``"board"``.
+        policy: the vote over frames.
+        guard: the deck guard (a fresh one by default).
+        trigger: shoe-mode presence trigger (a default one if omitted).
+        name: the source's name in events and logs.
+    """
+
+    def __init__(self, frames: FrameSource, recogniser: Recogniser, *, mode: Mode = "shoe",
+                 policy: VotePolicy | None = None, guard: DeckGuard | None = None,
+                 trigger: PresenceTrigger | None = None, name: str = "camera") -> None:
+        self.name = name
+        self.mode: Mode = mode
+        self.policy = policy or VotePolicy()
+        self._frames = frames
+        self._rec = recogniser
+        self._trigger = trigger or PresenceTrigger()
+        self._state = _State(guard or DeckGuard())
+
+    @property
+    def guard(self) -> DeckGuard:
+        """The deck guard (its score is worth showing on the console)."""
+        return self._state.guard
+
+    def new_hand(self) -> None:
+        """Forget the cards read so far (a new hand starts; the deck is the same)."""
+        self._state.seen.clear()
+
+    async def __aenter__(self) -> Self:
+        await self._frames.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self._frames.__aexit__(exc_type, exc, tb)
+
+    def _finish(self, decision: Decision) -> CardRead:
+        """Apply the deck guard and the game-state check to a voted decision."""
+        read = decision.read
+        st = self._state
+        if read.card is None:
+            return read
+        trusted = st.guard.observe(decision.deck_match)
+        status = read.status
+        if status is ReadStatus.ACCEPTED and (not trusted or read.card in st.seen):
+            status = ReadStatus.NEEDS_CONFIRMATION
+        if status is ReadStatus.ACCEPTED:
+            st.seen.add(read.card)
+        return CardRead(read.card, read.confidence, status, read.quad, read.frame_time,
+                        read.frames)
+
+    async def reads(self) -> AsyncIterator[CardRead]:
+        """One decided read per card, until the frames end."""
+        if self.mode == "shoe":
+            async for r in self._shoe():
+                yield r
+        else:
+            async for r in self._board():
+                yield r
+
+    async def _shoe(self) -> AsyncIterator[CardRead]:
+        vote: CardVote | None = None
+        decided = False
+        async for frame in self._frames.frames():
+            window = self._rec.shoe_crop(frame.image)
+            if self._trigger.update(window):
+                if vote is None:
+                    vote, decided = CardVote(self.policy), False
+                if not decided:
+                    verdict: IndexRead = await asyncio.to_thread(self._rec.read_index, window)
+                    vote.add(verdict, frame.time)
+                    if vote.full:
+                        decided = True
+                        yield self._finish(vote.decide())
+            elif vote is not None:
+                if not decided:
+                    yield self._finish(vote.decide())
+                vote = None
+        if vote is not None and not decided:
+            yield self._finish(vote.decide())
+
+    async def _board(self) -> AsyncIterator[CardRead]:
+        tracks: list[_Track] = []
+        async for frame in self._frames.frames():
+            found = await asyncio.to_thread(self._rec.inspect_board, frame.image)
+            matched: set[int] = set()
+            for quad, verdict in found:
+                cx = sum(p[0] for p in quad) / 4
+                cy = sum(p[1] for p in quad) / 4
+                size = math.dist(quad[0], quad[1])
+                best = _nearest(tracks, cx, cy, matched)
+                if best is None:
+                    tracks.append(_Track((cx, cy), size, CardVote(self.policy)))
+                    best = len(tracks) - 1
+                matched.add(best)
+                t = tracks[best]
+                t.centre, t.size, t.missing = (cx, cy), size, 0
+                if not t.decided:
+                    t.vote.add(verdict, frame.time, quad)
+                    if t.vote.full:
+                        t.decided = True
+                        yield self._finish(t.vote.decide())
+            keep: list[_Track] = []
+            for i, t in enumerate(tracks):
+                if i not in matched:
+                    t.missing += 1
+                if t.missing > 2:
+                    if not t.decided:
+                        yield self._finish(t.vote.decide())
+                    continue
+                keep.append(t)
+            tracks = keep
+        for t in tracks:
+            if not t.decided:
+                yield self._finish(t.vote.decide())
+
+
+def _nearest(tracks: list[_Track], cx: float, cy: float, taken: set[int]) -> int | None:
+    best, best_d = None, math.inf
+    for i, t in enumerate(tracks):
+        if i in taken:
+            continue
+        d = math.hypot(t.centre[0] - cx, t.centre[1] - cy)
+        if d < 0.3 * t.size and d < best_d:
+            best, best_d = i, d
+    return best
