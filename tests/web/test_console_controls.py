@@ -21,6 +21,8 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
         page = await context.new_page()
         await login(page, stack.url, "dealer1", "/console")
         await expect(page.locator("body[data-ready='1']")).to_have_count(1)
+        await expect(page.locator("#to-act")).to_have_text("No one to act")
+        await expect(page.locator("#amount-row")).to_be_hidden()  # no bet to size
         sent = table.commands
 
         async def tap(selector: str) -> None:
