@@ -136,8 +136,9 @@ SERIAL_KINDS: Final = frozenset({SourceKind.RFID_SHOE, SourceKind.RFID_TABLE, So
 
 
 def check_serial_url(url: str) -> str:
-    """Accept a device path (``/dev/ttyACM0``, ``/dev/serial/by-id/...``, a pty symlink),
-    ``socket://host:port`` or ``rfc2217://host:port``; raise ValueError otherwise.
+    """Accept a device path (``/dev/ttyACM0``, ``/dev/serial/by-id/...``, a pty symlink) or
+    ``socket://host:port`` (a serial-to-TCP bridge); raise ValueError otherwise. (pyserial's
+    other URL schemes expose no file descriptor, which the event-loop link needs.)
 
     >>> check_serial_url("socket://127.0.0.1:7001")
     'socket://127.0.0.1:7001'
@@ -149,7 +150,7 @@ def check_serial_url(url: str) -> str:
     if url.startswith("/"):
         return url
     parts = urlsplit(url)
-    if parts.scheme in ("socket", "rfc2217"):
+    if parts.scheme == "socket":
         try:
             port = parts.port
         except ValueError:
