@@ -1,1 +1,57 @@
-"""The hand controller: binds reads and dealer commands to the rules engine."""
+"""The hand controller: binds card reads and dealer commands to the rules engine (sans-IO).
+
+Feed :class:`HandController` one input at a time (:class:`CardRead`, :class:`TagGone`,
+:class:`Command`, :class:`DeviceStatus`); each :meth:`HandController.handle` returns an
+:class:`Outcome` (reply, public and secure events, snapshot changes, error states, hand
+boundaries) for the app to journal and publish. Inputs have a JSON codec
+(:func:`input_to_json` / :func:`input_from_json`) for the journal; :class:`TableState` is the
+checkpoint to restore from. Payload models and JSON Schemas: :mod:`tablectl.controller.payloads`.
+"""
+
+from tablectl.controller.controller import SECURE_STATE_SCHEMA, STATE_SCHEMA, HandController, Phase
+from tablectl.controller.errors import CodecError, ControllerError, SetupError
+from tablectl.controller.inputs import (
+    INPUT_KINDS,
+    CardRead,
+    Command,
+    ControllerInput,
+    DeviceStatus,
+    Location,
+    LocationKind,
+    ReadStatus,
+    TagGone,
+    input_from_json,
+    input_to_json,
+)
+from tablectl.controller.outcome import (
+    READ_ERRORS,
+    ErrorChange,
+    ErrorCode,
+    Event,
+    HandEnded,
+    HandStarted,
+    Outcome,
+    Reply,
+)
+from tablectl.controller.table import (
+    COMMANDS,
+    PERMISSIONS,
+    ActiveError,
+    CachedReply,
+    DeviceState,
+    Role,
+    SeatState,
+    TableSetup,
+    TableState,
+    game_label,
+)
+
+__all__ = [
+    "COMMANDS", "INPUT_KINDS", "PERMISSIONS", "READ_ERRORS", "SECURE_STATE_SCHEMA",
+    "STATE_SCHEMA", "ActiveError", "CachedReply", "CardRead", "CodecError", "Command",
+    "ControllerError", "ControllerInput", "DeviceState", "DeviceStatus", "ErrorChange",
+    "ErrorCode", "Event", "HandController", "HandEnded", "HandStarted", "Location",
+    "LocationKind", "Outcome", "Phase", "ReadStatus", "Reply", "Role", "SeatState",
+    "SetupError", "TableSetup", "TableState", "TagGone", "game_label", "input_from_json",
+    "input_to_json",
+]

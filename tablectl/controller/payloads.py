@@ -1,0 +1,405 @@
+"""The controller's payload bodies as pydantic models, and their generated JSON Schemas.
+
+These describe what :class:`~tablectl.controller.controller.HandController` emits, without
+the envelope the app adds (epoch, seq, ts): public events by ``type``
+(:data:`PublicEvent`), secure events (:class:`HoleCardsEvent`), the public snapshot
+(:class:`PublicSnapshot`) and the secure snapshot (:class:`SecureSnapshot`). The schema files in
+``tablectl/controller/schemas/`` are generated from them (:func:`write_schemas`) and a test
+checks they match the code and that everything the controller emits validates.
+
+Beyond the event types of mqtt_payloads.md the controller emits ``bet_returned`` (an uncalled
+bet goes back), ``correction`` (undo, misdeal, kill_hand, manual_card: take the next snapshot)
+and ``seat`` (seated, unseated, stack adjusted between hands).
+
+>>> sorted(json_schemas())
+['HoleCardsEvent', 'PublicEvent', 'PublicSnapshot', 'SecureSnapshot']
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Final, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from tablectl.controller.outcome import ErrorCode
+from tablectl.journal import JsonValue
+
+CardText = Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$", description="rank + suit")]
+Chips = Annotated[int, Field(ge=0, description="chip units")]
+Seat = Annotated[int, Field(ge=1, le=10)]
+StreetName = Literal["preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth",
+                     "seventh"]
+ActionName = Literal["fold", "check", "call", "bet", "raise", "complete", "bring_in"]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class HandRef(_Body):
+    """Which hand: the table's hand id and number."""
+
+    id: str
+    number: int = Field(ge=1)
+
+
+class SeatStack(_Body):
+    """A seat and its stack."""
+
+    seat: Seat
+    stack: Chips
+
+
+class NamedSeat(_Body):
+    """A seat with its player's name and stack."""
+
+    seat: Seat
+    name: str
+    stack: Chips
+
+
+class Pot(_Body):
+    """A pot and the seats that can win it (main pot first)."""
+
+    amount: Chips
+    eligible: list[Seat]
+
+
+# --- public events ---------------------------------------------------------------------------
+
+
+class HandStartedEvent(_Body):
+    """A hand began (stacks before the forced bets)."""
+
+    type: Literal["hand_started"]
+    hand: HandRef
+    button: Seat | None = Field(description="null for stud")
+    seats: list[NamedSeat]
+
+
+class ForcedBetEvent(_Body):
+    """An ante, blind, straddle or stud bring-in."""
+
+    type: Literal["forced_bet"]
+    seat: Seat
+    kind: Literal["small_blind", "big_blind", "straddle", "ante", "big_blind_ante", "bring_in"]
+    amount: Chips
+    all_in: bool
+
+
+class CardsDealtEvent(_Body):
+    """Cards to a seat; ``up`` lists only the face-up ones (never a hidden card)."""
+
+    type: Literal["cards_dealt"]
+    seat: Seat
+    count: int = Field(ge=1)
+    up: list[CardText]
+    street: StreetName
+
+
+class BoardEvent(_Body):
+    """A board card was dealt; ``cards`` is the whole board so far (null: unread)."""
+
+    type: Literal["board"]
+    cards: list[CardText | None]
+    street: StreetName
+
+
+class ActionEvent(_Body):
+    """A decision: ``amount`` chips went in, the seat's bet this street is now ``to``."""
+
+    type: Literal["action"]
+    seat: Seat
+    kind: ActionName
+    amount: Chips
+    to: Chips
+    all_in: bool
+    stack: Chips
+
+
+class BetReturnedEvent(_Body):
+    """The uncalled part of a bet went back to ``seat``."""
+
+    type: Literal["bet_returned"]
+    seat: Seat
+    amount: Chips
+    stack: Chips
+
+
+class PotEvent(_Body):
+    """A betting round ended; the pots so far."""
+
+    type: Literal["pot"]
+    pots: list[Pot]
+    street: StreetName
+
+
+class ShowdownEvent(_Body):
+    """A contender's cards at showdown and its hand in words."""
+
+    type: Literal["showdown"]
+    seat: Seat
+    cards: list[CardText]
+    best: list[CardText] = Field(description="the five cards that play")
+    high: str | None
+    low: str | None
+
+
+class WinnerEvent(_Body):
+    """Part of a pot awarded."""
+
+    type: Literal["winner"]
+    pot: int = Field(ge=0)
+    seat: Seat
+    amount: Chips
+    half: Literal["high", "low", "whole"]
+    description: str
+
+
+class HandEndedEvent(_Body):
+    """A hand is over: settled, or voided by a misdeal or kill (stacks as before it)."""
+
+    type: Literal["hand_ended"]
+    hand: HandRef
+    result: Literal["settled", "misdeal", "killed"]
+    stacks: list[SeatStack]
+    rake: Chips
+
+
+class ErrorEvent(_Body):
+    """An error state raised (``active``) or cleared."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    active: bool
+
+
+class DeviceEvent(_Body):
+    """A card source came online or went offline."""
+
+    type: Literal["device"]
+    name: str
+    kind: str
+    status: Literal["online", "offline"]
+
+
+class UndoneAction(_Body):
+    """The decision an undo took back."""
+
+    seat: Seat
+    kind: Literal["fold", "check", "call", "bet", "raise", "complete", "bring_in", "show",
+                  "muck"]
+    amount: Chips | None = None
+
+
+class CorrectionEvent(_Body):
+    """A dealer or floor correction; consumers should take the next snapshot."""
+
+    type: Literal["correction"]
+    kind: Literal["undo", "misdeal", "kill_hand", "manual_card"]
+    by: str
+    undone: UndoneAction | None = None
+    card: CardText | None = None
+    target: str | None = None
+    read: str | None = None
+
+
+class SeatEvent(_Body):
+    """A seat changed between hands."""
+
+    type: Literal["seat"]
+    seat: Seat
+    name: str
+    stack: Chips
+    change: Literal["seated", "unseated", "adjusted"]
+    by: str
+    amount: int | None = Field(default=None, description="adjusted: chips added (negative: "
+                                                         "removed)")
+    reason: str | None = None
+
+
+PublicEvent: TypeAlias = Annotated[
+    HandStartedEvent | ForcedBetEvent | CardsDealtEvent | BoardEvent | ActionEvent
+    | BetReturnedEvent | PotEvent | ShowdownEvent | WinnerEvent | HandEndedEvent | ErrorEvent
+    | DeviceEvent | CorrectionEvent | SeatEvent,
+    Field(discriminator="type")]
+"""Every public event body, by ``type``."""
+
+
+class HoleCardsEvent(_Body):
+    """Secure feed: every card of ``seat`` so far (null: unread), sent as each is accepted."""
+
+    type: Literal["holecards"]
+    hand: HandRef
+    seat: Seat
+    cards: list[CardText | None]
+
+
+# --- snapshots -------------------------------------------------------------------------------
+
+
+class GameInfo(_Body):
+    """What is dealt."""
+
+    variant: str
+    structure: str
+    preset: str
+    label: str
+
+
+class StakesInfo(_Body):
+    """Forced bets and limits; ``units_per_currency`` chip units make one ``currency``."""
+
+    small_blind: Chips
+    big_blind: Chips
+    ante: Chips
+    bring_in: Chips
+    small_bet: Chips
+    big_bet: Chips
+    currency: str
+    units_per_currency: int = Field(ge=1)
+
+
+class SeatCardInfo(_Body):
+    """A card in front of a seat: ``card`` null while hidden (public) or unread (secure)."""
+
+    card: CardText | None
+    up: bool
+
+
+class SeatInfo(_Body):
+    """One seat, 1..max seats (empty seats included)."""
+
+    seat: Seat
+    name: str
+    stack: Chips
+    bet: Chips
+    status: Literal["active", "folded", "all_in", "out", "empty"]
+    cards: list[SeatCardInfo]
+    to_act: bool
+
+
+class LegalAction(_Body):
+    """One legal action: ``amount`` for call and bring_in, ``min``/``max`` "to" totals for
+    bet, raise and complete."""
+
+    kind: ActionName
+    amount: Chips | None = None
+    min: Chips | None = None
+    max: Chips | None = None
+
+
+class ToAct(_Body):
+    """Who acts and what they may do."""
+
+    seat: Seat
+    legal: list[LegalAction]
+
+
+class LastAction(_Body):
+    """The last decision (``amount``: chips it put in)."""
+
+    seat: Seat
+    kind: ActionName
+    amount: Chips
+
+
+class ResultInfo(_Body):
+    """An award; ``cards`` the five that won it (empty when uncontested: never revealed)."""
+
+    pot: int = Field(ge=0)
+    seat: Seat
+    amount: Chips
+    half: Literal["high", "low", "whole"]
+    description: str
+    cards: list[CardText]
+
+
+class ErrorInfo(_Body):
+    """An active error state."""
+
+    code: ErrorCode
+    message: str
+    since: str = Field(description="ISO 8601 time it was raised")
+
+
+class DeviceInfo(_Body):
+    """A card source's last status."""
+
+    name: str
+    kind: str
+    status: Literal["online", "offline"]
+
+
+class _SnapshotBody(_Body):
+    table: str
+    hand: HandRef | None
+    game: GameInfo
+    stakes: StakesInfo
+    button: Seat | None = Field(description="null for stud")
+    phase: Literal["idle", "dealing", "betting", "showdown", "settled", "fault"]
+    street: StreetName | Literal["showdown"] | None
+    seats: list[SeatInfo]
+    board: list[CardText | None]
+    pots: list[Pot]
+    to_act: ToAct | None
+    last_action: LastAction | None
+    results: list[ResultInfo]
+    errors: list[ErrorInfo]
+    devices: list[DeviceInfo]
+
+
+class PublicSnapshot(_SnapshotBody):
+    """The retained public snapshot (without epoch/seq/ts): hidden hole cards are null."""
+
+    schema_: Literal["tablectl.state/1"] = Field(alias="schema")
+
+
+class PendingRead(_Body):
+    """A doubtful read held for the dealer."""
+
+    read: str
+    card: CardText
+    confidence: float = Field(ge=0, le=1)
+    target: str
+
+
+class SecureSnapshot(_SnapshotBody):
+    """The secure snapshot: every hole card, the burns and the held doubtful read."""
+
+    schema_: Literal["tablectl.secure-state/1"] = Field(alias="schema")
+    burns: list[CardText | None]
+    pending_read: PendingRead | None
+
+
+PUBLIC_EVENT: Final[TypeAdapter[PublicEvent]] = TypeAdapter(PublicEvent)
+"""Validates a public event body (``PUBLIC_EVENT.validate_python(event.to_json())``)."""
+
+
+def json_schemas() -> dict[str, dict[str, JsonValue]]:
+    """The JSON Schema of every controller payload, by name."""
+    return {
+        "PublicEvent": PUBLIC_EVENT.json_schema(by_alias=True),
+        "HoleCardsEvent": HoleCardsEvent.model_json_schema(by_alias=True),
+        "PublicSnapshot": PublicSnapshot.model_json_schema(by_alias=True),
+        "SecureSnapshot": SecureSnapshot.model_json_schema(by_alias=True),
+    }
+
+
+SCHEMA_DIR: Final = Path(__file__).with_name("schemas")
+
+
+def schema_files() -> dict[str, str]:
+    """File name -> text of each generated schema, as checked in under :data:`SCHEMA_DIR`."""
+    return {f"{name}.json": json.dumps(schema, indent=2, sort_keys=True) + "\n"
+            for name, schema in json_schemas().items()}
+
+
+def write_schemas(directory: Path = SCHEMA_DIR) -> None:
+    """Regenerate the schema files (after changing a payload model)."""
+    directory.mkdir(exist_ok=True)
+    for name, text in schema_files().items():
+        (directory / name).write_text(text)

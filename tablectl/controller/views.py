@@ -1,0 +1,166 @@
+"""Turning the engine's events and views into the MQTT payload bodies (mqtt_payloads.md).
+
+:class:`EventFolder` folds a hand's engine events into public and secure event bodies while
+keeping what the snapshots need and the engine does not keep (who was revealed at showdown, the
+last action, the awards with their cards). It is rebuilt from ``hand.events`` after a
+correction, so it never drifts from the hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from tablectl.controller.outcome import Event
+from tablectl.domain.cards import Card
+from tablectl.game import (
+    ActionKind,
+    ActionTaken,
+    BetReturned,
+    BoardDealt,
+    Burned,
+    CardDealt,
+    ForcedBet,
+    ForcedKind,
+    HandEnded,
+    HandEvent,
+    LegalActions,
+    PotAwarded,
+    PotView,
+    RakeTaken,
+    ShowdownHand,
+    StreetEnded,
+)
+from tablectl.journal import JsonValue
+
+FORCED_KINDS: Final = {
+    ForcedKind.ANTE: "ante", ForcedKind.BIG_BLIND_ANTE: "big_blind_ante",
+    ForcedKind.SMALL_BLIND: "small_blind", ForcedKind.BIG_BLIND: "big_blind",
+    ForcedKind.STRADDLE: "straddle",
+}
+"""Engine forced-bet kinds -> payload kinds (``bring_in`` comes from the bring-in action)."""
+
+
+def action_name(kind: ActionKind) -> str:
+    """Payload spelling of an action kind (snake case: ``bring_in``)."""
+    return kind.value.replace("-", "_")
+
+
+def card_text(card: Card | None) -> str | None:
+    """``"Ah"``, or None for a card nobody read."""
+    return str(card) if card is not None else None
+
+
+def pots_json(pots: Sequence[PotView]) -> list[JsonValue]:
+    """``[{"amount", "eligible"}]``, main pot first."""
+    return [{"amount": p.amount, "eligible": list(p.eligible)} for p in pots]
+
+
+def legal_json(legal: LegalActions) -> list[JsonValue]:
+    """The ``to_act.legal`` list: fold, check, call, bring_in, then the wager with min/max."""
+    out: list[JsonValue] = []
+    kinds = legal.kinds
+    if ActionKind.FOLD in kinds:
+        out.append({"kind": "fold"})
+    if ActionKind.CHECK in kinds:
+        out.append({"kind": "check"})
+    if ActionKind.CALL in kinds:
+        out.append({"kind": "call", "amount": legal.call_amount})
+    if ActionKind.BRING_IN in kinds:
+        out.append({"kind": "bring_in", "amount": legal.bring_in_amount})
+    if legal.bet_kind is not None and legal.bet_kind in kinds:
+        out.append({"kind": action_name(legal.bet_kind), "min": legal.min_to,
+                    "max": legal.max_to})
+    return out
+
+
+class EventFolder:
+    """Folds one hand's engine events into payload bodies and snapshot extras.
+
+    Args:
+        hand: ``{"id", "number"}`` of the hand (carried by secure events).
+        stacks: seat -> stack before the forced bets.
+    """
+
+    def __init__(self, hand: dict[str, JsonValue], stacks: dict[int, int]) -> None:
+        self._hand = hand
+        self.stacks = dict(stacks)
+        self.cards: dict[int, list[Card | None]] = {seat: [] for seat in stacks}
+        self.board: list[Card | None] = []
+        self.revealed: dict[int, tuple[Card, ...]] = {}
+        self.last_action: dict[str, JsonValue] | None = None
+        self.awards: list[dict[str, JsonValue]] = []
+        self.rake = 0
+        self.showdown = False
+        self.best: dict[int, tuple[Card, ...]] = {}
+
+    def feed(self, events: Sequence[HandEvent]) -> tuple[list[Event], list[Event]]:
+        """Public and secure event bodies for ``events``, in order."""
+        public: list[Event] = []
+        secure: list[Event] = []
+        for ev in events:
+            match ev:
+                case ForcedBet():
+                    self.stacks[ev.seat] -= ev.amount
+                    public.append(Event("forced_bet", {
+                        "seat": ev.seat, "kind": FORCED_KINDS[ev.kind], "amount": ev.amount,
+                        "all_in": ev.all_in}))
+                case CardDealt():
+                    self.cards[ev.seat].append(ev.card)
+                    up = [str(ev.card)] if ev.face_up and ev.card is not None else []
+                    public.append(Event("cards_dealt", {
+                        "seat": ev.seat, "count": 1, "up": list(up),
+                        "street": ev.street.value}))
+                    secure.append(Event("holecards", {
+                        "hand": dict(self._hand), "seat": ev.seat,
+                        "cards": [card_text(c) for c in self.cards[ev.seat]]}))
+                case BoardDealt():
+                    self.board.append(ev.card)
+                    public.append(Event("board", {
+                        "cards": [card_text(c) for c in self.board],
+                        "street": ev.street.value}))
+                case Burned():
+                    pass  # a burn card is never public
+                case ActionTaken():
+                    self.stacks[ev.seat] -= ev.added
+                    if ev.kind is ActionKind.BRING_IN:
+                        public.append(Event("forced_bet", {
+                            "seat": ev.seat, "kind": "bring_in", "amount": ev.added,
+                            "all_in": ev.all_in}))
+                    else:
+                        public.append(Event("action", {
+                            "seat": ev.seat, "kind": action_name(ev.kind), "amount": ev.added,
+                            "to": ev.to, "all_in": ev.all_in, "stack": self.stacks[ev.seat]}))
+                    self.last_action = {"seat": ev.seat, "kind": action_name(ev.kind),
+                                        "amount": ev.added}
+                case BetReturned():
+                    self.stacks[ev.seat] += ev.amount
+                    public.append(Event("bet_returned", {
+                        "seat": ev.seat, "amount": ev.amount, "stack": self.stacks[ev.seat]}))
+                case StreetEnded():
+                    public.append(Event("pot", {"pots": pots_json(ev.pots),
+                                                "street": ev.street.value}))
+                case ShowdownHand():
+                    self.showdown = True
+                    hole = tuple(c for c in self.cards[ev.seat] if c is not None)
+                    self.revealed[ev.seat] = hole
+                    self.best[ev.seat] = tuple(ev.cards)
+                    public.append(Event("showdown", {
+                        "seat": ev.seat, "cards": [str(c) for c in hole],
+                        "best": [str(c) for c in ev.cards], "high": ev.high, "low": ev.low}))
+                case RakeTaken():
+                    self.rake += ev.amount
+                case PotAwarded():
+                    self.stacks[ev.seat] += ev.amount
+                    best = [str(c) for c in self.best.get(ev.seat, ())]
+                    award: dict[str, JsonValue] = {
+                        "pot": ev.pot_index, "seat": ev.seat, "amount": ev.amount,
+                        "half": ev.half.value, "description": ev.description}
+                    public.append(Event("winner", dict(award)))
+                    self.awards.append({**award, "cards": best})
+                case HandEnded():
+                    public.append(Event("hand_ended", {
+                        "hand": dict(self._hand), "result": "settled",
+                        "stacks": [{"seat": s, "stack": n} for s, n in ev.stacks],
+                        "rake": self.rake}))
+        return public, secure

@@ -1,0 +1,156 @@
+"""Drivers for controller tests: a table setup on the demo decks, a fake dealer's hands."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from tablectl.controller import (
+    CardRead,
+    Command,
+    ControllerInput,
+    HandController,
+    Location,
+    Outcome,
+    ReadStatus,
+    SeatState,
+    TableSetup,
+    TableState,
+)
+from tablectl.domain.cards import Card
+from tablectl.domain.deck import Deck
+from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.game import (
+    Act,
+    ActionKind,
+    Burn,
+    DealBoard,
+    DealDown,
+    DealHole,
+    DealUp,
+    Showdown,
+    Stakes,
+)
+from tablectl.journal import JsonValue
+
+DECKS_DIR = Path(__file__).resolve().parents[2] / "config" / "decks"
+RED = Deck.load(DECKS_DIR / "demo-red.csv")
+BLUE = Deck.load(DECKS_DIR / "demo-blue.csv")
+DECKS = {"demo-red": RED, "demo-blue": BLUE}
+ROLES = {"dealer-t01": "dealer", "floor-t01": "floor", "display-01": "display"}
+DEALER, FLOOR = "dealer-t01", "floor-t01"
+T0 = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+
+FL, PL, NL = BettingStructure.FIXED_LIMIT, BettingStructure.POT_LIMIT, BettingStructure.NO_LIMIT
+VARIANTS: list[tuple[GameKind, BettingStructure]] = [
+    (GameKind.HOLDEM, NL), (GameKind.HOLDEM, FL), (GameKind.HOLDEM, PL),
+    (GameKind.HOLDEM_HI_LO, FL), (GameKind.OMAHA, PL), (GameKind.OMAHA_HI_LO, FL),
+    (GameKind.STUD, FL), (GameKind.STUD_HI_LO, FL), (GameKind.RAZZ, FL),
+]
+
+
+def stakes_for(game: GameKind, structure: BettingStructure) -> Stakes:
+    if game.is_stud:
+        return Stakes(ante=10, bring_in=20, small_bet=50, big_bet=100)
+    if structure is FL:
+        return Stakes(small_blind=25, big_blind=50, small_bet=50, big_bet=100)
+    return Stakes(small_blind=50, big_blind=100)
+
+
+def make_setup(game: GameKind = GameKind.HOLDEM, structure: BettingStructure = NL,
+               **extra: object) -> TableSetup:
+    return TableSetup(table="t01", game=game, structure=structure,
+                      stakes=stakes_for(game, structure), deck_id="demo-red", decks=DECKS,
+                      roles=ROLES, preset=RulesPreset.CASINO, **extra)  # type: ignore[arg-type]
+
+
+def initial_state(stacks: tuple[int, ...] = (5000, 5000, 5000), button: int = 1,
+                  seats: tuple[int, ...] | None = None) -> TableState:
+    numbers = seats or tuple(range(1, len(stacks) + 1))
+    return TableState.initial([SeatState(n, f"P{n}", s) for n, s in zip(numbers, stacks,
+                                                                         strict=True)], button)
+
+
+@dataclass
+class Driver:
+    """Feeds a controller, stamping each input one second after the last."""
+
+    ctl: HandController
+    now: datetime = T0
+    n: int = 0
+    inputs: list[ControllerInput] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def tick(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+    def feed(self, inp: ControllerInput) -> Outcome:
+        self.inputs.append(inp)
+        out = self.ctl.handle(inp)
+        self.outcomes.append(out)
+        return out
+
+    def read(self, card: str | Card, *, location: str | None = None, source: str = "shoe",
+             antenna: int = 0, status: ReadStatus = ReadStatus.ACCEPTED,
+             deck: Deck = RED, uid: str | None = None, confidence: float = 1.0) -> Outcome:
+        self.n += 1
+        c = card if isinstance(card, Card) else Card.parse(card)
+        return self.feed(CardRead(
+            source=source if location is None else "table", uid=uid or deck.uid_for(c),
+            antenna=antenna, read_id=f"r{self.n}", at=self.tick(),
+            location=Location.parse(location) if location else None, status=status,
+            confidence=confidence))
+
+    def cmd(self, name: str, user: str = DEALER, cid: str | None = None,
+            sent_at: datetime | None = None, **args: JsonValue) -> Outcome:
+        self.n += 1
+        at = self.tick()
+        return self.feed(Command(name=name, user=user, id=cid or f"c{self.n}", at=at,
+                                 args=args, sent_at=sent_at))
+
+    def act(self, seat: int, kind: str, amount: int | None = None) -> Outcome:
+        args: dict[str, JsonValue] = {"seat": seat, "kind": kind}
+        if amount is not None:
+            args["amount"] = amount
+        return self.cmd("action", **args)
+
+
+def fresh(game: GameKind = GameKind.HOLDEM, structure: BettingStructure = NL, *,
+          stacks: tuple[int, ...] = (5000, 5000, 5000), button: int = 1,
+          **extra: object) -> Driver:
+    return Driver(HandController(make_setup(game, structure, **extra),
+                                 initial_state(stacks, button)))
+
+
+def card_expected(exp: object) -> bool:
+    return isinstance(exp, DealHole | DealUp | DealDown | Burn | DealBoard)
+
+
+def random_inputs(driver: Driver, rng: random.Random, *, max_steps: int = 400) -> Iterator[None]:
+    """Play one hand to the end through the driver: shoe reads of a shuffled deck and random
+    legal actions (a seeded random dealer built from the engine's expectations)."""
+    deck = list(RED.uids_by_card)
+    rng.shuffle(deck)
+    for _ in range(max_steps):
+        exp = driver.ctl.expected()
+        if exp is None:
+            return
+        if card_expected(exp):
+            driver.read(deck.pop())
+        elif isinstance(exp, Act):
+            legal = exp.legal
+            kinds = sorted(legal.kinds, key=lambda k: k.value)
+            kind = rng.choice(kinds)
+            amount: int | None = None
+            if kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE):
+                amount = rng.choice([legal.min_to, legal.max_to])
+            driver.act(exp.seat, kind.value, amount)
+        elif isinstance(exp, Showdown):
+            driver.cmd("action", seat=exp.seat, kind="show")
+        else:
+            return
+        yield
