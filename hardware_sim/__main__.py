@@ -57,8 +57,22 @@ def _add_serve(sub: _Subparsers) -> None:
     p.set_defaults(handler=_serve)
 
 
-_COMMANDS: list[Callable[[_Subparsers], None]] = [_add_serve]
-# play SCENARIO (SimDealer, scenario files) registers here.
+def _add_play(sub: _Subparsers) -> None:
+    from hardware_sim.play import add_play_arguments
+
+    p = sub.add_parser("play", help="play a scenario's hands with SimDealer "
+                       "(config/scenarios/*.toml)")
+    add_play_arguments(p)
+    p.set_defaults(handler=_play)
+
+
+def _play(args: argparse.Namespace) -> int:
+    from hardware_sim.play import run_play
+
+    return run_play(args, lambda line: print(line, flush=True))
+
+
+_COMMANDS: list[Callable[[_Subparsers], None]] = [_add_serve, _add_play]
 
 
 def _make_device(args: argparse.Namespace, clock: SystemClock) -> SimDevice:

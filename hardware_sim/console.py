@@ -1,0 +1,182 @@
+"""Dealer consoles for the simulated dealer: the MQTT command API, and an in-memory recorder.
+
+Both implement :class:`hardware_sim.dealer.Console` (``await console.command(name, args)``
+returns the reply dict ``{"id", "ok", "result"}`` or ``{"id", "ok": false, "error"}``).
+
+* :class:`MqttConsole` — publishes ``{"id", "args"}`` to
+  ``poker/v1/tables/{t}/cmd/{name}/{user}`` as an MQTT 5 request (ResponseTopic under
+  ``poker/v1/replies/{user}/``, CorrelationData, MessageExpiryInterval) through
+  :class:`tablectl.publish.mqtt.MqttPublisher`, and waits for the daemon's reply.
+* :class:`RecordingConsole` — records every command and answers ``ok`` (or a configured
+  refusal), for unit tests and the engine-only dry run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit
+
+from tablectl.publish import topics
+from tablectl.publish.base import MessageProps
+from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleCommand:
+    """A command as sent: its ``id``, ``name`` and ``args``."""
+
+    id: str
+    name: str
+    args: Mapping[str, object] = field(default_factory=dict)
+
+    def payload(self) -> bytes:
+        """The JSON request payload ``{"id", "args"}``."""
+        return json.dumps({"id": self.id, "args": dict(self.args)},
+                          separators=(",", ":")).encode()
+
+
+class RecordingConsole:
+    """Records commands and replies ``ok`` (deterministic ids ``{prefix}-{n}``).
+
+    Args:
+        on_command: called with each command as it is sent (e.g. ``timeline.append`` of a
+            loopback, so the dry-run check sees reads and commands in order).
+        refuse: command name -> error code to answer with ``ok: false``.
+        prefix: id prefix.
+    """
+
+    def __init__(self, *, on_command: Callable[[ConsoleCommand], None] | None = None,
+                 refuse: Mapping[str, str] | None = None, prefix: str = "sim") -> None:
+        self.commands: list[ConsoleCommand] = []
+        self._on_command = on_command
+        self._refuse = dict(refuse or {})
+        self._prefix = prefix
+        self._count = itertools.count(1)
+
+    async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
+        """See :class:`~hardware_sim.dealer.Console`."""
+        cmd = ConsoleCommand(f"{self._prefix}-{next(self._count)}", name, dict(args))
+        self.commands.append(cmd)
+        if self._on_command is not None:
+            self._on_command(cmd)
+        code = self._refuse.get(name)
+        if code is not None:
+            return {"id": cmd.id, "ok": False,
+                    "error": {"code": code, "reason": f"{name} refused (RecordingConsole)"}}
+        return {"id": cmd.id, "ok": True, "result": {}}
+
+
+class MqttConsole:
+    """The daemon's command API over MQTT 5 request/response.
+
+    Use as ``async with MqttConsole.connect("mqtt://127.0.0.1:1883", table="t01",
+    user="dealer-t01") as console: reply = await console.command("undo", {})``, or wrap an
+    :class:`MqttPublisher` you already entered (``MqttConsole(client, table=..., user=...)``).
+
+    Args:
+        client: a connected MQTT client (entered by the caller, unless built by
+            :meth:`connect`).
+        table: the table id. user: the broker username commands are sent under (the last
+            level of the command topic; the broker ACL pins it to the sender).
+        timeout: seconds to wait for a reply (also the message expiry).
+    """
+
+    def __init__(self, client: MqttPublisher, *, table: str, user: str,
+                 timeout: float = 10.0, owns_client: bool = False) -> None:
+        self._client = client
+        self.table = topics.segment(table, "table id")
+        self.user = topics.segment(user, "user")
+        self.timeout = timeout
+        self._owns = owns_client
+        self.reply_topic = topics.reply(user, f"sim-{secrets.token_hex(4)}")
+        self._pending: dict[bytes, asyncio.Future[bytes]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._ids = itertools.count(1)
+        self._token = secrets.token_hex(3)
+        self.commands: list[ConsoleCommand] = []
+
+    @classmethod
+    def connect(cls, url: str, *, table: str, user: str, password: str | None = None,
+                timeout: float = 10.0) -> MqttConsole:
+        """A console with its own client for broker ``mqtt://host:port`` (enter it).
+
+        Raises:
+            ValueError: not an ``mqtt://host:port`` URL.
+        """
+        parts = urlsplit(url)
+        if parts.scheme != "mqtt" or not parts.hostname:
+            raise ValueError(f"not a broker URL: {url!r} (expected mqtt://host:port)")
+        settings = MqttSettings(host=parts.hostname, port=parts.port or 1883,
+                                client_id=f"{user}-sim-{secrets.token_hex(3)}",
+                                username=user, password=password, session_expiry=0,
+                                connect_timeout=timeout)
+        return cls(MqttPublisher(settings), table=table, user=user, timeout=timeout,
+                   owns_client=True)
+
+    async def __aenter__(self) -> Self:
+        """Connect (if owned), subscribe to the reply topic, start reading replies."""
+        if self._owns:
+            await self._client.__aenter__()
+        try:
+            await self._client.subscribe(self.reply_topic.value, qos=1)
+        except BaseException:
+            if self._owns:
+                await self._client.__aexit__(None, None, None)
+            raise
+        self._task = asyncio.create_task(self._read())
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._owns:
+            await self._client.__aexit__(exc_type, exc, tb)
+
+    async def _read(self) -> None:
+        async for msg in self._client.messages():
+            if msg.topic != self.reply_topic:
+                continue
+            corr = msg.props.correlation_data
+            fut = self._pending.get(corr) if corr is not None else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg.payload)
+
+    async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
+        """See :class:`~hardware_sim.dealer.Console`.
+
+        Raises:
+            TimeoutError: no reply within ``timeout`` seconds.
+            ValueError: the reply is not a JSON object.
+            tablectl.publish.errors.PublishError: the broker refused or the link is down.
+        """
+        cmd = ConsoleCommand(f"sim-{self._token}-{next(self._ids)}", name, dict(args))
+        corr = cmd.id.encode()
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._pending[corr] = fut
+        self.commands.append(cmd)
+        try:
+            await self._client.publish(
+                topics.cmd(self.table, name, self.user), cmd.payload(), qos=1,
+                props=MessageProps(response_topic=self.reply_topic.value, correlation_data=corr,
+                                   message_expiry=max(1, round(self.timeout)),
+                                   content_type="application/json"))
+            async with asyncio.timeout(self.timeout):
+                raw = await fut
+        finally:
+            self._pending.pop(corr, None)
+        reply = json.loads(raw)
+        if not isinstance(reply, dict):
+            raise ValueError(f"reply to {name} is not a JSON object: {raw[:80]!r}")
+        return reply
