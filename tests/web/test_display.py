@@ -154,8 +154,13 @@ async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
         await page.screenshot(path=artifact("display-stale.png"))
 
         # Four-colour deck on request.
+        diamond = page.locator('#board .card[data-card="Kd"]')
+        await expect(diamond).to_have_css("color", "rgb(200, 16, 46)")  # red in two colours
         await page.goto(stack.url + "/?deck=4")
         await expect(page.locator("body.four-colour")).to_have_count(1)
+        await expect(diamond).to_have_css("color", "rgb(10, 91, 211)")  # blue diamonds
+        await expect(page.locator('#board .card[data-card="7c"]')).to_have_css(
+            "color", "rgb(11, 138, 47)")  # green clubs
         assert received, "the browser received no SSE message"
     finally:
         daemon.close()
