@@ -11,7 +11,10 @@ Steps, each chosen to survive real cameras rather than the renderer:
    by the crop) and oversized ones.
 4. Pair: a rank is a component merged with its side-by-side neighbours of similar height
    (so ``10`` is one rank, never just its ``0``); the suit is the nearest component below it
-   in the same column. A few pairings are returned; the classifier keeps the best.
+   in the same column, and nothing index-sized may follow right under the suit (a word
+   written downwards, like a joker's ``JOKER``, is not an index), nor may the suit-sized
+   shape repeat many times over the crop (a card back's pattern). The first few
+   components from the top are tried as ranks; the classifier keeps the best pairing.
 5. Each glyph (ink values, masked to its components) is fitted, aspect preserved, into a fixed
    box, slightly blurred, made zero-mean and unit-norm: correlation is then one dot product.
    The whole index (rank + suit together) is normalised the same way, and a layout vector
@@ -38,6 +41,8 @@ SUIT_BOX: Final = (24, 24)
 INDEX_BOX: Final = (32, 48)
 _CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (35, 35))
 _DILATE_K: Final = np.ones((3, 3), np.uint8)
+_PAPER_FLOOR: Final = 80.0
+_PATTERN: Final = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +135,10 @@ def ink_image(crop: Image) -> tuple[Image, npt.NDArray[np.float32]]:
         grey = cv2.min(cv2.min(b, g), r)
     else:
         grey = crop
-    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K)
-    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper.astype(np.float32), 1.0)
+    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K).astype(np.float32)
+    # Ink is darkening relative to the local paper; the floor keeps sensor noise on dark or
+    # saturated-colour areas (empty slot, cut card) from looking like ink.
+    ink = (paper - grey.astype(np.float32)) / np.maximum(paper, _PAPER_FLOOR)
     return crop, np.clip(ink, 0.0, 1.0)
 
 
@@ -153,19 +160,19 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
     hh, ww = binary.shape
     min_area = max(10, int(0.0015 * hh * ww))
     comps: list[_Comp] = []
+    cut: list[_Comp] = []  # glyph-sized but cut by the crop's edge
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if area < min_area or h < 0.06 * hh or h > 0.6 * hh or w > 0.9 * ww:
+        if area < min_area or w > 0.9 * ww:
             continue
         if x == 0 or y == 0 or x + w >= ww or y + h >= hh:
-            continue
-        comps.append(_Comp(i, x, y, w, h, area))
+            cut.append(_Comp(i, x, y, w, h, area))
+        elif 0.06 * hh <= h <= 0.6 * hh:
+            comps.append(_Comp(i, x, y, w, h, area))
     comps.sort(key=lambda c: c.y)
     out: list[IndexGlyphs] = []
     used_starts: set[int] = set()
-    for start in comps:
-        if len(out) >= max_pairs:
-            break
+    for start in comps[: max_pairs + 1]:
         if start.label in used_starts:
             continue
         group = [start]
@@ -197,10 +204,32 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
                 continue
             if suit is None or c.y < suit.y:
                 suit = c
-        if suit is None:
+        if suit is None or _stacked_below([*comps, *cut], group, suit, rh):
             continue
+        if _repeated(comps, suit) >= _PATTERN:
+            continue  # a pattern (card back), not an index
         out.append(_describe(colour, ink, np.asarray(labels, np.int32), group, suit))
     return out
+
+
+def _stacked_below(comps: list[_Comp], rank: list[_Comp], suit: _Comp, rh: int) -> bool:
+    """True if another glyph sits right under the suit in the suit's column: a word written
+    downwards (a joker's ``JOKER``), not a rank/suit index."""
+    scx = suit.x + suit.w / 2
+    for c in comps:
+        if c is suit or c in rank:
+            continue
+        cx = c.x + c.w / 2
+        if (suit.bottom - 0.2 * rh <= c.y <= suit.bottom + 0.6 * rh
+                and abs(cx - scx) <= 0.35 * rh and c.w >= 0.3 * rh):
+            return True
+    return False
+
+
+def _repeated(comps: list[_Comp], like: _Comp) -> int:
+    """How many components have about the size of ``like``."""
+    return sum(1 for c in comps
+               if 0.67 <= c.h / like.h <= 1.5 and 0.67 <= c.w / max(like.w, 1) <= 1.5)
 
 
 def _describe(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
