@@ -10,8 +10,8 @@ Rules the controller enforces (on top of the rules engine, which it asks what co
 * **Reads.** A shoe read (no location) is the card for whatever the engine expects next (hole
   card, burn, board card, stud up/down card). A table read names its antenna's role: a seat
   card is held until the engine deals to that seat in the current dealing round, a board card
-  until its position comes (an unread burn before it is entered as unknown), so antennas may
-  report in any order within a round. A card the same antenna (or the shoe, within
+  until its position comes (an unread burn before a held card is entered as unknown), so
+  antennas may report in any order within a round. A card the same antenna (or the shoe, within
   ``debounce`` seconds) reports again where it already lies is ignored; muck reads and reads
   between hands are ignored (only the deck check applies).
 * **Read hygiene.** ``unknown_tag``, ``second_deck``, ``duplicate_card``, ``too_many_cards``,
@@ -463,7 +463,10 @@ class HandController:
         out: list[Expectation] = []
         while isinstance(exp := probe.expected(), _CARD_EXPECTATIONS):
             out.append(exp)
-            probe.apply(CardIn(None))
+            try:
+                probe.apply(CardIn(None))
+            except (RuleViolation, ValueError):  # the last card settles a hand of unknowns
+                break
         return out
 
     def _betting_before_board(self, hand: Hand) -> bool:
@@ -495,7 +498,16 @@ class HandController:
             if n not in view or view[n].folded:
                 raise _Refused(ErrorCode.WRONG_ANTENNA,
                                f"{card_name} read at {loc}, but seat {n} is not in the hand")
-            if run.count(key) > staged:
+            have, need = len(hand.hole_cards(n)), run.count(key)
+            if loc.slot is not None:
+                taken = {r.location.slot for _, r in self._staged.get(key, [])
+                         if r.location is not None}
+                if have < loc.slot <= have + need and loc.slot not in taken:
+                    return key
+                if loc.slot <= have or loc.slot in taken:
+                    raise _Refused(ErrorCode.TOO_MANY_CARDS,
+                                   f"{card_name} read at {loc}, which already holds a card")
+            elif need > staged:
                 return key
             if any(k[0] == "seat" for k in run) or not run:
                 raise _Refused(ErrorCode.TOO_MANY_CARDS,
@@ -545,13 +557,18 @@ class HandController:
             if key is None:
                 return
             queue = self._staged.get(key)
-            if queue:
-                card, _read = queue.pop(0)
+            pick: int | None = 0
+            if queue and key[0] == "seat":  # a seat's slots say which of its cards is which
+                slot = len(hand.hole_cards(key[1])) + 1
+                pick = next((i for i, (_, r) in enumerate(queue)
+                             if r.location is None or r.location.slot in (None, slot)), None)
+            if queue and pick is not None:
+                card, _read = queue.pop(pick)
                 if not queue:
                     del self._staged[key]
                 self._apply(CardIn(card))
                 continue
-            if isinstance(exp, Burn) and any(k[0] == "board" for k in self._staged):
+            if isinstance(exp, Burn) and self._staged:
                 self._run.log.append("burn card not read: entered as unknown")
                 self._apply(CardIn(None, burn=True))
                 continue

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,18 +19,23 @@ from tablectl.controller import (
     TableSetup,
     TableState,
 )
-from tablectl.domain.cards import Card
+from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.game import (
     Act,
+    ActionIn,
     ActionKind,
     Burn,
+    CardIn,
     DealBoard,
     DealDown,
     DealHole,
     DealUp,
+    Hand,
+    SeatSetup,
     Showdown,
+    ShowIn,
     Stakes,
 )
 from tablectl.journal import JsonValue
@@ -105,7 +109,7 @@ class Driver:
             location=Location.parse(location) if location else None, status=status,
             confidence=confidence))
 
-    def cmd(self, name: str, user: str = DEALER, cid: str | None = None,
+    def cmd(self, name: str, /, user: str = DEALER, cid: str | None = None,
             sent_at: datetime | None = None, **args: JsonValue) -> Outcome:
         self.n += 1
         at = self.tick()
@@ -130,27 +134,98 @@ def card_expected(exp: object) -> bool:
     return isinstance(exp, DealHole | DealUp | DealDown | Burn | DealBoard)
 
 
-def random_inputs(driver: Driver, rng: random.Random, *, max_steps: int = 400) -> Iterator[None]:
-    """Play one hand to the end through the driver: shoe reads of a shuffled deck and random
-    legal actions (a seeded random dealer built from the engine's expectations)."""
-    deck = list(RED.uids_by_card)
-    rng.shuffle(deck)
-    for _ in range(max_steps):
-        exp = driver.ctl.expected()
-        if exp is None:
-            return
+class Dealer:
+    """A seeded random dealer that drives the controller and, beside it, the engine itself.
+
+    The engine (``mirror``) gets the same cards and decisions directly, so after every step the
+    controller's hand must equal it. ``table=True`` deals through table antennas: every card of
+    a dealing round is read at its seat or board position in a random order, burns unread.
+    """
+
+    def __init__(self, driver: Driver, rng: random.Random, *, table: bool = False) -> None:
+        self.d = driver
+        self.rng = rng
+        self.table = table
+        self.mirror: Hand | None = None
+        self.cards: list[Card] = []
+
+    def start(self) -> Outcome:
+        out = self.d.cmd("start_hand")
+        assert out.reply is not None and out.reply.ok, out.reply
+        data = out.events[0].data
+        setup = self.d.ctl.setup
+        seats = [SeatSetup(s["seat"], s["stack"], s["name"])  # type: ignore[index]
+                 for s in data["seats"]]  # type: ignore[union-attr]
+        button = data["button"]
+        self.mirror = Hand.start(game=setup.game, structure=setup.structure,
+                                 rules=setup.rule_set, stakes=setup.stakes, seats=seats,
+                                 button=button if isinstance(button, int) else 0,
+                                 hand_id=str(data["hand"]["id"]))  # type: ignore[index]
+        self.cards = list(FULL_DECK)
+        self.rng.shuffle(self.cards)
+        return out
+
+    def step(self) -> bool:
+        """One dealer step (a card, a dealing round, a decision); False once the hand is over."""
+        mirror = self.mirror
+        assert mirror is not None
+        exp = mirror.expected()
         if card_expected(exp):
-            driver.read(deck.pop())
+            if self.table:
+                self._table_round(mirror)
+            else:
+                card = self.cards.pop()
+                self.d.read(card)
+                mirror.apply(CardIn(card))
         elif isinstance(exp, Act):
             legal = exp.legal
-            kinds = sorted(legal.kinds, key=lambda k: k.value)
-            kind = rng.choice(kinds)
+            kind = self.rng.choice(sorted(legal.kinds, key=lambda k: k.value))
             amount: int | None = None
             if kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE):
-                amount = rng.choice([legal.min_to, legal.max_to])
-            driver.act(exp.seat, kind.value, amount)
+                amount = self.rng.choice([legal.min_to, legal.max_to])
+            out = self.d.act(exp.seat, kind.value.replace("-", "_"), amount)
+            assert out.reply is not None and out.reply.ok, out.reply
+            mirror.apply(ActionIn(exp.seat, kind, amount))
         elif isinstance(exp, Showdown):
-            driver.cmd("action", seat=exp.seat, kind="show")
+            out = self.d.cmd("action", seat=exp.seat, kind="show")
+            assert out.reply is not None and out.reply.ok, out.reply
+            mirror.apply(ShowIn(exp.seat))
         else:
-            return
-        yield
+            return False
+        return True
+
+    def _table_round(self, mirror: Hand) -> None:
+        probe = mirror.copy()
+        run = []
+        while card_expected(exp := probe.expected()):
+            run.append(exp)
+            try:
+                probe.apply(CardIn(None))
+            except ValueError:  # the last card settles a hand of unknown cards
+                break
+        dealt = [(exp, None if isinstance(exp, Burn) else self.cards.pop()) for exp in run]
+        reads: list[tuple[str, Card]] = []
+        count = {s.seat: len(s.cards) for s in mirror.view().seats}
+        for exp, card in dealt:
+            if card is None:
+                continue
+            if isinstance(exp, DealBoard):
+                reads.append((f"board {exp.index + 1}", card))
+            else:
+                seat = exp.seat  # type: ignore[union-attr]
+                count[seat] += 1
+                reads.append((f"seat {seat} slot {count[seat]}", card))
+        self.rng.shuffle(reads)
+        for where, card in reads:
+            out = self.d.read(card, location=where, antenna=self.rng.randrange(40))
+            assert out.errors == (), out.errors
+        for _exp, card in dealt:
+            mirror.apply(CardIn(card))
+
+    def play(self, max_steps: int = 500) -> None:
+        """Play the started hand to its end, checking the controller against the engine."""
+        for _ in range(max_steps):
+            if not self.step():
+                return
+            assert self.d.ctl.hand_view() == self.mirror.view()  # type: ignore[union-attr]
+        raise AssertionError("hand did not end")
