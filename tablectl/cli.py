@@ -264,13 +264,136 @@ def _add_demo(sub: _Subparsers) -> None:
     p.set_defaults(handler=_demo)
 
 
+# --- run (the table daemon) ---------------------------------------------------------------
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from tablectl.app import run_daemon
+    from tablectl.config import load_config
+    from tablectl.domain.errors import TablectlError
+
+    overrides: dict[str, object] = {}
+    if args.broker:
+        overrides["mqtt.url"] = args.broker
+    if args.journal:
+        overrides["journal.path"] = str(Path(args.journal).resolve())
+    config = load_config(Path(args.config), overrides=overrides)
+    try:
+        asyncio.run(run_daemon(config))
+    except TablectlError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_run(sub: _Subparsers) -> None:
+    p = sub.add_parser("run", help="run the table daemon: card sources in, hand rules, "
+                                   "MQTT out (until interrupted)")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
+    p.add_argument("--broker", metavar="URL", help="override mqtt.url")
+    p.add_argument("--journal", metavar="PATH", help="override journal.path")
+    p.set_defaults(handler=_run)
+
+
+# --- camera (card recognition) -----------------------------------------------------------
+
+def _roi(text: str) -> tuple[int, int, int, int]:
+    try:
+        x, y, w, h = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected x,y,w,h in pixels, got {text!r}") from None
+    if min(x, y) < 0 or min(w, h) < 8:
+        raise argparse.ArgumentTypeError(f"ROI {text!r}: x, y >= 0 and w, h >= 8 please")
+    return x, y, w, h
+
+
+def _camera_enrol(args: argparse.Namespace) -> int:
+    from tablectl.vision.enrol import enrol_images, labels_from_csv
+    from tablectl.vision.model import VisionError
+
+    out = Path(args.out)
+    if (out / "profile.json").exists() and not args.force:
+        print(f"{out}: a deck profile is already there (use --force to replace it)",
+              file=sys.stderr)
+        return 2
+    try:
+        labels = labels_from_csv(Path(args.labels)) if args.labels else None
+        profile, report = enrol_images(args.deck_id, [Path(p) for p in args.images],
+                                       args.mode, labels, args.roi)
+    except (VisionError, OSError) as exc:
+        print(f"camera enrol: {exc}", file=sys.stderr)
+        return 2
+    profile.save(out)
+    print(f"{out}: deck {profile.deck_id!r}, {len(profile.cards)} exemplars from "
+          f"{report.total} images; {report.summary()}")
+    for item, read in report.failures:
+        print(f"  {item}: read {read}")
+    return 0 if report.passed else 1
+
+
+def _camera_recognise(args: argparse.Namespace) -> int:
+    from tablectl.vision.enrol import load_image
+    from tablectl.vision.model import VisionError
+    from tablectl.vision.profile import DeckProfile
+    from tablectl.vision.recognise import Recogniser
+
+    try:
+        rec = Recogniser(DeckProfile.load(Path(args.profile)))
+        images = [(p, load_image(Path(p))) for p in args.images]
+    except VisionError as exc:
+        print(f"camera recognise: {exc}", file=sys.stderr)
+        return 2
+    if not rec.profile.verified:
+        print(f"{args.profile}: profile not verified ({rec.profile.verification}); "
+              "nothing will be accepted", file=sys.stderr)
+    for path, img in images:
+        reads = ([rec.read_shoe(img)] if args.mode == "shoe" else rec.read_board(img))
+        if args.json:
+            _print_json([r.as_json() for r in reads])
+        else:
+            text = ", ".join(f"{r.card or '--'} {r.status.value} {r.confidence:.2f}"
+                             for r in reads) or "no card found"
+            print(f"{path}: {text}")
+    return 0
+
+
+def _add_camera(sub: _Subparsers) -> None:
+    p = sub.add_parser("camera", help="camera card recognition: deck enrolment, reading")
+    inner = p.add_subparsers(dest="camera_command", required=True, metavar="COMMAND")
+    enrol = inner.add_parser(
+        "enrol", help="enrol a deck from labelled images (As.jpg, 10h.png or a CSV), verify "
+                      "it by reading every image back, write the profile (exit 1 if the "
+                      "verification pass is not 100%%: the profile stays disabled)")
+    enrol.add_argument("--deck-id", required=True)
+    enrol.add_argument("--out", required=True, metavar="DIR", help="profile directory")
+    enrol.add_argument("--mode", choices=["shoe", "board"], default="board",
+                       help="board: one card per image, found and warped; shoe: the index "
+                            "window of a shoe camera frame (--roi)")
+    enrol.add_argument("--roi", type=_roi, metavar="X,Y,W,H",
+                       help="shoe mode: the index window in the frame (default: all of it)")
+    enrol.add_argument("--labels", metavar="CSV", help="file,card rows instead of file names")
+    enrol.add_argument("--force", action="store_true", help="replace an existing profile")
+    enrol.add_argument("images", nargs="+", metavar="IMAGE")
+    enrol.set_defaults(handler=_camera_enrol)
+    rec = inner.add_parser("recognise", help="read cards in images against a deck profile")
+    rec.add_argument("--profile", required=True, metavar="DIR")
+    rec.add_argument("--mode", choices=["shoe", "board"], default="board")
+    rec.add_argument("--json", action="store_true",
+                     help="one JSON list per image: {card, confidence, status, quad}")
+    rec.add_argument("images", nargs="+", metavar="IMAGE")
+    rec.set_defaults(handler=_camera_recognise)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
+    _add_run,
     _add_config,
     _add_web,
     _add_phh,
     _add_demo,
+    _add_camera,
 )
 
 
