@@ -10,8 +10,10 @@ does, through the same channels a human uses:
   places each card on a :class:`~hardware_sim.devices.SimTable` antenna (``seatN``,
   ``boardN``, ``burn``), moves a folded seat's cards to ``muck`` and clears the table when the
   pot is pushed;
-* **decisions and corrections** — through a :class:`Console` (``start_hand``, ``action``,
-  ``manual_card`` ...), the MQTT command API in production (:class:`~hardware_sim.console.
+* **decisions and corrections** — through a :class:`Console`: ``start_hand`` (no args),
+  ``action {seat, kind, amount?}``, ``manual_card {card, seat|board|burn}`` for a card the
+  device lost, ``clear_error {code}`` after a fault the daemon flags, ``next_hand`` once the
+  pot is pushed, the MQTT command API in production (:class:`~hardware_sim.console.
   MqttConsole`) or an in-memory recorder in unit tests;
 * **faults on demand** — :class:`FaultPlan` entries (byte faults, unplug, reboot, duplicate
   read, foreign tag, misread, wrong antenna, two cards at once, a card face up) fire at a given
@@ -306,6 +308,12 @@ class FaultKind(StrEnum):
     """The card is dealt face up by mistake (the reader cannot tell)."""
 
 
+CLEARS: Final[Mapping[FaultKind, str]] = {
+    FaultKind.FOREIGN_TAG: "unknown_tag",
+    FaultKind.WRONG_ANTENNA: "wrong_antenna",
+}
+"""The read error the daemon raises for a fault, which the dealer clears afterwards."""
+
 BYTE_FAULTS: Final = frozenset({FaultKind.GARBAGE, FaultKind.BITFLIP, FaultKind.DROP,
                                 FaultKind.DUP_FRAME, FaultKind.DELAY})
 
@@ -320,6 +328,8 @@ class FaultPlan:
         power_cut: UNPLUG, the device also reboots (its queue is lost).
         foreign: FOREIGN_TAG, the card of the other deck whose tag is read.
         antenna: WRONG_ANTENNA, the antenna role it lands on (default: the next seat's).
+        clear: the read-error code the dealer clears with ``clear_error`` after the fault
+            (default :data:`CLEARS` by kind; ``""``: none).
     """
 
     kind: FaultKind
@@ -330,6 +340,7 @@ class FaultPlan:
     power_cut: bool = False
     foreign: Card | None = None
     antenna: str | None = None
+    clear: str | None = None
 
     def __post_init__(self) -> None:
         if self.at_card < 1 or self.hand < 1:
@@ -437,8 +448,9 @@ class SimDealer:
         game / structure / rules / stakes: the table's game, as the daemon's config says.
         seats: the seated players with their starting stacks (stacks carry over between
             hands; a seat with no chips left sits out).
-        button: the button's (stud: the dealer's) seat for the first hand; it moves one seat
-            clockwise (to the next seat with chips) after each hand.
+        button: the button's seat for the first hand; it moves one seat clockwise (to the
+            next seat with chips) after each hand. Stud ignores it: the dealer sits before
+            seat 1 (button 0) and does not move, as the daemon's controller deals it.
         device: the :class:`SimShoe` or :class:`SimTable` that reads the cards; its deck is the
             deck dealt. A table needs antennas ``seatN`` for every seat, ``board1..5``,
             ``burn`` and ``muck`` (:func:`~hardware_sim.devices.standard_roles`).
@@ -480,7 +492,7 @@ class SimDealer:
         self.strict = strict
         self._names = {s.seat: s.name for s in seats}
         self.stacks: dict[int, int] = {s.seat: s.stack for s in sorted(seats, key=_seat)}
-        self.button = button
+        self.button = 0 if game.is_stud else button
         self.hands_played = 0
         self._script = list(cards)
         self._rng = random.Random(seed)
@@ -533,8 +545,7 @@ class SimDealer:
         hand = Hand.replay(start, ())
         st = _HandState(hand, self.hands_played + 1)
         self._prepare_cards(st)
-        await self._command(st, "start_hand", {"hand": st.number, "hand_id": start.hand_id,
-                                               "button": start.button})
+        await self._command(st, "start_hand", {})
         while not hand.is_done:
             exp = hand.expected()
             match exp:
@@ -624,6 +635,7 @@ class SimDealer:
             wrong = plan.antenna or self._wrong_antenna(target)
             device.place(wrong, card)
             await self.ports.step()
+            await self._clear(st, plan)
             device.remove(wrong, card)
             device.place(target, card)
             st.faults.append(FaultRecord(plan, card, f"landed on {wrong}, moved to {target}"))
@@ -737,6 +749,7 @@ class SimDealer:
             device.remove(target, uid)
         st.faults.append(FaultRecord(plan, card, f"tag of deck {self.foreign_deck.deck_id}"))
         await self.ports.step()
+        await self._clear(st, plan)
 
     def _apply_card(self, st: _HandState, exp: CardExpectation, card: Card, *,
                           face_up: bool, read: bool = True) -> None:
@@ -803,18 +816,29 @@ class SimDealer:
             await self.ports.step()
 
     async def _push(self, st: _HandState) -> None:
-        """The pot goes to the winners; the cards are collected."""
+        """The pot goes to the winners, the cards are collected, the button moves on."""
         if isinstance(self.device, SimTable):
             self.device.clear()
             await self.ports.step()
+        await self._command(st, "next_hand", {})
 
-    async def _command(self, st: _HandState, name: str, args: Mapping[str, object]) -> None:
+    async def _command(self, st: _HandState, name: str, args: Mapping[str, object], *,
+                       required: bool = True) -> None:
         reply = await self.console.command(name, args)
         st.commands.append(CommandRecord(name, dict(args), dict(reply)))
-        if self.strict and not reply.get("ok", False):
+        if self.strict and required and not reply.get("ok", False):
             raise ConsoleRefusedError(name, reply)
 
+    async def _clear(self, st: _HandState, plan: FaultPlan) -> None:
+        """Clear the read error the daemon raised for ``plan`` (a refusal is not fatal: the
+        daemon may not have flagged it, or the console user may not be floor staff)."""
+        code = plan.clear if plan.clear is not None else CLEARS.get(plan.kind)
+        if code:
+            await self._command(st, "clear_error", {"code": code}, required=False)
+
     def _move_button(self) -> None:
+        if self.game.is_stud:
+            return
         live = sorted(s for s, v in self.stacks.items() if v > 0)
         if not live:
             return

@@ -142,7 +142,8 @@ async def play_loopback(scenario: Scenario, *, seed: int | None = None,
 async def play_served(scenario: Scenario, *, console: Console, seed: int | None = None,
                       hands: int | None = None, pty_dir: Path | None = None,
                       tcp_base: int | None = None, tcp_host: str = "127.0.0.1",
-                      pace: float = 0.3, wait_host: float = 30.0, clock: Clock | None = None,
+                      pace: float = 0.3, wait_host: float = 30.0, linger: float = 10.0,
+                      clock: Clock | None = None,
                       on_ready: Callable[[Mapping[str, str]], None] | None = None
                       ) -> PlayResult:
     """Serve the scenario's device to a real host and deal through ``console``.
@@ -151,7 +152,8 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
         pty_dir: serve on a pty whose symlink is ``pty_dir/<device>`` (e.g. ``.../shoe``).
         tcp_base: else serve on TCP ``tcp_host:tcp_base``.
         pace: seconds between dealer steps. wait_host: seconds to wait for a host to connect
-            before dealing (0: do not wait).
+            before dealing (0: do not wait). linger: after the last hand, at most this many
+            seconds for the host to acknowledge every event before the device goes away.
         on_ready: told the device addresses once they are served.
 
     Raises:
@@ -180,6 +182,10 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
             waited += 0.1
         dealer = make_dealer(scenario, device=device, console=console, ports=ports, seed=seed)
         summaries = await dealer.play(scenario.hands if hands is None else hands)
+        waited = 0.0
+        while device.session.queued and waited < linger:    # let the host take the rest
+            await clock.sleep(0.05)
+            waited += 0.05
         return PlayResult(tuple(summaries), (), {scenario.device: bytes(ports.tap(device).wire)})
 
 

@@ -74,7 +74,7 @@ _TOP: Final = {"name", "description", "seed", "hands", "device", "deck", "foreig
 _STAKES: Final = {"small_blind", "big_blind", "straddle", "ante", "big_blind_ante", "bring_in",
                   "small_bet", "big_bet", "min_bet"}
 _FAULT_KEYS: Final = {"kind", "at_card", "hand", "seconds", "cards", "power_cut", "foreign",
-                      "antenna"}
+                      "antenna", "clear"}
 
 
 class ScenarioError(DealerError, ValueError):
@@ -255,7 +255,9 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
                 seconds=_float(f, "seconds", p, default=0.3, key_path=f"{key}.seconds"),
                 cards=_int(f, "cards", p, default=2, key_path=f"{key}.cards"),
                 power_cut=bool(f.get("power_cut", False)), foreign=foreign_card,
-                antenna=str(antenna) if antenna is not None else None))
+                antenna=str(antenna) if antenna is not None else None,
+                clear=_str(f, "clear", p, default="", key_path=f"{key}.clear")
+                if "clear" in f else None))
         except (ValueError, TypeError) as exc:
             p.append((key, str(exc)))
         if fkind is FaultKind.WRONG_ANTENNA and device != "table":
