@@ -49,6 +49,9 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
         await expect(console.locator("body[data-ready='1']")).to_have_count(1)
 
         async def click(selector: str) -> None:
+            # Wait for this command's own reply: the daemon publishes the new state before it
+            # replies, and the console ignores taps while a command is in flight.
+            await console.evaluate("document.getElementById('reply').removeAttribute('data-ok')")
             await console.click(selector)
             await expect(console.locator("#reply")).to_have_attribute("data-ok", "true")
 
@@ -103,6 +106,7 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
         ]
 
         # A refused command shows the daemon's reason.
+        await console.evaluate("document.getElementById('reply').removeAttribute('data-ok')")
         await console.click("#cmd-undo")
         await expect(console.locator("#reply")).to_have_attribute("data-ok", "false")
         await expect(console.locator("#reply")).to_contain_text("not_supported_by_stand_in")
