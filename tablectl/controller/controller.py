@@ -706,24 +706,35 @@ class HandController:
     # action ------------------------------------------------------------------------------
 
     def _cmd_action(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
-        seat = args.integer("seat")
+        """``{seat, kind, amount, cards}``: ``seat`` omitted (a keypad) acts for the seat to
+        act; ``amount`` omitted for bet, raise or complete is the smallest legal "to" total;
+        ``show`` (with ``cards`` the table did not read) and ``muck`` answer a showdown."""
+        given_seat = args.opt_int("seat")
         kind_text = args.text("kind").replace("_", "-")
         amount = args.opt_int("amount")
         cards_text = args.opt_cards("cards")
         args.done()
-        inp: HandInput
-        if kind_text == "show":
-            inp = ShowIn(seat, cards_text)
-        elif kind_text == "muck":
-            inp = MuckIn(seat)
-        else:
+        kind: ActionKind | None = None
+        if kind_text not in ("show", "muck"):
             try:
                 kind = ActionKind(kind_text)
             except ValueError:
                 raise _Refused(ErrorCode.BAD_ARGS, f"unknown action kind {kind_text!r}") from None
-            inp = ActionIn(seat, kind, amount)
         hand = self._need_hand("action")
         exp = hand.expected()
+        seat = given_seat
+        if seat is None:
+            if not isinstance(exp, Act | Showdown):
+                raise _Refused(ErrorCode.OUT_OF_TURN, "no decision is expected now")
+            seat = exp.seat
+        inp: HandInput
+        if kind is None:
+            inp = ShowIn(seat, cards_text) if kind_text == "show" else MuckIn(seat)
+        else:
+            if (amount is None and isinstance(exp, Act) and exp.seat == seat
+                    and kind is exp.legal.bet_kind):
+                amount = exp.legal.min_to
+            inp = ActionIn(seat, kind, amount)
         try:
             hand.verify(inp)
         except DuplicateCard as exc:

@@ -96,7 +96,7 @@ def test_stale_command() -> None:
 
 
 @pytest.mark.parametrize("args", [
-    {"kind": "call"}, {"seat": "1", "kind": "call"}, {"seat": 1, "kind": 3},
+    {"seat": 1}, {"seat": "1", "kind": "call"}, {"seat": 1, "kind": 3},
     {"seat": 1, "kind": "dance"}, {"seat": 1, "kind": "call", "amount": 1.5},
     {"seat": 1, "kind": "call", "extra": 1}, {"seat": True, "kind": "call"},
 ])
@@ -116,6 +116,17 @@ def test_out_of_turn_and_illegal_action() -> None:
     assert "to call" in reply.reason
     refused(d, ErrorCode.ILLEGAL_ACTION, "action", seat=1, kind="raise", amount=150)
     refused(d, ErrorCode.OUT_OF_TURN, "action", seat=1, kind="show")
+
+
+def test_keypad_actions_name_no_seat_and_no_amount() -> None:
+    d = fresh(stacks=(1000, 2000, 3000))
+    ok(d.cmd("start_hand"))
+    refused(d, ErrorCode.OUT_OF_TURN, "action", kind="call")  # still dealing
+    for card in ["2c", "3c", "4c", "5c", "6c", "7c"]:
+        d.read(card)
+    raised = ok(d.cmd("action", kind="raise", amount=None))
+    assert raised == {"seat": 1, "kind": "raise", "amount": 200, "to": 200}  # min raise: 2 BB
+    assert ok(d.cmd("action", kind="call"))["seat"] == 2
 
 
 def test_action_while_dealing_is_out_of_turn() -> None:
