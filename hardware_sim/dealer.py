@@ -308,11 +308,13 @@ class FaultKind(StrEnum):
     """The card is dealt face up by mistake (the reader cannot tell)."""
 
 
-CLEARS: Final[Mapping[FaultKind, str]] = {
-    FaultKind.FOREIGN_TAG: "unknown_tag",
-    FaultKind.WRONG_ANTENNA: "wrong_antenna",
+CLEARS: Final[Mapping[FaultKind, tuple[str, ...]]] = {
+    FaultKind.FOREIGN_TAG: ("second_deck", "unknown_tag"),
+    FaultKind.WRONG_ANTENNA: ("wrong_antenna",),
 }
-"""The read error the daemon raises for a fault, which the dealer clears afterwards."""
+"""The read errors the daemon may raise for a fault; the dealer clears the first one the
+daemon confirms it had (a tag of another deck is ``second_deck`` when the card room registered
+that deck, else ``unknown_tag``)."""
 
 BYTE_FAULTS: Final = frozenset({FaultKind.GARBAGE, FaultKind.BITFLIP, FaultKind.DROP,
                                 FaultKind.DUP_FRAME, FaultKind.DELAY})
@@ -327,7 +329,8 @@ class FaultPlan:
         cards: UNPLUG, cards dealt while unplugged.
         power_cut: UNPLUG, the device also reboots (its queue is lost).
         foreign: FOREIGN_TAG, the card of the other deck whose tag is read.
-        antenna: WRONG_ANTENNA, the antenna role it lands on (default: the next seat's).
+        antenna: WRONG_ANTENNA, the antenna role it lands on (default: the first empty
+            seat's after the right one, else the next seat's).
         clear: the read-error code the dealer clears with ``clear_error`` after the fault
             (default :data:`CLEARS` by kind; ``""``: none).
     """
@@ -788,12 +791,20 @@ class SimDealer:
                 raise DealerError(f"not a card: {exp}")
 
     def _wrong_antenna(self, target: str) -> str:
+        """An antenna the hand does not expect a card on: the first empty seat after the
+        target (else the next seat in the hand); for board and burn cards the other one."""
+        device = self.device
+        assert isinstance(device, SimTable)
+        if not target.startswith("seat"):
+            return "burn" if target.startswith("board") else "board5"
+        seat = int(target[4:])
+        numbers = sorted(r.number for r in device.roles if r.kind == "seat" and not r.slot)
+        empty = [n for n in numbers if self.stacks.get(n, 0) <= 0]
+        if empty:
+            after = [n for n in empty if n > seat]
+            return f"seat{(after or empty)[0]}"
         seats = sorted(self.stacks)
-        if target.startswith("seat"):
-            seat = int(target[4:])
-            i = seats.index(seat)
-            return f"seat{seats[(i + 1) % len(seats)]}"
-        return "muck" if target == "burn" else "burn"
+        return f"seat{seats[(seats.index(seat) + 1) % len(seats)]}"
 
     # ---- decisions -----------------------------------------------------------------------------
 
@@ -823,18 +834,21 @@ class SimDealer:
         await self._command(st, "next_hand", {})
 
     async def _command(self, st: _HandState, name: str, args: Mapping[str, object], *,
-                       required: bool = True) -> None:
+                       required: bool = True) -> Mapping[str, object]:
         reply = await self.console.command(name, args)
         st.commands.append(CommandRecord(name, dict(args), dict(reply)))
         if self.strict and required and not reply.get("ok", False):
             raise ConsoleRefusedError(name, reply)
+        return reply
 
     async def _clear(self, st: _HandState, plan: FaultPlan) -> None:
         """Clear the read error the daemon raised for ``plan`` (a refusal is not fatal: the
         daemon may not have flagged it, or the console user may not be floor staff)."""
-        code = plan.clear if plan.clear is not None else CLEARS.get(plan.kind)
-        if code:
-            await self._command(st, "clear_error", {"code": code}, required=False)
+        codes = (plan.clear,) if plan.clear is not None else CLEARS.get(plan.kind, ())
+        for code in filter(None, codes):
+            reply = await self._command(st, "clear_error", {"code": code}, required=False)
+            if reply.get("ok", False):
+                return
 
     def _move_button(self) -> None:
         if self.game.is_stud:
