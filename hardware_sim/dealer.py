@@ -498,6 +498,7 @@ class SimDealer:
         self.button = 0 if game.is_stud else button
         self.hands_played = 0
         self._script = list(cards)
+        self._fired: list[FaultRecord] = []
         self._rng = random.Random(seed)
         if isinstance(device, SimTable):
             needed = [f"seat{s}" for s in self.stacks] + [f"board{i}" for i in range(1, 6)]
@@ -516,6 +517,13 @@ class SimDealer:
                 raise ValueError("a foreign-tag fault needs foreign_deck")
 
     # ---- public API ------------------------------------------------------------------------
+
+    @property
+    def missed_faults(self) -> tuple[FaultPlan, ...]:
+        """Planned faults of the hands played so far that never fired (their card was not
+        dealt: the hand ended before it)."""
+        fired = {id(f.plan) for f in self._fired}
+        return tuple(p for p in self.faults if p.hand <= self.hands_played and id(p) not in fired)
 
     async def play(self, hands: int) -> list[HandSummary]:
         """Play ``hands`` hands (fewer if fewer than two seats have chips left)."""
@@ -562,6 +570,7 @@ class SimDealer:
                     break
         await self._push(st)
         self.hands_played += 1
+        self._fired.extend(st.faults)
         self.stacks.update(hand.final_stacks)
         self._move_button()
         _LOGGER.info("%s: hand over: %s", start.hand_id, hand.results)

@@ -23,7 +23,14 @@ from pathlib import Path
 
 from hardware_sim.check import CheckReport, check_hand, split_hands
 from hardware_sim.console import MqttConsole, RecordingConsole
-from hardware_sim.dealer import Console, DealerError, DevicePorts, HandSummary, SimDealer
+from hardware_sim.dealer import (
+    Console,
+    DealerError,
+    DevicePorts,
+    FaultPlan,
+    HandSummary,
+    SimDealer,
+)
 from hardware_sim.devices import AntennaRole, SimShoe, SimTable, standard_roles
 from hardware_sim.ports import LoopbackPorts, ServedPorts
 from hardware_sim.scenario import Scenario, ScenarioError, load_scenario
@@ -64,17 +71,19 @@ class PlayResult:
         reports: the engine-only check of each hand (loopback only; empty when served).
         wire: device name -> every byte it put on the wire (after faults).
         links: device name -> link statistics (loopback only).
+        missed: planned faults that never fired (their hand ended before their card).
     """
 
     summaries: tuple[HandSummary, ...]
     reports: tuple[CheckReport, ...]
     wire: Mapping[str, bytes]
     links: Mapping[str, LinkStats] = field(default_factory=dict)
+    missed: tuple[FaultPlan, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when every checked hand checks out."""
-        return all(r.ok for r in self.reports)
+        """True when every checked hand checks out and every planned fault fired."""
+        return all(r.ok for r in self.reports) and not self.missed
 
     def lines(self) -> list[str]:
         """One line per hand (with its check, when there is one)."""
@@ -83,6 +92,8 @@ class PlayResult:
             check = f" | {self.reports[i].line()}" if i < len(self.reports) else ""
             out.append(s.line() + check)
         out += [f"{name} {stats.line()}" for name, stats in self.links.items()]
+        out += [f"fault {p.kind.value} at hand {p.hand} card {p.at_card} did not fire (the "
+                "hand ended before that card)" for p in self.missed]
         return out
 
 
@@ -136,7 +147,7 @@ async def play_loopback(scenario: Scenario, *, seed: int | None = None,
     stats = LinkStats(dict(tap.counts), sum(host.stats.drops.values()), host.stats.duplicates,
                       device.session.stats.retransmitted)
     return PlayResult(tuple(summaries), reports, {scenario.device: bytes(tap.wire)},
-                      {scenario.device: stats})
+                      {scenario.device: stats}, dealer.missed_faults)
 
 
 async def play_served(scenario: Scenario, *, console: Console, seed: int | None = None,
@@ -186,7 +197,8 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
         while device.session.queued and waited < linger:    # let the host take the rest
             await clock.sleep(0.05)
             waited += 0.05
-        return PlayResult(tuple(summaries), (), {scenario.device: bytes(ports.tap(device).wire)})
+        return PlayResult(tuple(summaries), (), {scenario.device: bytes(ports.tap(device).wire)},
+                          missed=dealer.missed_faults)
 
 
 # ---- command line ----------------------------------------------------------------------------

@@ -174,3 +174,13 @@ async def test_scripted_cards_come_first_then_the_shoe_decides(red_deck: Deck) -
     summary = await dealer.play_hand()
     assert [d.card for d in summary.cards[:3]] == cards
     assert len({d.card for d in summary.cards}) == len(summary.cards)
+
+
+async def test_a_fault_whose_card_never_comes_is_reported_missed(red_deck: Deck) -> None:
+    clock = ManualClock()
+    late = FaultPlan(FaultKind.DROP, at_card=53)      # no hand deals 53 cards
+    later_hand = FaultPlan(FaultKind.DROP, at_card=1, hand=2)
+    dealer = dealer_on(SimShoe(red_deck, clock=clock), clock, faults=[late, later_hand])
+    summary = await dealer.play_hand()
+    assert summary.faults == ()
+    assert dealer.missed_faults == (late,)            # hand 2 is not played yet

@@ -56,6 +56,7 @@ async def test_scenario_plays_and_the_host_side_rebuild_agrees(path: Path) -> No
                                        for a in r.awards) > 0
     fired = {f.plan.kind for s in result.summaries for f in s.faults}
     assert fired == {f.kind for f in scenario.faults}
+    assert result.missed == () and result.ok
 
 
 async def scenario_result(name: str) -> PlayResult:
