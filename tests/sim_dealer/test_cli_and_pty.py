@@ -65,3 +65,29 @@ async def test_served_on_a_pty_the_host_gets_every_card_across_an_unplug(
             assert all(isinstance(r, TagSeen) for r in reads(watch.events))
         finally:
             await watch.stop()
+
+
+async def test_served_on_tcp_the_host_gets_every_card() -> None:
+    scenario = load_scenario(SCENARIOS / "clean-omaha-hi-lo-fl.toml")
+    address: dict[str, str] = {}
+    ready = asyncio.Event()
+
+    def on_ready(addresses: Mapping[str, str]) -> None:
+        address.update(addresses)
+        ready.set()
+
+    play = asyncio.create_task(play_served(
+        scenario, console=RecordingConsole(), tcp_base=0, pace=0.0, wait_host=10,
+        on_ready=on_ready))
+    await asyncio.wait_for(ready.wait(), 10)
+    assert address["shoe"].startswith("socket://127.0.0.1:")
+    async with DeviceClient(address["shoe"], backoff=(0.1,)) as client:
+        watch = Watch(client)
+        try:
+            result = await asyncio.wait_for(play, 30)
+            cards = [d.card for d in result.summaries[0].cards]
+            await watch.until(lambda ev: len(reads(ev)) >= len(cards), within=15)
+            assert [scenario.deck.card_for(r.uid_hex) for r in reads(watch.events)] == cards
+            assert result.wire["shoe"]                    # the tap saw the bytes it served
+        finally:
+            await watch.stop()
