@@ -115,8 +115,6 @@ def check_hand(summary: HandSummary, items: Sequence[TimelineItem], *, deck: Dec
         hand.apply(inp)
         if isinstance(inp, CardIn) and inp.card is not None:
             dealt.append(inp.card)
-        while isinstance(exp := hand.expected(), Showdown):
-            hand.apply(ShowIn(exp.seat))
 
     for item in items:
         match item:
@@ -154,6 +152,10 @@ def check_hand(summary: HandSummary, items: Sequence[TimelineItem], *, deck: Dec
                 anomalies["disconnected"] += 1
             case Malformed():
                 anomalies["malformed"] += 1
+            case ConsoleCommand(name="action", args=args) if args.get("kind") == "show":
+                seat = _int(args.get("seat"))
+                if isinstance(hand.expected(), Showdown) and seat is not None:
+                    hand.apply(ShowIn(seat))
             case ConsoleCommand(name="action", args=args):
                 amount = args.get("amount")
                 try:

@@ -564,7 +564,8 @@ class SimDealer:
                     await self._deal(st, exp)
                 case Act(legal=legal):
                     await self._act(st, legal)
-                case Showdown(seat=seat):
+                case Showdown(seat=seat):   # the house wants every hand shown by the dealer
+                    await self._command(st, "action", {"seat": seat, "kind": "show"})
                     hand.apply(ShowIn(seat))
                 case Done():  # pragma: no cover - is_done covers it
                     break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import pytest
@@ -184,3 +185,16 @@ async def test_a_fault_whose_card_never_comes_is_reported_missed(red_deck: Deck)
     summary = await dealer.play_hand()
     assert summary.faults == ()
     assert dealer.missed_faults == (late,)            # hand 2 is not played yet
+
+
+async def test_when_the_house_wants_hands_shown_the_dealer_shows_them(red_deck: Deck) -> None:
+    clock = ManualClock()
+    rules = dataclasses.replace(PRESETS[RulesPreset.CASINO], showdown_by_input=True)
+    passive = {ActionKind.FOLD: 0.0, ActionKind.BET: 0.0, ActionKind.RAISE: 0.0}
+    dealer = dealer_on(SimShoe(red_deck, clock=clock, seed=6), clock, rules=rules,
+                       strategy=RandomStrategy(1, passive))
+    summary = await dealer.play_hand()
+    shows = [c.args for c in summary.commands if c.args.get("kind") == "show"]
+    # nobody folds, so all three seats reach the showdown and each is shown by command
+    assert sorted(a["seat"] for a in shows) == [1, 3, 5]  # type: ignore[type-var]
+    assert summary.results
