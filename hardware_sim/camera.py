@@ -274,7 +274,11 @@ def _draw_index(img: Image, card: Card, style: DeckStyle) -> None:
 
 def _draw_centre(img: Image, card: Card, style: DeckStyle) -> None:
     colour = style.inks[card.suit]
-    x0, y0, x1, y1 = 85, 80, FACE_W - 85, FACE_H - 80
+    # Pips keep clear of the index column (as printed decks do).
+    need = round(2 * index_centre(style) - style.index_x) + 24
+    x0 = min(max(85, need), 105)
+    y0 = 80 if need <= x0 else style.index_y + style.rank_h + style.suit_gap + style.suit_h + 12
+    x1, y1 = FACE_W - x0, FACE_H - y0
     if card.rank in (Rank.JACK, Rank.QUEEN, Rank.KING):
         cv2.rectangle(img, (x0 - 8, y0 - 10), (x1 + 8, y1 + 10), colour, 2)
         _text(img, card.rank.value, FACE_W / 2 - 20, FACE_H / 2 - 30, h=60, style=style,
@@ -283,7 +287,7 @@ def _draw_centre(img: Image, card: Card, style: DeckStyle) -> None:
         cv2.rectangle(img, (x0 + 10, y1 - 50), (x1 - 10, y1 - 20), (150, 60, 30), -1)
         return
     n = 1 if card.rank is Rank.ACE else card.rank.high_value
-    size = 70.0 if n == 1 else 30.0
+    size = 70.0 if n == 1 else (30.0 if x1 - x0 >= 60 else 22.0)
     cols = 1 if n <= 3 else 2
     rows = math.ceil(n / cols)
     for i in range(n):

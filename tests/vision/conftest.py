@@ -1,0 +1,48 @@
+"""Shared fixtures: one enrolled synthetic deck per session (seeded), OpenCV on one thread.
+
+Enrolment mirrors the table procedure: the dealer shows every card twice to the rig under
+mild conditions (fixed lighting), the console confirms the labels, then a separate
+verification pass reads each card once more and must be 100% right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import pytest
+
+from hardware_sim.camera import SHOE_ROI, DeckStyle, SimCamera, random_style
+from tablectl.domain.cards import FULL_DECK
+from tablectl.vision.enrol import Enroller, VerificationReport, verify
+from tablectl.vision.profile import DeckProfile
+
+cv2.setNumThreads(1)
+
+ENROLLED_SEED = 21
+"""The deck design the tests enrol (a seeded random style)."""
+
+
+@dataclass(frozen=True)
+class EnrolledDeck:
+    style: DeckStyle
+    profile: DeckProfile
+    report: VerificationReport
+
+
+def enrol_shoe_deck(style: DeckStyle, seed: int) -> EnrolledDeck:
+    """Enrol ``style`` through the shoe rig (2 frames per card, mild) and verify it."""
+    cam = SimCamera(seed, style, strength=0.3)
+    enroller = Enroller(style.name, "shoe", SHOE_ROI)
+    for card in FULL_DECK:
+        for _ in range(2):
+            enroller.add(cam.shoe_frame(card), card)
+    samples = [(str(c), cam.shoe_frame(c), c) for c in FULL_DECK]
+    profile, report = verify(enroller.build(), samples, "shoe")
+    return EnrolledDeck(style, profile, report)
+
+
+@pytest.fixture(scope="session")
+def shoe_deck() -> EnrolledDeck:
+    """The enrolled, verified shoe deck."""
+    return enrol_shoe_deck(random_style(ENROLLED_SEED), seed=1000 + ENROLLED_SEED)
