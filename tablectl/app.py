@@ -1,5 +1,6 @@
-"""The composition root: builds the table daemon from a config (sources, controller, journal,
-publisher) and runs it. Every other module receives its collaborators as arguments."""
+"""The composition root: builds the table daemon (``tablectl run``) and the browser display
+server (``tablectl web``) from a table config. Every other module receives its collaborators as
+arguments; this is the one place that chooses the real ones."""
 
 from __future__ import annotations
 
@@ -9,16 +10,22 @@ import logging
 import secrets
 import ssl
 import tomllib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
-from tablectl.config import TableConfig
+from tablectl.config import Source, SourceKind, TableConfig
+from tablectl.controller.table import SeatState, TableSetup, TableState
+from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.domain.errors import ConfigError
+from tablectl.game import Stakes
+from tablectl.journal.sqlite import SqliteJournal
 from tablectl.publish import topics
-from tablectl.publish.base import MessageProps
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.base import MemoryPublisher, MessageProps
+from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
+from tablectl.sources.base import CardSource, load_antenna_map
+from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.web.auth import Users
 from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, secure_topics, table_topics
 from tablectl.web.server import WebServer, WebSettings
@@ -221,3 +228,134 @@ async def run_web(config: TableConfig, *, host: str | None = None,
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# --- the table daemon (``tablectl run``) ------------------------------------------------------
+
+
+def table_setup(config: TableConfig) -> TableSetup:
+    """The controller's fixed setup from a config (decks loaded and checked).
+
+    Raises:
+        ConfigError: a deck file is invalid.
+    """
+    st = config.game.stakes
+    stakes = Stakes(small_blind=st.small_blind, big_blind=st.big_blind, straddle=st.straddle,
+                    ante=st.ante, bring_in=st.bring_in, small_bet=st.small_bet,
+                    big_bet=st.big_bet)
+    roles = dict(config.access.roles)
+    roles.setdefault(config.access.keypad_user, "dealer")
+    deck = config.load_deck()
+    return TableSetup(table=config.table.id, game=config.game.variant,
+                      structure=config.game.structure, stakes=stakes, deck_id=deck.deck_id,
+                      decks=config.load_decks(), roles=roles, preset=config.game.preset,
+                      max_command_age=config.access.max_command_age,
+                      currency=st.currency, units_per_currency=st.units_per_currency)
+
+
+def initial_state(config: TableConfig) -> TableState:
+    """The table before its first hand: the configured seats and button."""
+    seats = [SeatState(s.number, s.name, s.stack) for s in config.seats]
+    button = config.button or (0 if config.game.variant.is_stud else config.seats[0].number)
+    return TableState.initial(seats, button)
+
+
+def build_sources(config: TableConfig, clock: Clock) -> list[CardSource]:
+    """One source per configured device (manual entry needs none: it comes as commands).
+
+    Raises:
+        ConfigError: an antenna map cannot be read.
+    """
+    out: list[CardSource] = []
+    for i, src in enumerate(config.sources):
+        name = src.name or f"{src.kind.value}-{i}"
+        match src.kind:
+            case SourceKind.RFID_SHOE:
+                out.append(RfidShoeSource(name, src.url, clock=clock))
+            case SourceKind.RFID_TABLE:
+                assert src.antenna_map is not None
+                out.append(RfidTableSource(name, src.url, roles=load_antenna_map(src.antenna_map),
+                                           clock=clock))
+            case SourceKind.KEYPAD | SourceKind.CAMERA:
+                out.extend(_optional_source(config, src, name, clock))
+            case SourceKind.MANUAL:
+                pass
+    return out
+
+
+def _optional_source(config: TableConfig, src: Source, name: str,
+                     clock: Clock) -> list[CardSource]:
+    _LOGGER.warning("table %s: source %s (%s) is not supported by this build; ignored",
+                    config.table.id, name, src.kind.value)
+    return []
+
+
+def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
+    """The controller's broker connection: a fixed client id (its persistent session) equal to
+    its username, as ``use_username_as_clientid`` requires."""
+    mq = config.mqtt
+    parts = urlsplit(mq.url)
+    user, password = read_credentials(mq.credentials)
+    context: ssl.SSLContext | None = None
+    if parts.scheme == "mqtts":
+        context = ssl.create_default_context(cafile=str(mq.cafile) if mq.cafile else None)
+        if mq.certfile is not None:
+            context.load_cert_chain(str(mq.certfile), str(mq.keyfile) if mq.keyfile else None)
+    return MqttSettings(host=parts.hostname or "127.0.0.1", port=parts.port or 1883,
+                        client_id=user or f"controller-{config.table.id}", username=user,
+                        password=password, tls=context, reconnect_min=1, reconnect_max=4)
+
+
+async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
+                     sources: list[CardSource] | None = None,
+                     ready: Callable[[TableDaemon], None] | None = None) -> None:
+    """Run the table daemon until cancelled (see :mod:`tablectl.daemon`).
+
+    Args:
+        config: the table config.
+        clock: injected clock (default: the system clock).
+        sources: override the configured sources (tests, the demo).
+        ready: called once the daemon recovered and its tasks are running.
+
+    Raises:
+        ConfigError: decks, antenna maps or credentials are invalid.
+        JournalError: the journal cannot be opened.
+    """
+    clock = clock or SystemClock()
+    setup = table_setup(config)
+    srcs = build_sources(config, clock) if sources is None else sources
+    config.journal.path.parent.mkdir(parents=True, exist_ok=True)
+    with SqliteJournal.open(config.journal.path, clock) as journal:
+        placeholder = MemoryPublisher()
+        daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock)
+        replayed = daemon.recover()
+        online, offline = status_payloads(config.table.id, journal.epoch)
+        mqtt_client = MqttPublisher(
+            daemon_mqtt_settings(config),
+            availability=Availability(topics.status(config.table.id), online, offline),
+            wait_connected=False)
+        daemon.publisher = mqtt_client
+        async with mqtt_client, contextlib.AsyncExitStack() as stack:
+            await mqtt_client.subscribe(topics.cmd_filter(config.table.id))
+            for src in srcs:
+                await stack.enter_async_context(src)
+            _LOGGER.info("table %s: running (epoch %d, %d inputs replayed, %d sources)",
+                         config.table.id, journal.epoch, replayed, len(srcs),
+                         extra={"table": config.table.id})
+
+            async def commands() -> None:
+                async for msg in mqtt_client.messages():
+                    await daemon.handle_message(msg)
+
+            async def connections() -> None:
+                async for _info in mqtt_client.connections():
+                    daemon.on_connected()
+
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(commands())
+                tasks.create_task(connections())
+                tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
+                for src in srcs:
+                    tasks.create_task(daemon.feed_source(src.events()))
+                if ready is not None:
+                    ready(daemon)

@@ -7,6 +7,9 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [[seats]]          number, name, stack
     [[sources]]        kind, url, name, antenna_map, profile, mode
     deck = "decks/demo-red.csv"
+    other_decks = ["decks/demo-blue.csv"]    (the room's other decks: a second deck is an error)
+    button = 1         (the button's seat at the first hand; 0: the first seat; stud: unused)
+    [access]           roles = {user = "dealer" | "floor" | "display"}, max_command_age, keypad_user
     [mqtt]             url, credentials, cafile, certfile, keyfile
     [journal]          path
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
@@ -280,6 +283,28 @@ class WebSection(_Model):
         return value
 
 
+ROLES: Final = frozenset({"dealer", "floor", "display"})
+
+
+class AccessSection(_Model):
+    """Who may command the table: MQTT username -> role (``dealer``: play the hand;
+    ``floor``: also adjust stacks, seat players, kill hands, clear errors; ``display``:
+    nothing). Users not listed are refused. ``max_command_age`` (seconds) refuses commands
+    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under."""
+
+    roles: dict[str, str] = Field(default_factory=dict)
+    max_command_age: Annotated[float, Field(gt=0, le=3600)] = 10.0
+    keypad_user: str = "keypad"
+
+    @field_validator("roles")
+    @classmethod
+    def _known_roles(cls, roles: dict[str, str]) -> dict[str, str]:
+        bad = {user: role for user, role in roles.items() if role not in ROLES}
+        if bad:
+            raise ValueError(f"unknown role(s) {bad}: roles are {', '.join(sorted(ROLES))}")
+        return roles
+
+
 class TableConfig(_Model):
     """A whole table config, validated and frozen."""
 
@@ -288,6 +313,9 @@ class TableConfig(_Model):
     seats: list[Seat] = Field(min_length=2, max_length=MAX_SEATS)
     sources: list[Source] = Field(min_length=1)
     deck: Path
+    other_decks: list[Path] = Field(default_factory=list)
+    button: Annotated[int, Field(ge=0, le=MAX_SEATS, strict=True)] = 0
+    access: AccessSection = AccessSection()
     mqtt: MqttSection = MqttSection()
     journal: JournalSection
     web: WebSection | None = None
@@ -304,6 +332,14 @@ class TableConfig(_Model):
     def load_deck(self) -> Deck:
         """Load and validate the configured deck file."""
         return Deck.load(self.deck)
+
+    def load_decks(self) -> dict[str, Deck]:
+        """The deck in play and every other registered deck of the room, by deck id (a UID
+        of another deck is then reported as a second deck on the table)."""
+        decks = {d.deck_id: d for d in (Deck.load(p) for p in self.other_decks)}
+        deck = self.load_deck()
+        decks[deck.deck_id] = deck
+        return decks
 
 
 def _loc_to_path(loc: tuple[int | str, ...]) -> str:
@@ -364,6 +400,12 @@ def _resolve_paths(data: dict[str, object], base: Path) -> None:
             node[key] = str(path if path.is_absolute() else base / path)
 
     fix(data, "deck")
+    others = data.get("other_decks")
+    if isinstance(others, list):
+        for i, item in enumerate(others):
+            if isinstance(item, str):
+                path = Path(item).expanduser()
+                others[i] = str(path if path.is_absolute() else base / path)
     for section, keys in (("mqtt", ("credentials", "cafile", "certfile", "keyfile")),
                           ("journal", ("path",)),
                           ("web", ("credentials", "console_credentials", "users",
@@ -426,7 +468,7 @@ def check_config(path: Path) -> TableConfig:
     """
     config = load_config(path)
     try:
-        config.load_deck()
+        config.load_decks()
     except ConfigError as exc:
         raise ConfigError([(f"deck ({exc.source})" if exc.source else "deck",
                             f"{p}: {m}" if p else m) for p, m in exc.problems],

@@ -1,0 +1,469 @@
+"""The table daemon's run loop: inputs in, journal first, controller, outbox, MQTT out.
+
+One task applies inputs strictly one at a time (card reads from the sources, commands from the
+broker), in this order:
+
+1. the input is appended to the journal (durable when ``append_input`` returns); if that fails
+   the daemon stops accepting input (``journal_unavailable``): nothing it could not journal is
+   ever applied;
+2. the controller handles it (sans-IO, deterministic), returning an outcome;
+3. the outcome's events go to the journal's outbox (public and secure), hand boundaries and
+   error states to their tables;
+4. the publisher task is woken: it publishes the outbox in order (an event is marked published
+   only after its PUBACK), then the retained public snapshot and the secure snapshot; replies go
+   straight to the sender's reply topic.
+
+On start the daemon begins a new epoch, restores the controller from the checkpoint of the last
+hand started and replays every input journaled since (the same inputs give the same state),
+then republishes the snapshot and every unacknowledged event. MQTT being down never blocks the
+table: events wait in the outbox and go out on reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from tablectl import __version__
+from tablectl.clock import Clock
+from tablectl.controller import HandController
+from tablectl.controller.inputs import (
+    CardRead,
+    Command,
+    ControllerInput,
+    DeviceStatus,
+    TagGone,
+    input_from_json,
+    input_to_json,
+)
+from tablectl.controller.outcome import Outcome
+from tablectl.controller.table import TableSetup, TableState
+from tablectl.journal import (
+    HandRecord,
+    InputRecord,
+    Journal,
+    JournalError,
+    JournalWriteError,
+    JsonValue,
+    NewEvent,
+)
+from tablectl.publish import topics
+from tablectl.publish.base import IncomingMessage, MessageProps, Publisher, send_reply
+from tablectl.publish.envelope import (
+    CommandPayload,
+    EnvelopeError,
+    ReplyError,
+    ReplyPayload,
+    SnapshotEnvelope,
+    StatusPayload,
+    decode,
+    encode,
+)
+from tablectl.publish.errors import PublishError
+from tablectl.publish.outbox import publish_event
+from tablectl.sources.base import ReadMissed, SourceEvent
+
+_LOGGER = logging.getLogger(__name__)
+
+_JSON: Final = MessageProps(content_type="application/json")
+MAX_REPLAY_EVENTS: Final = 2000
+MAX_RECALL_HANDS: Final = 50
+JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class Journaled:
+    """An input as it sits in the journal, for replay."""
+
+    seq: int
+    input: ControllerInput
+
+
+def status_payloads(table: str, epoch: int) -> tuple[bytes, bytes]:
+    """``(online, offline)`` status payloads (birth and last will) for ``epoch``."""
+    online = encode(StatusPayload(table=table, state="online", version=__version__,
+                                  epoch=epoch))
+    offline = encode(StatusPayload(table=table, state="offline", version=__version__,
+                                   epoch=epoch))
+    return online, offline
+
+
+class TableDaemon:
+    """Runs one table: see the module docstring.
+
+    Args:
+        setup: the controller's fixed setup (game, decks, roles...).
+        initial: the table before its first hand (seats from the config, button).
+        journal: the open journal (its epoch is started by :meth:`recover`).
+        publisher: where to publish (an :class:`~tablectl.publish.mqtt.MqttPublisher` or the
+            in-memory twin).
+        clock: the injected clock (input times).
+    """
+
+    def __init__(self, setup: TableSetup, initial: TableState, journal: Journal,
+                 publisher: Publisher, *, clock: Clock) -> None:
+        self.setup = setup
+        self.table = setup.table
+        self.journal = journal
+        self.publisher = publisher
+        self.clock = clock
+        self.controller = HandController(setup, initial)
+        self._initial = initial
+        self._hand: HandRecord | None = None
+        self._inputs: asyncio.Queue[tuple[ControllerInput, IncomingMessage | None]] = \
+            asyncio.Queue()
+        self._wake = asyncio.Event()
+        self._public_dirty = True
+        self._secure_dirty = True
+        self.faulted: str | None = None
+        self._published_seq: dict[str, int] = {}
+        self.applied = 0
+        self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
+        """Called after every applied input (the demo and tests watch hands end with it)."""
+
+    # ---- recovery --------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Start a new epoch and rebuild the controller from the journal.
+
+        Returns:
+            The number of inputs replayed.
+
+        Raises:
+            JournalError: the journal cannot be read or written.
+        """
+        epoch = self.journal.start_epoch()
+        recent = self.journal.last_hands(1)
+        after = 0
+        state = self._initial
+        if recent:
+            hand = recent[0].hand
+            checkpoint = hand.summary.get("checkpoint")
+            start_seq = hand.summary.get("input_seq")
+            if isinstance(checkpoint, Mapping) and isinstance(start_seq, int):
+                state = TableState.from_json(checkpoint)
+                after = start_seq - 1
+                self._hand = hand if hand.ended_at is None else None
+        self.controller = HandController.restore(self.setup, state)
+        replayed = 0
+        for record in self.journal.inputs(after_seq=after):
+            try:
+                inp = input_from_json(record.payload)
+            except ValueError as exc:
+                _LOGGER.error("table %s: journal input %d cannot be read: %s", self.table,
+                              record.seq, exc)
+                continue
+            outcome = self.controller.handle(inp)
+            self._track_hand_rows(outcome, record.seq, replaying=True)
+            replayed += 1
+        _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
+                     replayed, extra={"table": self.table})
+        self._public_dirty = self._secure_dirty = True
+        self._wake.set()
+        return replayed
+
+    def _track_hand_rows(self, outcome: Outcome, input_seq: int, *, replaying: bool) -> None:
+        started = outcome.hand_started
+        if started is not None:
+            known = self._hand is not None and self._hand.number == started.number
+            if not known:
+                summary: dict[str, JsonValue] = {
+                    "hand": started.hand_id, "checkpoint": started.checkpoint.to_json(),
+                    "input_seq": input_seq}
+                if replaying:
+                    # the crash came between journaling the input and opening its hand row
+                    last = self.journal.last_hands(1)
+                    if last and last[0].hand.number == started.number:
+                        self._hand = last[0].hand
+                        known = True
+                if not known:
+                    self._hand = self.journal.start_hand(started.number, summary)
+        ended = outcome.hand_ended
+        if ended is not None and self._hand is not None:
+            start_summary = dict(self._hand.summary)
+            end_summary: dict[str, JsonValue] = {
+                **ended.summary, "checkpoint": start_summary.get("checkpoint"),
+                "input_seq": start_summary.get("input_seq")}
+            current = self.journal.current_hand()
+            if current is not None and current.id == self._hand.id:
+                self.journal.end_hand(self._hand.id, end_summary)
+            self._hand = None
+
+    # ---- applying inputs -------------------------------------------------------------------
+
+    def apply(self, inp: ControllerInput) -> Outcome:
+        """Journal, handle and record one input (synchronous; the publisher is only woken).
+
+        Raises:
+            JournalWriteError: the input could not be journaled; nothing was applied and the
+                daemon is faulted (every later input is refused).
+        """
+        if self.faulted is not None:
+            raise JournalWriteError("append_input", self._journal_path(), self.faulted)
+        hand_id = self._hand.id if self._hand is not None else None
+        actor = inp.user if isinstance(inp, Command) else None
+        source = "console" if isinstance(inp, Command) else inp.source
+        try:
+            record = self.journal.append_input(InputRecord(
+                source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
+                hand_id=hand_id))
+        except JournalError as exc:
+            self._fault(f"the journal cannot be written: {exc}")
+            raise
+        outcome = self.controller.handle(inp)
+        try:
+            self._record(outcome, record.seq)
+        except JournalError as exc:
+            # the input is durable: a restart replays it and rebuilds exactly this state
+            self._fault(f"the journal cannot be written: {exc}")
+        self.applied += 1
+        for note in outcome.log:
+            _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})
+        if self.on_outcome is not None:
+            self.on_outcome(inp, outcome)
+        return outcome
+
+    def _journal_path(self) -> str:
+        return str(getattr(self.journal, "path", "journal"))
+
+    def _record(self, outcome: Outcome, input_seq: int) -> None:
+        before = self._hand
+        self._track_hand_rows(outcome, input_seq, replaying=False)
+        row = self._hand or before
+        hand_id = row.id if row is not None else None
+        events = [NewEvent(topics.events(self.table).value, e.type, dict(e.data), hand_id)
+                  for e in outcome.events]
+        events += [NewEvent(topics.secure_holecards(self.table).value, e.type, dict(e.data),
+                            hand_id) for e in outcome.secure_events]
+        if events:
+            self.journal.append_events(events)
+        for change in outcome.errors:
+            if change.active:
+                self.journal.raise_error(change.code.value, {"message": change.message,
+                                                             **change.detail},
+                                         hand_id=hand_id)
+            elif change.by is not None:
+                with contextlib.suppress(JournalError):
+                    self.journal.clear_error(change.code.value, by=change.by)
+        self._public_dirty |= outcome.public_changed or bool(outcome.events)
+        self._secure_dirty |= outcome.secure_changed or bool(outcome.secure_events)
+        self._wake.set()
+
+    def _fault(self, reason: str) -> None:
+        if self.faulted is None:
+            _LOGGER.critical("table %s: %s; accepting no further input", self.table, reason,
+                             extra={"table": self.table})
+        self.faulted = reason
+        self._public_dirty = True
+        self._wake.set()
+
+    # ---- snapshots --------------------------------------------------------------------------
+
+    def public_snapshot(self) -> dict[str, JsonValue]:
+        """The public snapshot body, with the journal fault shown as an error if any."""
+        body = dict(self.controller.public_snapshot())
+        if self.faulted is not None:
+            shown = body.get("errors")
+            errors: list[JsonValue] = list(shown) if isinstance(shown, list) else []
+            errors.append({"code": JOURNAL_UNAVAILABLE, "message": self.faulted,
+                           "since": self.clock.now().isoformat()})
+            body["errors"] = errors
+            body["phase"] = "fault"
+        return body
+
+    # ---- the publisher ----------------------------------------------------------------------
+
+    async def publish_pending(self) -> None:
+        """Publish the outbox in order, then the snapshots that changed.
+
+        Raises:
+            PublishError: the broker is unreachable; what was not acknowledged stays pending.
+        """
+        self._wake.clear()
+        for record in self.journal.unpublished():
+            secret = topics.Topic(record.topic).is_secure
+            await publish_event(self.publisher, self.journal, self.table, record, secret=secret)
+            if record.epoch == self.journal.epoch:
+                self._published_seq[record.topic] = max(
+                    self._published_seq.get(record.topic, 0), record.seq)
+        now = self.clock.now()
+        hand_id = self._hand.id if self._hand is not None else None
+        if self._public_dirty:
+            self._public_dirty = False
+            topic = topics.events(self.table).value
+            env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
+                                   seq=self._published_seq.get(topic, 0), ts=now,
+                                   hand=hand_id,
+                                   data=json.loads(json.dumps(self.public_snapshot())))
+            try:
+                await self.publisher.publish(topics.state(self.table), encode(env),
+                                             retain=True, qos=1, props=_JSON)
+            except PublishError:
+                self._public_dirty = True
+                raise
+        if self._secure_dirty:
+            self._secure_dirty = False
+            topic = topics.secure_holecards(self.table).value
+            env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
+                                   seq=self._published_seq.get(topic, 0), ts=now,
+                                   hand=hand_id,
+                                   data=json.loads(json.dumps(
+                                       self.controller.secure_snapshot())))
+            try:
+                await self.publisher.publish(topics.secure_state(self.table), encode(env),
+                                             qos=1, secret=True, props=_JSON)
+            except PublishError:
+                self._secure_dirty = True
+                raise
+
+    async def run_publisher(self, connected: Callable[[], bool]) -> None:
+        """Publish whenever something is pending and the broker is connected (forever)."""
+        while True:
+            await self._wake.wait()
+            if not connected():
+                self._wake.clear()
+                continue
+            try:
+                await self.publish_pending()
+            except PublishError as exc:
+                _LOGGER.warning("table %s: publishing paused: %s", self.table, exc)
+                self._wake.clear()
+
+    def on_connected(self) -> None:
+        """The broker (re)connected: the retained snapshot may be gone (no persistence), so
+        republish it, and everything unacknowledged."""
+        self._public_dirty = self._secure_dirty = True
+        self._wake.set()
+
+    # ---- commands from the broker ----------------------------------------------------------
+
+    def command_from_message(self, msg: IncomingMessage) -> Command | ReplyPayload:
+        """A :class:`Command` from an MQTT message, or the error reply for a bad one."""
+        try:
+            parsed = topics.parse_command(msg.topic)
+        except ValueError as exc:
+            return ReplyPayload(id="unknown", status="error",
+                                error=ReplyError(code="bad_topic", message=str(exc)))
+        try:
+            payload = decode(CommandPayload, msg.payload)
+        except EnvelopeError as exc:
+            cid = "unknown"
+            with contextlib.suppress(ValueError, AttributeError):
+                raw = json.loads(msg.payload)
+                if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+                    cid = raw["id"][:128]
+            return ReplyPayload(id=cid, status="error",
+                                error=ReplyError(code="bad_args", message=str(exc)))
+        if msg.retain:
+            return ReplyPayload(id=payload.id, status="error", error=ReplyError(
+                code="stale_command", message="a retained command is never executed"))
+        return Command(name=parsed.name, user=parsed.user, id=payload.id,
+                       at=self.clock.now(), args=dict(payload.args), sent_at=payload.ts)
+
+    async def handle_message(self, msg: IncomingMessage) -> None:
+        """A command from the broker: recall/replay from the journal, the rest through
+        :meth:`apply`; exactly one reply either way."""
+        made = self.command_from_message(msg)
+        if isinstance(made, ReplyPayload):
+            await self._reply(msg, made)
+            return
+        if made.name in ("recall", "replay"):
+            await self._reply(msg, self._answer_from_journal(made))
+            return
+        try:
+            outcome = self.apply(made)
+        except JournalWriteError as exc:
+            await self._reply(msg, ReplyPayload(id=made.id, status="error", error=ReplyError(
+                code=JOURNAL_UNAVAILABLE, message=str(exc))))
+            return
+        reply = outcome.reply
+        if reply is None:
+            return
+        await self._reply(msg, ReplyPayload(
+            id=reply.id, status="ok" if reply.ok else "error",
+            error=None if reply.ok or reply.code is None else ReplyError(
+                code=reply.code.value, message=reply.reason),
+            data=json.loads(json.dumps(dict(reply.result)))))
+
+    async def _reply(self, msg: IncomingMessage, payload: ReplyPayload) -> None:
+        try:
+            await send_reply(self.publisher, msg, encode(payload))
+        except (PublishError, ValueError) as exc:
+            _LOGGER.warning("table %s: reply %s not sent: %s", self.table, payload.id, exc)
+
+    def _answer_from_journal(self, cmd: Command) -> ReplyPayload:
+        role = self.setup.roles.get(cmd.user)
+        if role is None:
+            return ReplyPayload(id=cmd.id, status="error", error=ReplyError(
+                code="not_authorised", message=f"{cmd.user} has no role at this table"))
+        try:
+            if cmd.name == "recall":
+                n = cmd.args.get("hands", 10)
+                if not isinstance(n, int) or not 1 <= n <= MAX_RECALL_HANDS:
+                    raise ValueError(f"hands must be 1..{MAX_RECALL_HANDS}")
+                return ReplyPayload(id=cmd.id, status="ok",
+                                    data={"hands": recall_json(self.journal, n)})
+            epoch = cmd.args.get("epoch", self.journal.epoch)
+            lo, hi = cmd.args.get("from_seq", 1), cmd.args.get("to_seq")
+            if not isinstance(epoch, int) or not isinstance(lo, int) or not isinstance(
+                    hi, int) or hi < lo or hi - lo >= MAX_REPLAY_EVENTS:
+                raise ValueError("replay needs integers epoch, from_seq <= to_seq, "
+                                 f"at most {MAX_REPLAY_EVENTS} events")
+            records = self.journal.events_range(topics.events(self.table).value, epoch, lo, hi)
+            return ReplyPayload(id=cmd.id, status="ok", data={"events": [
+                {"epoch": r.epoch, "seq": r.seq, "type": r.type, "ts": r.created_at.isoformat(),
+                 "data": json.loads(json.dumps(dict(r.payload)))} for r in records]})
+        except (ValueError, JournalError) as exc:
+            return ReplyPayload(id=cmd.id, status="error",
+                                error=ReplyError(code="bad_args", message=str(exc)))
+
+    # ---- the loop --------------------------------------------------------------------------
+
+    async def feed_source(self, events: AsyncIterator[SourceEvent]) -> None:
+        """Apply a source's events as they come (until the source ends)."""
+        async for event in events:
+            if isinstance(event, ReadMissed):
+                _LOGGER.error("table %s: %s: %s", self.table, event.source, event.reason)
+                continue
+            try:
+                self.apply(event)
+            except JournalWriteError:
+                _LOGGER.error("table %s: %s dropped: the journal is unavailable", self.table,
+                              type(event).__name__)
+
+
+def recall_json(journal: Journal, n: int) -> list[dict[str, object]]:
+    """The last ``n`` hands (newest first): each input and event, step by step, as JSON."""
+    out: list[dict[str, object]] = []
+    for recall in journal.last_hands(n):
+        hand = recall.hand
+        out.append({
+            "hand": hand.id, "number": hand.number, "epoch": hand.epoch,
+            "started_at": hand.started_at.isoformat(),
+            "ended_at": hand.ended_at.isoformat() if hand.ended_at else None,
+            "summary": {k: v for k, v in hand.summary.items() if k != "checkpoint"},
+            "steps": [{"seq": r.seq, "at": r.at.isoformat(), "kind": r.kind,
+                       "actor": r.actor, "input": dict(r.payload)} for r in recall.inputs],
+            "events": [{"topic": e.topic, "seq": e.seq, "type": e.type,
+                        "data": dict(e.payload)} for e in recall.events
+                       if not topics.Topic(e.topic).is_secure],
+        })
+    return out
+
+
+def journaled_inputs(journal: Journal, after_seq: int = 0) -> Sequence[Journaled]:
+    """Every readable journaled input after ``after_seq`` (for tests and recall)."""
+    out = []
+    for record in journal.inputs(after_seq=after_seq):
+        with contextlib.suppress(ValueError):
+            out.append(Journaled(record.seq, input_from_json(record.payload)))
+    return out
+
+
+__all__ = ["CardRead", "DeviceStatus", "Journaled", "ReadMissed", "TableDaemon", "TagGone",
+           "journaled_inputs", "recall_json", "status_payloads"]
