@@ -737,6 +737,10 @@ class _Inputs:
                 with contextlib.suppress(asyncio.CancelledError):
                     await timer
 
+    def unread(self, line: str) -> None:
+        """Put a line back: the next wait for a line returns it first."""
+        self._lines.appendleft(line)
+
     def _on_event(self, event: SourceEvent) -> None:
         match event:
             case CardRead(uid=uid) if uid is not None:
@@ -770,7 +774,7 @@ async def register_deck(registration: DeckRegistration, events: AsyncIterator[So
     """Run ``registration`` until complete: tags from ``events``, the dealer's lines from
     ``dialogue``. In ordered mode the dealer may type ``undo`` (take back the last card) or
     ``quit``; in confirm mode each read is followed by a prompt for its card (an empty line
-    skips the tag).
+    skips the tag; answers typed ahead wait for their reads).
 
     Raises:
         ReaderTimeoutError: no read, or no answer, within ``idle_timeout`` seconds.
@@ -787,19 +791,25 @@ async def register_deck(registration: DeckRegistration, events: AsyncIterator[So
     else:
         dialogue.say("read a card, then type which card it is (e.g. As, Td); an empty line "
                      "skips the tag, 'quit' stops")
+    hold_lines = False   # confirm mode: an answer typed ahead waits for its read
     try:
         while not registration.complete:
-            # confirm mode: answers typed ahead wait for their reads
-            item = await inputs.next(idle_timeout, line=not inputs.eof, reads_first=not ordered)
+            item = await inputs.next(idle_timeout, line=not (inputs.eof or hold_lines),
+                                     reads_first=not ordered)
             match item:
                 case _Timeout():
                     raise inputs.no_read(idle_timeout, f"{registration.count} of 52 registered")
                 case None:
                     continue  # the dealer's input ended: reads still register (ordered)
                 case str() as text:
+                    if not ordered and text.strip().lower() not in ("", "quit", "undo"):
+                        inputs.unread(text)
+                        hold_lines = True
+                        continue
                     _registration_command(registration, text, dialogue)
                 case CardRead(uid=uid):
                     assert uid is not None
+                    hold_lines = False
                     try:
                         done = registration.read(uid)
                     except RegistrationError as exc:
@@ -831,9 +841,6 @@ def _registration_command(registration: DeckRegistration, text: str,
         nxt = registration.expected
         dialogue.say(f"took back {undone.card} = {undone.uid}"
                      + (f"; next: {nxt}" if nxt else ""))
-        return
-    if registration.mode is RegistrationMode.CONFIRM:
-        dialogue.say(f"no tag is waiting for a card ({text.strip()!r}): read one first")
         return
     dialogue.say(f"unknown command {text.strip()!r} (undo, quit)")
 

@@ -143,6 +143,22 @@ async def test_confirm_mode_prompts_for_each_card_and_keeps_reads_that_arrive_me
     assert deck.card_for(uid(3)) == cards[0]
 
 
+async def test_confirm_answers_typed_before_the_reads_wait_for_them(
+        clock: ManualClock, driver: Driver) -> None:
+    reg = DeckRegistration(mode=RegistrationMode.CONFIRM)
+    feed, script = Feed(), Script()
+    script.type(*(str(c) for c in reversed(FULL_DECK)))     # a script answers everything first
+    task = asyncio.create_task(register_deck(reg, feed.events(), script, clock=clock,
+                                             idle_timeout=5))
+    await driver.settle()
+    assert reg.count == 0 and not any(s.startswith("refused") for s in script.said)
+    for i in range(1, 53):
+        feed.read(uid(i))
+    await asyncio.wait_for(task, 10)
+    assert reg.deck("x").card_for(uid(1)) == Card.parse("As")
+    assert reg.deck("x").card_for(uid(52)) == Card.parse("2c")
+
+
 async def test_confirm_mode_aborts_when_the_input_ends_during_a_question(
         clock: ManualClock, driver: Driver) -> None:
     reg = DeckRegistration(mode=RegistrationMode.CONFIRM)
