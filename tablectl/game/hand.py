@@ -38,9 +38,9 @@ them (a prefix of them rebuilds an earlier moment).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar, cast
 
 from tablectl.domain.cards import Card
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
@@ -101,6 +101,12 @@ MAX_SEATS: Final = 10
 MAX_STUD_SEATS: Final = 8
 _BOARD_DEAL: Final = {Street.FLOP: (0, 1, 2), Street.TURN: (3,), Street.RIVER: (4,)}
 _ONE_BET: Final = frozenset({ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE})
+_FOLD_CALL: Final = frozenset({ActionKind.FOLD, ActionKind.CALL})
+_CHECK: Final = frozenset({ActionKind.CHECK})
+_CARD_EXPECTATIONS: Final = (DealHole, DealUp, DealDown, Burn, DealBoard)
+_CARD_EXPECTATION_TYPES: Final = frozenset(_CARD_EXPECTATIONS)
+_WAGER_KINDS: Final = {(facing, kind): (_FOLD_CALL if facing else _CHECK) | {kind}
+                       for facing in (False, True) for kind in _ONE_BET}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +152,7 @@ class _Player:
         self.acted_level = 0
 
     def pay(self, amount: int) -> int:
-        paid = min(amount, self.stack)
+        paid = amount if amount <= self.stack else self.stack
         self.stack -= paid
         self.bet += paid
         self.committed += paid
@@ -170,17 +176,25 @@ class Hand:
         self._stud = start.game.is_stud
         self._limit = start.structure is BettingStructure.FIXED_LIMIT
         self._pot_limit = start.structure is BettingStructure.POT_LIMIT
+        self._cap_bets = start.rules.raise_cap.bets if self._limit else None
+        self._complete_mode = (start.rules.limit_raise_after_short_all_in
+                               is LimitRaiseAfterShortAllIn.COMPLETE)
+        self._effective_cap = start.rules.raise_capped_at_effective_stack
+        self._reopen_adds_up = start.rules.short_all_in_reopens is Reopen.FULL_BET
         ordered = sorted(start.seats, key=lambda s: (s.seat <= start.button, s.seat))
         self._p = [_Player(s) for s in ordered]
         self._by_seat = {p.seat: i for i, p in enumerate(self._p)}
         self._n = len(self._p)
         self._streets = STUD_STREETS if self._stud else BOARD_STREETS
         self._street_index = -1
+        self._street = self._streets[0]
         self._board: list[Card | None] = []
         self._burns: list[Card | None] = []
-        self._seen: set[Card] = set()
+        self._seen: set[int] = set()  # card_key() of every card dealt, burned or shown
         self._dealt_count = 0
         self._queue: list[Expectation] = []
+        self._queue_at = 0
+        self._live = len(self._p)
         self._expect: Expectation = Done()
         self._inputs: list[HandInput] = []
         self._events: list[HandEvent] = []
@@ -359,15 +373,31 @@ class Hand:
             RuleViolation: the input is not acceptable now (DuplicateCard, CardOutOfTurn or
                 a plain RuleViolation for decisions); the hand is unchanged.
         """
-        self.verify(inp)
         events: list[HandEvent] = []
-        match inp:
-            case CardIn():
-                self._do_card(inp, events)
-            case ActionIn():
-                self._do_action(inp, events)
-            case ShowIn() | MuckIn():
-                self._do_showdown(inp, events)
+        kind = type(inp)
+        if kind is CardIn:
+            exp = self._expect
+            card_in = cast(CardIn, inp)
+            card = card_in.card
+            if (card_in.seat is None and card_in.board is None and card_in.burn is None
+                    and type(exp) in _CARD_EXPECTATION_TYPES):
+                # the common case (a shoe or a replay): only the card itself is checked
+                if card is not None:
+                    key = card_key(card)
+                    if key in self._seen:
+                        raise DuplicateCard(f"{card} was already dealt in this hand", exp)
+                    self._seen.add(key)
+            else:
+                self._verify_card(card_in)
+                if card is not None:
+                    self._seen.add(card_key(card))
+            self._do_card(exp, card, events)
+        elif kind is ActionIn:
+            self._verify_action(inp)  # type: ignore[arg-type]
+            self._do_action(inp, events)  # type: ignore[arg-type]
+        else:
+            self.verify(inp)
+            self._do_showdown(inp, events)  # type: ignore[arg-type]
         self._inputs.append(inp)
         self._events.extend(events)
         return tuple(events)
@@ -376,7 +406,7 @@ class Hand:
 
     def _verify_card(self, inp: CardIn) -> None:
         exp = self._expect
-        if not isinstance(exp, DealHole | DealUp | DealDown | Burn | DealBoard):
+        if not isinstance(exp, _CARD_EXPECTATIONS):
             raise CardOutOfTurn("no card is expected now", exp)
         if isinstance(exp, Burn | DealBoard):
             if inp.seat is not None:
@@ -390,31 +420,28 @@ class Hand:
             raise CardOutOfTurn("board card flag disagrees with the next card", exp)
         if inp.burn is not None and inp.burn != isinstance(exp, Burn):
             raise CardOutOfTurn("burn flag disagrees with the next card", exp)
-        if inp.card is not None and inp.card in self._seen:
+        if inp.card is not None and card_key(inp.card) in self._seen:
             raise DuplicateCard(f"{inp.card} was already dealt in this hand", exp)
 
-    def _do_card(self, inp: CardIn, events: list[HandEvent]) -> None:
-        exp = self._expect
-        card = inp.card
-        if card is not None:
-            self._seen.add(card)
+    def _do_card(self, exp: Expectation, card: Card | None, events: list[HandEvent]) -> None:
         self._dealt_count += 1
-        street = self._streets[self._street_index]
-        if isinstance(exp, Burn):
+        street = self._street
+        kind = type(exp)
+        if kind is Burn:
             self._burns.append(card)
             events.append(Burned(card, street))
-        elif isinstance(exp, DealBoard):
+        elif kind is DealBoard:
             self._board.append(card)
-            events.append(BoardDealt(card, exp.index, street))
-        elif isinstance(exp, DealHole | DealUp | DealDown):
-            p = self._p[self._by_seat[exp.seat]]
-            face_up = isinstance(exp, DealUp)
+            events.append(BoardDealt(card, exp.index, street))  # type: ignore[union-attr]
+        else:
+            p = self._p[self._by_seat[exp.seat]]  # type: ignore[union-attr]
+            face_up = kind is DealUp
             p.cards.append(card)
             p.up.append(face_up)
             events.append(CardDealt(p.seat, card, face_up, street))
-        self._queue.pop(0)
-        if self._queue:
-            self._expect = self._queue[0]
+        self._queue_at += 1
+        if self._queue_at < len(self._queue):
+            self._expect = self._queue[self._queue_at]
         else:
             self._open_betting(events)
 
@@ -468,7 +495,8 @@ class Hand:
         p = self._p[i]
         level = self._level
         owe = level - p.bet
-        call = min(owe, p.stack) if owe > 0 else 0
+        stack = p.stack
+        call = (owe if owe <= stack else stack) if owe > 0 else 0
         if self._bring_in_pending:
             bring = min(self._stakes.bring_in, p.stack)
             kinds = {ActionKind.BRING_IN}
@@ -479,67 +507,69 @@ class Hand:
             return LegalActions(p.seat, frozenset(kinds), 0, bring,
                                 ActionKind.COMPLETE if ActionKind.COMPLETE in kinds else None,
                                 min_to, max_to)
-        kinds = {ActionKind.FOLD, ActionKind.CALL} if owe > 0 else {ActionKind.CHECK}
-        bet_kind: ActionKind | None = None
-        min_to = max_to = 0
-        if self._may_wager(i, call):
-            allin_to = p.stack + p.bet
-            if level == 0:
-                bet_kind = ActionKind.BET
-            elif (self._stud and self._street_index == 0 and not self._wagered
-                  and level < self._stakes.small_bet):
-                bet_kind = ActionKind.COMPLETE
+        facing = owe > 0
+        if not self._may_wager(i, call):
+            key = (p.seat, facing, -1, call, 0, 0)
+            legal = _LEGAL.get(key)
+            if legal is None:
+                legal = _remember(key, LegalActions(p.seat, _FOLD_CALL if facing else _CHECK,
+                                                    call))
+            return legal
+        allin_to = p.stack + p.bet
+        if level == 0:
+            code = 0
+        elif (self._stud and self._street_index == 0 and not self._wagered
+              and level < self._stakes.small_bet):
+            code = 1
+        else:
+            code = 2
+        if self._limit:
+            size = self._bet_size()
+            if code == 1:
+                target = self._stakes.small_bet
+            elif level == 0:
+                target = size
+            elif self._complete_mode and self._full_level + size > level:
+                target = self._full_level + size
             else:
-                bet_kind = ActionKind.RAISE
-            if self._limit:
-                size = self._bet_size()
-                if bet_kind is ActionKind.COMPLETE:
-                    target = self._stakes.small_bet
-                elif level == 0:
-                    target = size
-                elif (self._rules.limit_raise_after_short_all_in
-                      is LimitRaiseAfterShortAllIn.COMPLETE
-                      and self._full_level + size > level):
-                    target = self._full_level + size
-                else:
-                    target = level + size
-                min_to = max_to = min(target, allin_to)
-            else:
-                inc = self._min_inc
-                min_to = min(level + inc if level else inc, allin_to)
-                max_to = allin_to
-                if self._pot_limit:
-                    pot = sum(q.committed for q in self._p) + self._dead
-                    max_to = min(allin_to, level + pot + owe) if level else min(allin_to, pot)
-                    max_to = max(max_to, min_to)
-            if self._rules.raise_capped_at_effective_stack:
-                effective = max(q.stack + q.bet for j, q in enumerate(self._p)
-                                if j != i and not q.folded)
-                if level < effective < min_to:
-                    min_to = effective
-            kinds.add(bet_kind)
-        return LegalActions(p.seat, frozenset(kinds), call, 0, bet_kind, min_to, max_to)
+                target = level + size
+            min_to = max_to = target if target <= allin_to else allin_to
+        else:
+            inc = self._min_inc
+            min_to = min(level + inc if level else inc, allin_to)
+            max_to = allin_to
+            if self._pot_limit:
+                pot = sum(q.committed for q in self._p) + self._dead
+                max_to = min(allin_to, level + pot + owe) if level else min(allin_to, pot)
+                max_to = max(max_to, min_to)
+        if self._effective_cap:
+            effective = max(q.stack + q.bet for j, q in enumerate(self._p)
+                            if j != i and not q.folded)
+            if level < effective < min_to:
+                min_to = effective
+        key = (p.seat, facing, code, call, min_to, max_to)
+        legal = _LEGAL.get(key)
+        if legal is None:
+            legal = _remember(key, LegalActions(p.seat, _WAGER_KINDS[facing, _BET_KINDS[code]],
+                                                call, 0, _BET_KINDS[code], min_to, max_to))
+        return legal
 
     def _may_wager(self, i: int, call: int) -> bool:
         p = self._p[i]
         if p.stack <= call:
             return False
         level = self._level
+        cap = self._cap_bets
+        if cap is not None and not self._cap_lifted and self._bets_count >= cap:
+            return False
         if p.acted and p.acted_marker >= self._marker and not (
-                self._rules.short_all_in_reopens is Reopen.FULL_BET
+                self._reopen_adds_up
                 and level - p.acted_level >= (self._bet_size() if self._limit
                                               else self._min_inc)):
             return False
-        if not any(not q.folded and q.stack + q.bet > level
-                   for j, q in enumerate(self._p) if j != i):
-            return False
-        cap = self._rules.raise_cap.bets
-        return not (self._limit and cap is not None and not self._cap_lifted
-                    and self._bets_count >= cap)
+        return any(q is not p and not q.folded and q.stack + q.bet > level for q in self._p)
 
     def _bet_size(self) -> int:
-        if self._stud:
-            return self._stakes.small_bet if self._street_index < 2 else self._stakes.big_bet
         return self._stakes.small_bet if self._street_index < 2 else self._stakes.big_bet
 
     def _do_action(self, inp: ActionIn, events: list[HandEvent]) -> None:
@@ -551,6 +581,7 @@ class Hand:
         added = 0
         if kind is ActionKind.FOLD:
             p.folded = True
+            self._live -= 1
         elif kind is ActionKind.CALL:
             added = p.pay(legal.call_amount)
         elif kind is ActionKind.BRING_IN:
@@ -573,7 +604,7 @@ class Hand:
         p.acted_marker = self._marker
         p.acted_level = self._level
         events.append(ActionTaken(p.seat, kind, added, p.bet, p.all_in))
-        if sum(1 for q in self._p if not q.folded) == 1:
+        if self._live == 1:
             self._end_street(events)
             return
         self._advance(i, events)
@@ -611,14 +642,20 @@ class Hand:
             return True
         if q.acted:
             return False
-        return any(not r.folded and not r.all_in for k, r in enumerate(self._p) if k != j)
+        return any(not r.folded and not r.all_in for r in self._p if r is not q)
 
     def _advance(self, i: int, events: list[HandEvent]) -> None:
-        for step in range(1, self._n + 1):
-            j = (i + step) % self._n
-            if self._needs_action(j):
+        players = self._p
+        n = self._n
+        level = self._level
+        for step in range(1, n + 1):
+            j = (i + step) % n
+            q = players[j]
+            if q.folded or q.all_in or (q.acted and q.bet >= level):
+                continue
+            if q.bet < level or self._needs_action(j):
                 self._to_act = j
-                self._expect = Act(self._p[j].seat, self._legal(j))
+                self._expect = Act(q.seat, self._legal(j))
                 return
         self._end_street(events)
 
@@ -674,38 +711,39 @@ class Hand:
 
     def _begin_street(self, k: int, events: list[HandEvent]) -> None:
         self._street_index = k
-        street = self._streets[k]
+        self._street = street = self._streets[k]
         queue: list[Expectation] = []
         live = [p for p in self._p if not p.folded]
         if k > 0 and self._rules.burns:
-            queue.append(Burn(street))
+            queue.append(_intern(Burn, street))
         if self._stud:
             if k == 0:
                 for _ in range(2):
-                    queue += [DealDown(p.seat, street) for p in live]
-                queue += [DealUp(p.seat, street) for p in live]
+                    queue += [_intern(DealDown, p.seat, street) for p in live]
+                queue += [_intern(DealUp, p.seat, street) for p in live]
             elif k < 4:
-                queue += [DealUp(p.seat, street) for p in live]
+                queue += [_intern(DealUp, p.seat, street) for p in live]
             else:
                 left = 52 - self._dealt_count
                 burn = 1 if self._rules.burns else 0
                 if left - burn >= len(live):
-                    queue += [DealDown(p.seat, street) for p in live]
+                    queue += [_intern(DealDown, p.seat, street) for p in live]
                 else:  # not enough cards: one community card, burned for only if one is left
                     if burn and left < 2:
                         queue.pop(0)
-                    queue.append(DealBoard(0))
+                    queue.append(_intern(DealBoard, 0))
         elif k == 0:
             first = 0
             if (self._rules.first_dealt is FirstDealt.LEFT_OF_BIG_BLIND
                     and self._big_blind_index is not None):
                 first = (self._big_blind_index + 1) % self._n
             for r in range(HOLE_CARDS[self._game]):
-                queue += [DealHole(self._p[(first + j) % self._n].seat, r)
+                queue += [_intern(DealHole, self._p[(first + j) % self._n].seat, r)
                           for j in range(self._n)]
         else:
-            queue += [DealBoard(index) for index in _BOARD_DEAL[street]]
+            queue += [_intern(DealBoard, index) for index in _BOARD_DEAL[street]]
         self._queue = queue
+        self._queue_at = 0
         if queue:
             self._expect = queue[0]
         else:
@@ -774,10 +812,10 @@ class Hand:
 
     def _end_street(self, events: list[HandEvent]) -> None:
         street = self._streets[self._street_index]
-        bets = sorted((p.bet for p in self._p), reverse=True)
-        if len(bets) > 1 and bets[0] > bets[1]:
-            top = next(p for p in self._p if p.bet == bets[0])
-            back = bets[0] - bets[1]
+        top = max(self._p, key=_bet_of)
+        second = max((p.bet for p in self._p if p is not top), default=0)
+        if top.bet > second:
+            back = top.bet - second
             top.stack += back
             top.committed -= back
             top.bet -= back
@@ -837,7 +875,7 @@ class Hand:
                 raise RuleViolation(f"shown cards disagree with seat {inp.seat}'s known cards",
                                     exp)
             for c in inp.cards:
-                if c not in known and c in self._seen:
+                if c not in known and card_key(c) in self._seen:
                     raise DuplicateCard(f"{c} was already dealt in this hand", exp)
         elif isinstance(inp, MuckIn) and sum(1 for q in self._p if not q.folded
                                              and not q.mucked) == 1:
@@ -852,7 +890,7 @@ class Hand:
             for k, c in enumerate(p.cards):
                 if c is None:
                     p.cards[k] = missing.pop(0)
-                    self._seen.add(p.cards[k])  # type: ignore[arg-type]
+                    self._seen.add(card_key(p.cards[k]))  # type: ignore[arg-type]
         self._showdown_queue.pop(0)
         self._next_showdown(events)
 
@@ -881,6 +919,64 @@ class Hand:
             return self._by_seat[seat]
         except KeyError:
             raise ValueError(f"seat {seat} is not in this hand") from None
+
+
+_CARD_KEYS: dict[int, tuple[Card, int]] = {}
+
+
+def card_key(card: Card) -> int:
+    """``card.index`` (0..51), remembered per card object.
+
+    Hashing a Card runs Python code for its two enums; the engine looks cards up on every
+    deal, so it keys them by this int instead. The memo holds each card object it has seen
+    (so an ``id`` is never reused while remembered) and is cleared when it grows large.
+    """
+    entry = _CARD_KEYS.get(id(card))
+    if entry is not None and entry[0] is card:
+        return entry[1]
+    if len(_CARD_KEYS) >= _INTERN_LIMIT:
+        _CARD_KEYS.clear()
+    index = card.index
+    _CARD_KEYS[id(card)] = (card, index)
+    return index
+
+
+_LEGAL: dict[tuple[int, bool, int, int, int, int], LegalActions] = {}
+_BET_KINDS: Final = (ActionKind.BET, ActionKind.COMPLETE, ActionKind.RAISE)
+
+
+def _remember(key: tuple[int, bool, int, int, int, int], legal: LegalActions) -> LegalActions:
+    """Share one LegalActions value per distinct legal situation (keys are plain ints, so
+    looking one up is cheaper than building it); bounded like ``_intern``."""
+    if len(_LEGAL) >= _INTERN_LIMIT:
+        _LEGAL.clear()
+    _LEGAL[key] = legal
+    return legal
+
+
+_INTERNED: dict[tuple[object, ...], object] = {}
+_INTERN_LIMIT: Final = 1 << 16
+_T = TypeVar("_T")
+
+
+def _intern(cls: Callable[..., _T], *args: object) -> _T:
+    """One shared instance per distinct value of an immutable engine value (a flyweight).
+
+    Hands build the same expectations, legal actions and card events over and over; sharing
+    them saves most of the cost of creating frozen dataclasses. The table is cleared when it
+    grows past a bound, so memory stays small whatever the amounts.
+    """
+    key = (cls, *args)
+    value = _INTERNED.get(key)
+    if value is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+        value = _INTERNED[key] = cls(*args)
+    return value  # type: ignore[return-value]
+
+
+def _bet_of(p: _Player) -> int:
+    return p.bet
 
 
 def _showing_key(p: _Player, razz: bool, tie_by_suit: bool) -> tuple[object, ...]:

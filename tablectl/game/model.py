@@ -24,6 +24,8 @@ from tablectl.domain.games import BettingStructure, GameKind
 class Street(StrEnum):
     """Betting rounds: four for board games, five for stud."""
 
+    __hash__ = str.__hash__  # C-level hashing: these are looked up on every input
+
     PREFLOP = "preflop"
     FLOP = "flop"
     TURN = "turn"
@@ -38,6 +40,8 @@ class Street(StrEnum):
 class ActionKind(StrEnum):
     """What a player does; BET, RAISE and COMPLETE carry a "to" amount."""
 
+    __hash__ = str.__hash__  # C-level hashing: these are looked up on every input
+
     FOLD = "fold"
     CHECK = "check"
     CALL = "call"
@@ -50,6 +54,8 @@ class ActionKind(StrEnum):
 class ForcedKind(StrEnum):
     """Forced bets posted when the hand starts."""
 
+    __hash__ = str.__hash__  # C-level hashing: these are looked up on every input
+
     ANTE = "ante"
     BIG_BLIND_ANTE = "big-blind-ante"
     SMALL_BLIND = "small-blind"
@@ -59,6 +65,8 @@ class ForcedKind(StrEnum):
 
 class Half(StrEnum):
     """Which part of a pot an award is."""
+
+    __hash__ = str.__hash__  # C-level hashing: these are looked up on every input
 
     WHOLE = "whole"
     HIGH = "high"

@@ -31,6 +31,11 @@ def build_pots(committed: Sequence[int], live: Sequence[bool], *,
     are left out.
     """
     levels = sorted({c for c, alive in zip(committed, live, strict=True) if alive})
+    if len(levels) == 1 and max(committed) <= levels[0]:  # no all-in below the others
+        total = sum(committed) + dead
+        if not total:
+            return []
+        return [(total, tuple(i for i, alive in enumerate(live) if alive))]
     pots: list[tuple[int, tuple[int, ...]]] = []
     previous = 0
     for level in levels:

@@ -20,6 +20,7 @@ from tablectl.game import (
     ForcedKind,
     Hand,
     HandSetupError,
+    PotView,
     Reopen,
     RuleViolation,
     SeatSetup,
@@ -79,8 +80,11 @@ def test_antes_and_big_blind_ante_go_in_before_the_blinds() -> None:
     hand = start(structure=NL, stacks=(100,) * 3, button=3,
                  stakes=Stakes(small_blind=1, big_blind=2, big_blind_ante=3))
     view = hand.view()
-    assert [s.committed for s in view.seats] == [1, 5, 0]
+    assert [s.stack for s in view.seats] == [99, 95, 100]
     assert [s.bet for s in view.seats] == [1, 2, 0]
+    # the big-blind ante is dead money in the main pot, not part of seat 2's own stake
+    assert [s.committed for s in view.seats] == [1, 2, 0]
+    assert view.pots == (PotView(3, (1, 2, 3)),)
 
 
 def test_casino_cap_counts_big_blind_phh_cap_does_not() -> None:

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Speed of the rules engine against PokerKit, and of showdown evaluation against phevaluator.
+
+    .venv/bin/python bench/engine.py [--hands N] [--repeats R] [--evals M]
+
+1. Complete fixed-limit Omaha hi-lo hands, 6-handed (stacks 200, blinds 1/2, bets 2/4): N
+   seeded hands are scripted first (random legal actions: fold 15 % facing a bet, bet or raise
+   25 %, else check/call), then the *same* hands -- same cards, burns and actions -- are played
+   through our engine (``Hand.start`` + ``apply`` of every input, showdown included) and through
+   PokerKit 0.7.7 (a real fixed-limit Omaha hi-lo built from its mixins, explicit dealing,
+   bookkeeping automated). Both must end with the same stacks. Target: ours >= 50x PokerKit.
+2. Showdown evaluations: M random Omaha hands (4 hole + 5 board cards): our
+   ``best_omaha_high`` (best five and description, what a showdown uses), our key-only
+   ``omaha_high_key``, and phevaluator's ``evaluate_omaha_cards`` (C).
+
+Inputs are built before each timer starts; times are CPU time of this process
+(``time.process_time``), so other jobs on a shared machine do not skew one side of a ratio;
+every figure is the median of R runs. The last line of output is one JSON object with the
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import phevaluator
+
+from tablectl.domain.cards import FULL_DECK, Card
+from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.game import (
+    PRESETS,
+    Act,
+    ActionIn,
+    ActionKind,
+    Burn,
+    CardIn,
+    DealBoard,
+    Hand,
+    HandInput,
+    HandStart,
+    SeatSetup,
+    Stakes,
+)
+from tablectl.game.evaluate import best_omaha_high, omaha_high_key
+from tests.game.pokerkit_oracle import AUTO, TrueFixedLimitOmahaHiLo
+
+SEED = 20261129
+RULES = replace(PRESETS[RulesPreset.PHH], raise_capped_at_effective_stack=False)
+STAKES = Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
+SEATS = tuple(SeatSetup(i, 200) for i in range(1, 7))
+
+
+def script_hands(count: int, rng: random.Random) -> list[tuple[HandStart, tuple[HandInput, ...],
+                                                           list[tuple[str, Any]]]]:
+    """Seeded hands as (start, our inputs, the same hand as PokerKit calls)."""
+    out = []
+    for _ in range(count):
+        hand = Hand.start(game=GameKind.OMAHA_HI_LO, structure=BettingStructure.FIXED_LIMIT,
+                          rules=RULES, stakes=STAKES, seats=SEATS, button=6)
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        calls: list[tuple[str, Any]] = []
+        while not hand.is_done:
+            exp = hand.expected()
+            if isinstance(exp, Act):
+                legal = exp.legal
+                roll = rng.random()
+                if ActionKind.CALL in legal.kinds and roll < 0.15:
+                    action = ActionIn(exp.seat, ActionKind.FOLD)
+                    calls.append(("fold", None))
+                elif legal.bet_kind is not None and roll < 0.40:
+                    action = ActionIn(exp.seat, legal.bet_kind, legal.min_to)
+                    calls.append(("complete_bet_or_raise_to", legal.min_to))
+                else:
+                    kind = ActionKind.CALL if ActionKind.CALL in legal.kinds else ActionKind.CHECK
+                    action = ActionIn(exp.seat, kind)
+                    calls.append(("check_or_call", None))
+                hand.apply(action)
+            else:
+                card = deck.pop()
+                name = ("burn_card" if isinstance(exp, Burn) else
+                        "deal_board" if isinstance(exp, DealBoard) else "deal_hole")
+                calls.append((name, str(card)))
+                hand.apply(CardIn(card))
+        out.append((hand.start_args, hand.inputs, calls))
+    return out
+
+
+def run_ours(hands: list[tuple[HandStart, tuple[HandInput, ...], Any]]) -> list[list[int]]:
+    results = []
+    for start, inputs, _ in hands:
+        hand = Hand(start)
+        apply = hand.apply
+        for inp in inputs:
+            apply(inp)
+        stacks = hand.final_stacks
+        results.append([stacks[s.seat] for s in SEATS])
+    return results
+
+
+def run_pokerkit(hands: list[tuple[HandStart, tuple[HandInput, ...],
+                                   list[tuple[str, Any]]]]) -> list[list[int]]:
+    game = TrueFixedLimitOmahaHiLo(AUTO, True, 0, (1, 2), 2, 4)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _, _, calls in hands:
+            state = game([200] * 6, 6)
+            for name, arg in calls:
+                method = getattr(state, name)
+                if arg is None:
+                    method()
+                else:
+                    method(arg)
+            results.append(list(state.stacks))
+    return results
+
+
+def timed(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
+    times = []
+    value: object = None
+    for _ in range(repeats):
+        t0 = time.process_time()
+        value = fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times), value
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--evals", type=int, default=20000)
+    args = parser.parse_args()
+    rng = random.Random(SEED)
+    hands = script_hands(args.hands, rng)
+    inputs = sum(len(h[1]) for h in hands) / len(hands)
+    print(f"{len(hands)} scripted fixed-limit Omaha hi-lo hands, 6-handed, "
+          f"{inputs:.1f} inputs per hand; median of {args.repeats} runs")
+    ours_s, ours_stacks = timed(lambda: run_ours(hands), args.repeats)
+    pk_s, pk_stacks = timed(lambda: run_pokerkit(hands), args.repeats)
+    same = sum(a == b for a, b in zip(ours_stacks, pk_stacks, strict=True))  # type: ignore[call-overload]
+    ours_rate, pk_rate = len(hands) / ours_s, len(hands) / pk_s
+    print(f"  tablectl engine : {ours_rate:10.0f} hands/s")
+    print(f"  PokerKit 0.7.7  : {pk_rate:10.1f} hands/s")
+    print(f"  ratio           : {ours_rate / pk_rate:10.1f}x (target >= 50x); "
+          f"same final stacks in {same}/{len(hands)} hands")
+
+    samples = []
+    for _ in range(args.evals):
+        cards = rng.sample(FULL_DECK, 9)
+        samples.append((tuple(cards[:4]), tuple(cards[4:])))
+    ids = [tuple(c.index for c in board + hole) for hole, board in samples]
+    check = rng.sample(range(len(samples)), 2000)
+    for i, j in zip(check[::2], check[1::2], strict=True):
+        ours = (omaha_high_key(*samples[i]) > omaha_high_key(*samples[j])) - (
+            omaha_high_key(*samples[i]) < omaha_high_key(*samples[j]))
+        theirs = (phevaluator.evaluate_omaha_cards(*ids[j]) > phevaluator.evaluate_omaha_cards(
+            *ids[i])) - (phevaluator.evaluate_omaha_cards(*ids[j])
+                         < phevaluator.evaluate_omaha_cards(*ids[i]))
+        assert ours == theirs, (samples[i], samples[j])
+    full_s, _ = timed(lambda: [best_omaha_high(h, b) for h, b in samples], args.repeats)
+    key_s, _ = timed(lambda: [omaha_high_key(h, b) for h, b in samples], args.repeats)
+    ph_s, _ = timed(lambda: [phevaluator.evaluate_omaha_cards(*x) for x in ids], args.repeats)
+    n = len(samples)
+    print(f"{n} Omaha high showdown evaluations (orderings agree with phevaluator on "
+          f"{len(check) // 2} pairs)")
+    print(f"  best_omaha_high (hand + words) : {n / full_s:10.0f} /s")
+    print(f"  omaha_high_key (key only)      : {n / key_s:10.0f} /s")
+    print(f"  phevaluator (C)                : {n / ph_s:10.0f} /s")
+    print(f"  ratio best_omaha_high / phevaluator: {ph_s / full_s:.3f}")
+    print(json.dumps({
+        "hands": len(hands), "engine_hands_per_s": round(ours_rate, 1),
+        "pokerkit_hands_per_s": round(pk_rate, 2), "engine_vs_pokerkit": round(
+            ours_rate / pk_rate, 1), "same_stacks": same,
+        "evals": n, "eval_per_s": round(n / full_s), "eval_key_per_s": round(n / key_s),
+        "phevaluator_per_s": round(n / ph_s), "eval_vs_phevaluator": round(ph_s / full_s, 3),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    _ = Card  # re-exported type used in annotations of the scripts
+    sys.exit(main())
