@@ -461,6 +461,14 @@ def render_board(faces: Sequence[Face], style: DeckStyle, rng: np.random.Generat
     Cards get a random width in ``card_width`` pixels, rotation within +-25 deg (a third of
     them turned 180 deg), slight perspective. Returns the frame and one truth per card.
     """
+    clean, truths = compose_board(faces, style, rng, strength, card_width)
+    return degrade(clean, rng, strength), truths
+
+
+def compose_board(faces: Sequence[Face], style: DeckStyle, rng: np.random.Generator,
+                  strength: float, card_width: tuple[float, float] = (110, 130),
+                  ) -> tuple[Image, list[BoardTruth]]:
+    """Like :func:`render_board` but before the camera's degradations."""
     if len(faces) > 8:
         raise ValueError("at most 8 cards on a board frame")
     fw, fh = BOARD_FRAME
@@ -508,7 +516,7 @@ def render_board(faces: Sequence[Face], style: DeckStyle, rng: np.random.Generat
         a = (mask.astype(np.float32) / 255.0)[..., None]
         frame = (frame * (1 - a) + warped * a).astype(np.uint8)
         truths.append(BoardTruth(face, tuple(corners)))
-    return degrade(frame, rng, strength), truths
+    return frame, truths
 
 
 # --- the camera ---------------------------------------------------------------------------
@@ -561,6 +569,14 @@ class SimCamera:
                     card_width: tuple[float, float] = (110, 130)) -> tuple[Image, list[BoardTruth]]:
         """One overhead frame with ``faces`` on felt."""
         return render_board(faces, self.style, self._rng, self.strength, card_width)
+
+    def board_sequence(self, faces: Sequence[Face], frames: int,
+                       card_width: tuple[float, float] = (110, 130),
+                       ) -> tuple[list[Image], list[BoardTruth]]:
+        """``frames`` overhead frames of one still layout (fresh noise, light and blur in
+        each, as a real video of a board has)."""
+        clean, truths = compose_board(faces, self.style, self._rng, self.strength, card_width)
+        return [degrade(clean, self._rng, self.strength) for _ in range(frames)], truths
 
     def shuffled_deck(self) -> list[Card]:
         """The 52 cards in a seeded order."""

@@ -1,0 +1,92 @@
+"""``tablectl camera enrol`` and ``tablectl camera recognise`` on image files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from hardware_sim.camera import SHOE_ROI, SimCamera, random_style
+from tablectl.cli import main
+from tablectl.domain.cards import FULL_DECK, Rank
+
+
+@pytest.fixture(scope="module")
+def enrol_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One board photo per card, named like ``As.png`` and ``10h.png``."""
+    d = tmp_path_factory.mktemp("enrol")
+    cam = SimCamera(41, random_style(41), strength=0.4)
+    for card in FULL_DECK:
+        name = f"10{card.suit.value}" if card.rank is Rank.TEN else str(card)
+        cv2.imwrite(str(d / f"{name}.png"), cam.board_frame([card], (140, 160))[0])
+    return d
+
+
+def test_enrol_then_recognise_json(enrol_dir: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    images = sorted(str(p) for p in enrol_dir.glob("*.png"))
+    profile = tmp_path / "profile"
+    assert main(["camera", "enrol", "--deck-id", "blue", "--out", str(profile), *images]) == 0
+    assert "52/52 read back correctly" in capsys.readouterr().out
+    cam = SimCamera(42, random_style(41), strength=0.8)
+    deal = cam.shuffled_deck()[:4]
+    board = tmp_path / "board.jpg"
+    cv2.imwrite(str(board), cam.board_frame(deal, (120, 140))[0])
+    assert main(["camera", "recognise", "--profile", str(profile), "--json",
+                 str(board), str(enrol_dir / "10d.png")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    first, second = (json.loads(line) for line in lines)
+    assert sorted(r["card"] for r in first) == sorted(str(c) for c in deal)
+    assert all(set(r) == {"card", "confidence", "status", "quad"} for r in first)
+    assert all(len(r["quad"]) == 4 for r in first)
+    assert [(r["card"], r["status"]) for r in second] == [("Td", "accepted")]
+
+
+def test_enrol_refuses_bad_input_and_writes_nothing(enrol_dir: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "p"
+    bad = tmp_path / "joker.png"
+    cv2.imwrite(str(bad), cv2.imread(str(enrol_dir / "As.png")))
+    assert main(["camera", "enrol", "--deck-id", "x", "--out", str(out), str(bad)]) == 2
+    assert "does not start with a card code" in capsys.readouterr().err
+    few = [str(enrol_dir / "As.png"), str(enrol_dir / "Kd.png")]
+    assert main(["camera", "enrol", "--deck-id", "x", "--out", str(out), *few]) == 2
+    assert "missing" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_recognise_with_a_missing_profile(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    img = tmp_path / "x.png"
+    cv2.imwrite(str(img), SimCamera(43).shoe_frame(None))
+    assert main(["camera", "recognise", "--profile", str(tmp_path), str(img)]) == 2
+    assert "not a deck profile" in capsys.readouterr().err
+
+
+def test_shoe_mode_enrol_with_roi_and_csv(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    cam = SimCamera(44, random_style(44), strength=0.3)
+    rows = ["file,card"]
+    images = []
+    for i, card in enumerate(FULL_DECK):
+        path = tmp_path / f"frame{i:02d}.png"
+        cv2.imwrite(str(path), cam.shoe_frame(card))
+        rows.append(f"{path.name},{card}")
+        images.append(str(path))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("\n".join(rows) + "\n")
+    roi = ",".join(str(v) for v in SHOE_ROI)
+    out = tmp_path / "shoe-profile"
+    assert main(["camera", "enrol", "--deck-id", "shoe", "--out", str(out), "--mode", "shoe",
+                 "--roi", roi, "--labels", str(labels), *images]) == 0
+    capsys.readouterr()
+    probe = tmp_path / "probe.png"
+    cv2.imwrite(str(probe), cam.shoe_frame(FULL_DECK[33]))
+    assert main(["camera", "recognise", "--profile", str(out), "--mode", "shoe", "--json",
+                 str(probe)]) == 0
+    (read,) = json.loads(capsys.readouterr().out)
+    assert read["card"] == str(FULL_DECK[33])
+    assert read["quad"] is None

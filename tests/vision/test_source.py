@@ -1,0 +1,132 @@
+"""The camera card source end to end: SimCamera frames served through real cv2.VideoCapture
+(an image sequence and a Motion-JPEG AVI), read by CameraCardSource."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from hardware_sim.camera import (
+    SimCamera,
+    random_style,
+    write_image_sequence,
+    write_mjpeg_avi,
+)
+from tablectl.clock import ManualClock
+from tablectl.domain.cards import Card
+from tablectl.vision.decide import DeckGuard, VotePolicy
+from tablectl.vision.enrol import Enroller, verify
+from tablectl.vision.model import CardRead, FrameSourceError, ReadStatus
+from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser
+from tablectl.vision.source import (
+    CameraCardSource,
+    FrameSource,
+    MemoryFrames,
+    VideoCaptureFrames,
+)
+
+from .conftest import ENROLLED_SEED, EnrolledDeck
+
+
+async def _collect(src: CameraCardSource) -> list[CardRead]:
+    async with src:
+        return [r async for r in src.reads()]
+
+
+def _shoe_source(frames: FrameSource, profile: DeckProfile) -> CameraCardSource:
+    return CameraCardSource(frames, Recogniser(profile), mode="shoe",
+                            guard=DeckGuard(warmup=0))
+
+
+@pytest.mark.parametrize("container", ["png-sequence", "mjpeg-avi"])
+def test_shoe_video_through_videocapture(shoe_deck: EnrolledDeck, tmp_path: Path,
+                                         container: str) -> None:
+    cam = SimCamera(31, shoe_deck.style, strength=0.8)
+    deal = cam.shuffled_deck()[:8]
+    frames, truth = cam.shoe_sequence(deal, frames_per_card=5, gap=3)
+    if container == "png-sequence":
+        url = write_image_sequence(frames, tmp_path / "seq")
+    else:
+        url = write_mjpeg_avi(frames, tmp_path / "shoe.avi")
+    clock = ManualClock()
+    reads = asyncio.run(_collect(_shoe_source(VideoCaptureFrames(url, clock), shoe_deck.profile)))
+    assert [r.card for r in reads] == [seg.face for seg in truth]
+    assert all(r.status is ReadStatus.ACCEPTED for r in reads)
+    assert all(r.frames == 5 for r in reads)
+
+
+def test_unopenable_capture_is_a_clear_error(tmp_path: Path) -> None:
+    async def enter() -> None:
+        async with VideoCaptureFrames(str(tmp_path / "missing.avi")):
+            pass
+
+    with pytest.raises(FrameSourceError, match=r"missing\.avi"):
+        asyncio.run(enter())
+
+
+def test_same_card_twice_in_a_hand_goes_to_the_dealer(shoe_deck: EnrolledDeck) -> None:
+    cam = SimCamera(32, shoe_deck.style, strength=0.5)
+    ace, king = Card.parse("As"), Card.parse("Kd")
+    frames, _ = cam.shoe_sequence([ace, king, ace], frames_per_card=4, gap=2)
+
+    async def run() -> tuple[list[CardRead], list[CardRead]]:
+        src = _shoe_source(MemoryFrames(frames + frames), shoe_deck.profile)
+        first: list[CardRead] = []
+        second: list[CardRead] = []
+        async with src:
+            async for r in src.reads():
+                (first if len(first) < 3 else second).append(r)
+                if len(first) == 3 and not second:
+                    src.new_hand()
+        return first, second
+
+    first, second = asyncio.run(run())
+    assert [(r.card, r.status) for r in first] == [
+        (ace, ReadStatus.ACCEPTED), (king, ReadStatus.ACCEPTED),
+        (ace, ReadStatus.NEEDS_CONFIRMATION)]
+    assert [r.status for r in second] == [ReadStatus.ACCEPTED, ReadStatus.ACCEPTED,
+                                          ReadStatus.NEEDS_CONFIRMATION]
+
+
+def test_guard_warmup_delays_the_first_auto_accepts(shoe_deck: EnrolledDeck) -> None:
+    cam = SimCamera(33, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:5]
+    frames, _ = cam.shoe_sequence(deal, frames_per_card=4, gap=2)
+    src = CameraCardSource(MemoryFrames(frames), Recogniser(shoe_deck.profile), mode="shoe",
+                           guard=DeckGuard(warmup=3))
+    reads = asyncio.run(_collect(src))
+    assert [r.card for r in reads] == deal
+    assert [r.status for r in reads] == [ReadStatus.NEEDS_CONFIRMATION] * 2 + [
+        ReadStatus.ACCEPTED] * 3
+
+
+def test_board_video_one_read_per_card(tmp_path: Path) -> None:
+    style = random_style(ENROLLED_SEED)
+    enrol_cam = SimCamera(34, style, strength=0.4)
+    enroller = Enroller("board", "board")
+    deal = enrol_cam.shuffled_deck()[:5]
+    for card in deal:
+        enroller.add(enrol_cam.board_frame([card], card_width=(120, 140))[0], card)
+    samples = [(str(c), enrol_cam.board_frame([c], card_width=(120, 140))[0], c)
+               for c in deal]
+    # A partial enrolment cannot build a profile (every rank and suit is required), so
+    # enrol the rest of the deck too, once each.
+    for card in enrol_cam.shuffled_deck():
+        if card not in deal:
+            enroller.add(enrol_cam.board_frame([card], card_width=(120, 140))[0], card)
+    profile, report = verify(enroller.build(), samples, "board")
+    assert report.passed, report.failures
+    cam = SimCamera(35, style, strength=0.8)
+    frames, truth = cam.board_sequence(deal, frames=8, card_width=(120, 140))
+    url = write_mjpeg_avi(frames, tmp_path / "board.avi")
+    src = CameraCardSource(VideoCaptureFrames(url, ManualClock()), Recogniser(profile),
+                           mode="board", policy=VotePolicy(min_frames=3, max_frames=5),
+                           guard=DeckGuard(warmup=0))
+    reads = asyncio.run(_collect(src))
+    assert sorted(str(r.card) for r in reads) == sorted(str(c) for c in deal)
+    assert all(r.status is ReadStatus.ACCEPTED and r.frames == 5 for r in reads)
+    assert all(r.quad is not None for r in reads)
+    assert len(truth) == len(deal)
