@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
-from tablectl.controller import Phase
-from tablectl.domain.games import BettingStructure, GameKind
-from tablectl.game import ShowdownHand
+from tablectl.controller import HandController, Phase
+from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.game import PRESETS, Showdown, ShowdownHand
 
-from .helpers import VARIANTS, Dealer, fresh
+from .helpers import VARIANTS, Dealer, Driver, fresh, initial_state, make_setup
 
 SEEDS = range(4)
 
@@ -105,3 +106,31 @@ def test_stud_up_cards_are_public_when_dealt() -> None:
         public = d.ctl.public_snapshot()["seats"][seat.seat - 1]["cards"]  # type: ignore[index]
         assert public == [{"card": None, "up": False}, {"card": None, "up": False},
                           {"card": str(seat.cards[2].card), "up": True}]
+
+
+def test_a_mucked_hand_is_never_shown() -> None:
+    rules = replace(PRESETS[RulesPreset.CASINO], showdown_by_input=True)
+    d = Driver(HandController(make_setup(rules=rules), initial_state((1000, 1000), button=1)))
+    assert d.cmd("start_hand").reply.ok  # type: ignore[union-attr]
+    # heads-up, button 1 is the small blind: cards go 2, 1, 2, 1, then burn, flop, ...
+    for card in ["As", "2c", "Ah", "3d"]:
+        d.read(card)
+    assert d.act(1, "call").reply.ok  # type: ignore[union-attr]
+    assert d.act(2, "check").reply.ok  # type: ignore[union-attr]
+    for street in (["4h", "Kc", "Qd", "9s"], ["5h", "8c"], ["6h", "7d"]):
+        for card in street:
+            d.read(card)
+        assert d.act(2, "check").reply.ok  # type: ignore[union-attr]
+        assert d.act(1, "check").reply.ok  # type: ignore[union-attr]
+    exp = d.ctl.expected()
+    assert isinstance(exp, Showdown)
+    first, second = exp.seat, 3 - exp.seat
+    assert d.cmd("action", seat=first, kind="show").reply.ok  # type: ignore[union-attr]
+    assert d.cmd("action", seat=second, kind="muck").reply.ok  # type: ignore[union-attr]
+    assert d.ctl.phase is Phase.SETTLED
+    public = json.dumps(d.ctl.public_snapshot()) + json.dumps(
+        [e.to_json() for o in d.outcomes for e in o.events])
+    mucked = {1: ["2c", "3d"], 2: ["As", "Ah"]}[second]
+    shown = {1: ["2c", "3d"], 2: ["As", "Ah"]}[first]
+    assert not any(f'"{c}"' in public for c in mucked)
+    assert all(f'"{c}"' in public for c in shown)

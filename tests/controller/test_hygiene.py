@@ -9,9 +9,10 @@ import pytest
 
 from tablectl.controller import ErrorCode, Outcome, Phase, ReadStatus
 from tablectl.domain.cards import Card
+from tablectl.domain.games import GameKind
 from tablectl.game import Act, DealBoard, DealHole
 
-from .helpers import BLUE, FLOOR, RED, Driver, fresh
+from .helpers import BLUE, FL, FLOOR, RED, Driver, fresh
 
 
 def deal_holes(d: Driver, cards: str) -> None:
@@ -281,3 +282,25 @@ def test_shoe_read_of_an_already_seen_card_after_undo_window() -> None:
     out = d.read("As", antenna=1)
     assert_raised(out, ErrorCode.DUPLICATE_CARD)
     assert RED.card_for(RED.uid_for(Card.parse("As"))) == Card.parse("As")
+
+
+def test_a_slot_holds_one_card() -> None:
+    d = started()
+    assert d.read("Ks", location="seat 2 slot 2").errors == ()  # held until its turn
+    before = frozen_view(d)
+    out = d.read("Qs", location="seat 2 slot 2")
+    assert_raised(out, ErrorCode.TOO_MANY_CARDS)
+    assert "slot 2" in out.errors[0].message
+    assert frozen_view(d) == before
+
+
+def test_stud_slots_keep_down_cards_down() -> None:
+    d = started(game=GameKind.STUD, structure=FL, stacks=(1000, 1000))
+    # the up card (slot 3) lies on the antenna before the down cards are read
+    for card, where in [("Ah", "seat 1 slot 3"), ("Kh", "seat 2 slot 3"),
+                        ("2c", "seat 1 slot 1"), ("3c", "seat 2 slot 1"),
+                        ("4c", "seat 1 slot 2"), ("5c", "seat 2 slot 2")]:
+        assert d.read(card, location=where).errors == ()
+    seats = d.ctl.public_snapshot()["seats"]
+    assert [c["card"] for c in seats[0]["cards"]] == [None, None, "Ah"]
+    assert [c["card"] for c in seats[1]["cards"]] == [None, None, "Kh"]
