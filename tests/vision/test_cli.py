@@ -49,7 +49,9 @@ def test_enrol_refuses_bad_input_and_writes_nothing(enrol_dir: Path, tmp_path: P
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "p"
     bad = tmp_path / "joker.png"
-    cv2.imwrite(str(bad), cv2.imread(str(enrol_dir / "As.png")))
+    ace = cv2.imread(str(enrol_dir / "As.png"))
+    assert ace is not None
+    cv2.imwrite(str(bad), ace)
     assert main(["camera", "enrol", "--deck-id", "x", "--out", str(out), str(bad)]) == 2
     assert "does not start with a card code" in capsys.readouterr().err
     few = [str(enrol_dir / "As.png"), str(enrol_dir / "Kd.png")]
