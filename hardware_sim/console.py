@@ -179,4 +179,22 @@ class MqttConsole:
         reply = json.loads(raw)
         if not isinstance(reply, dict):
             raise ValueError(f"reply to {name} is not a JSON object: {raw[:80]!r}")
-        return reply
+        return normalise_reply(reply)
+
+
+def normalise_reply(reply: Mapping[str, object]) -> dict[str, object]:
+    """The daemon's wire reply (``tablectl.publish.envelope.ReplyPayload``: ``status`` ok|error,
+    ``error`` {code, message}, ``data``) as the dealer's ``{"id", "ok", "result"|"error"}``.
+
+    >>> normalise_reply({"v": 1, "id": "c1", "status": "error",
+    ...                  "error": {"code": "out_of_turn", "message": "seat 3 acts"}, "data": {}})
+    {'id': 'c1', 'ok': False, 'error': {'code': 'out_of_turn', 'reason': 'seat 3 acts'}}
+    """
+    if "status" not in reply:
+        return dict(reply)
+    if reply.get("status") == "ok":
+        return {"id": reply.get("id"), "ok": True, "result": reply.get("data") or {}}
+    err = reply.get("error")
+    err = err if isinstance(err, Mapping) else {}
+    return {"id": reply.get("id"), "ok": False,
+            "error": {"code": err.get("code"), "reason": err.get("message")}}

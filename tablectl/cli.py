@@ -208,13 +208,13 @@ def _add_phh(sub: _Subparsers) -> None:
 
 # --- demo (interim main job until the daemon exists) -------------------------------------
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo_engine_only(args: argparse.Namespace) -> int:
     from tablectl.domain.games import RulesPreset
     from tablectl.game import PRESETS
     from tablectl.history.demo import parse_variant, play_demo
 
     try:
-        game, structure = parse_variant(args.variant)
+        game, structure = parse_variant(args.engine_variant)
     except ValueError as exc:
         print(f"tablectl demo: {exc}", file=sys.stderr)
         return 2
@@ -249,18 +249,84 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    if args.engine_only:
+        args.engine_variant = args.variant
+        return _demo_engine_only(args)
+    import asyncio
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from tablectl.app import DemoOptions, run_demo
+    from tablectl.terminal.follow import FollowUpdate, TableFollower
+    from tablectl.terminal.view import hand_summary_line, render
+
+    if args.hands is not None and args.hands < 1:
+        print("tablectl demo: --hands must be at least 1", file=sys.stderr)
+        return 2
+    tty = sys.stdout.isatty() and not args.plain
+    if args.log_level == "info":             # the table is the output; keep the log quiet
+        logging.getLogger().setLevel(logging.ERROR)
+    pace = args.pace if args.pace is not None else (0.4 if tty else 0.02)
+    options = DemoOptions(variant=args.variant, hands=args.hands, seed=args.seed,
+                          broker=args.broker, table=args.table, pace=pace)
+    console = Console()
+    live = Live(console=console, refresh_per_second=8, transient=False) if tty else None
+
+    def on_update(follower: TableFollower, update: FollowUpdate) -> None:
+        if live is not None:
+            live.update(render(follower.view, four_colour=args.four_colour))
+        elif update.hand_ended is not None:
+            print(hand_summary_line(update.hand_ended), flush=True)
+
+    def on_note(text: str) -> None:
+        print(f"tablectl demo: {text}", file=sys.stderr, flush=True)
+
+    if args.broker is None:
+        pass
+    elif not args.broker.startswith("mqtt://"):
+        print("tablectl demo: --broker must be mqtt://host:port", file=sys.stderr)
+        return 2
+    try:
+        if live is not None:
+            with live:
+                played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+        else:
+            played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+    except KeyboardInterrupt:
+        return 130
+    wanted = args.hands
+    print(f"{played} hands of {args.variant} played on table {args.table} (seed {args.seed})")
+    return 0 if wanted is None or played >= wanted else 1
+
+
 def _add_demo(sub: _Subparsers) -> None:
     from tablectl.domain.games import RulesPreset
 
-    p = sub.add_parser("demo", help="play seeded random hands through the rules engine "
-                                    "and print them")
-    p.add_argument("--variant", default="holdem:fixed-limit",
-                   help="a PHH code (FT, NT, PO, FO/8, F7S, F7S/8, FR, FO, PT, FT/8, PO/8) "
-                        "or game[:structure] (default: holdem:fixed-limit)")
-    p.add_argument("--hands", type=int, default=5, help="how many hands (default 5)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p = sub.add_parser("demo", help="a simulated table played by a simulated dealer, live in "
+                                    "the terminal (simulator + daemon + broker + display)")
+    p.add_argument("--variant", default="holdem:no-limit",
+                   help="game:structure (holdem:no-limit, omaha-hi-lo:fixed-limit, "
+                        "stud:fixed-limit, razz:fixed-limit, ...) or a PHH code (NT, FO/8, "
+                        "F7S/8, FR, ...); default holdem:no-limit")
+    p.add_argument("--hands", type=int, default=None,
+                   help="play this many hands, then exit with a summary (default: until ^C)")
+    p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
+    p.add_argument("--broker", metavar="URL", default=None,
+                   help="publish to this broker (mqtt://host:port) instead of starting a "
+                        "private mosquitto")
+    p.add_argument("--table", default="demo", help="table id (default demo)")
+    p.add_argument("--pace", type=float, default=None,
+                   help="seconds between the dealer's steps (default 0.4 live, 0.02 plain)")
+    p.add_argument("--plain", action="store_true",
+                   help="one line per hand even on a terminal")
+    p.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    p.add_argument("--engine-only", action="store_true",
+                   help="no broker, no devices: play hands through the rules engine alone")
     p.add_argument("--rules", default=RulesPreset.CASINO.value,
-                   choices=[r.value for r in RulesPreset], help="house-rule preset")
+                   choices=[r.value for r in RulesPreset],
+                   help="house-rule preset (with --engine-only)")
     p.set_defaults(handler=_demo)
 
 
@@ -667,10 +733,78 @@ def _add_table(sub: _Subparsers) -> None:
     cal.set_defaults(handler=_table_calibrate)
 
 
+# --- watch (a terminal display of any table) ---------------------------------------------
+
+def _watch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from tablectl.app import broker_settings
+    from tablectl.publish.errors import PublishError
+    from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
+    from tablectl.terminal.view import hand_summary_line, render
+
+    if not args.broker.startswith(("mqtt://", "mqtts://")):
+        print("tablectl watch: --broker must be mqtt://host:port or mqtts://host:port",
+              file=sys.stderr)
+        return 2
+    settings = broker_settings(args.broker, credentials=Path(args.credentials)
+                               if args.credentials else None,
+                               cafile=Path(args.cafile) if args.cafile else None, role="watch")
+    tty = sys.stdout.isatty() and not args.plain
+    live = Live(console=Console(), refresh_per_second=8) if tty else None
+    hands_seen = 0
+
+    async def on_update(follower: TableFollower, update: FollowUpdate) -> bool:
+        nonlocal hands_seen
+        if live is not None:
+            live.update(render(follower.view, title=args.table, four_colour=args.four_colour))
+        elif update.hand_ended is not None:
+            print(hand_summary_line(update.hand_ended), flush=True)
+        hands_seen = follower.hands_ended
+        return args.hands is None or hands_seen < args.hands
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        await follow_table(settings, args.table, on_update=on_update, monotonic=loop.time)
+
+    try:
+        if live is not None:
+            with live:
+                asyncio.run(main())
+        else:
+            asyncio.run(main())
+    except PublishError as exc:
+        print(f"tablectl watch: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _add_watch(sub: _Subparsers) -> None:
+    p = sub.add_parser("watch", help="follow a table over MQTT in the terminal, like any "
+                                     "display (seq gaps resync from the snapshot)")
+    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL",
+                   help="broker URL (default mqtt://127.0.0.1:1883)")
+    p.add_argument("--table", required=True, help="table id")
+    p.add_argument("--credentials", metavar="FILE",
+                   help="TOML file with username and password (a display user)")
+    p.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
+    p.add_argument("--hands", type=int, default=None,
+                   help="exit after this many hands have ended")
+    p.add_argument("--plain", action="store_true", help="one line per hand")
+    p.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    p.set_defaults(handler=_watch)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_run,
+    _add_watch,
     _add_config,
     _add_web,
     _add_phh,

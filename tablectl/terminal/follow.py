@@ -28,7 +28,9 @@ class FollowUpdate:
 
     Attributes:
         changed: the view is different (redraw).
-        hand_ended: a ``hand_ended`` event was applied (carries the snapshot at that point).
+        hand_ended: once per finished hand, its summary built from the hand's own events:
+            ``hand``, ``board``, ``results`` (the winner events) and ``stakes`` (from the
+            snapshot), in the shape :func:`tablectl.terminal.view.hand_summary_line` reads.
     """
 
     changed: bool
@@ -50,6 +52,7 @@ class TableFollower:
         self._resync: Resync[TableView, JsonMap] = Resync(_fold, reorder_timeout=reorder_timeout)
         self._latest: JsonMap | None = None
         self._latest_seq = -1
+        self._hand_events: list[JsonMap] = []
         self.hands_ended = 0
 
     @property
@@ -98,14 +101,27 @@ class TableFollower:
             if outcome is Outcome.RESET:
                 self._latest, self._latest_seq = None, -1
             applied = outcome is Outcome.APPLIED
-            ended = None
+            ended: JsonMap | None = None
             if applied and self._resync.view is not None:
-                news = self._resync.view.events[-(self._resync.seq - before_seq):]
-                if any(e.get("type") == "hand_ended" for e in news):
-                    self.hands_ended += 1
-                    ended = self._latest or {}
+                for news in self._resync.view.events[-(self._resync.seq - before_seq):]:
+                    ended = self._track_hand(news) or ended
             return FollowUpdate(applied, ended)
         return FollowUpdate(False)
+
+    def _track_hand(self, event: JsonMap) -> JsonMap | None:
+        kind = event.get("type")
+        if kind == "hand_started":
+            self._hand_events = []
+        self._hand_events.append(event)
+        if kind != "hand_ended":
+            return None
+        self.hands_ended += 1
+        boards = [e.get("cards") for e in self._hand_events if e.get("type") == "board"]
+        summary = {"hand": event.get("hand"), "board": boards[-1] if boards else [],
+                   "results": [e for e in self._hand_events if e.get("type") == "winner"],
+                   "stakes": (self._latest or {}).get("stakes", {})}
+        self._hand_events = []
+        return summary
 
     def snapshot_after_event(self, snapshot: Mapping[str, object]) -> None:
         """Overwrite the shown snapshot (tests and the demo's in-process feed)."""
