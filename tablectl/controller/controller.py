@@ -226,8 +226,7 @@ class HandController:
         self._staged: dict[_Key, list[tuple[Card, CardRead]]] = {}
         self._pending: _Pending | None = None
         self._run = _Run()
-        self._public = self._snapshot(secure=False)
-        self._secure = self._snapshot(secure=True)
+        self._public, self._secure = self._snapshots()
 
     @classmethod
     def restore(cls, setup: TableSetup, checkpoint: TableState) -> HandController:
@@ -312,8 +311,7 @@ class HandController:
                 self._on_device(inp)
             case TagGone():
                 self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
-        public = self._snapshot(secure=False)
-        secure = self._snapshot(secure=True)
+        public, secure = self._snapshots()
         public_changed, secure_changed = public != self._public, secure != self._secure
         self._public, self._secure = public, secure
         run = self._run
@@ -1017,7 +1015,8 @@ class HandController:
         return TableState(tuple(self._seats.values()), self._button, self._number,
                           tuple(self._errors.values()), tuple(self._devices.values()), replies)
 
-    def _snapshot(self, *, secure: bool) -> dict[str, JsonValue]:
+    def _snapshots(self) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
+        """The public and the secure snapshot, built from one view of the hand."""
         setup = self._setup
         hand = self._hand
         folder = self._folder
@@ -1025,38 +1024,44 @@ class HandController:
         in_hand = {s.seat: s for s in view.seats} if view is not None else {}
         exp = hand.expected() if hand is not None else None
         to_act = exp.seat if isinstance(exp, Act) and not self._settled else None
-        seats: list[JsonValue] = []
+        public_seats: list[JsonValue] = []
+        secure_seats: list[JsonValue] = []
         for n in range(1, setup.max_seats + 1):
             table = self._seats.get(n)
             sv = in_hand.get(n)
-            if table is None:
-                seats.append({"seat": n, "name": "", "stack": 0, "bet": 0, "status": "empty",
-                              "cards": [], "to_act": False})
-                continue
-            if sv is None:
-                status = "out" if view is not None or table.stack == 0 else "active"
-                seats.append({"seat": n, "name": table.name, "stack": table.stack, "bet": 0,
-                              "status": status, "cards": [], "to_act": False})
+            if table is None or sv is None:
+                status = ("empty" if table is None else
+                          "out" if view is not None or table.stack == 0 else "active")
+                entry: dict[str, JsonValue] = {
+                    "seat": n, "name": table.name if table else "",
+                    "stack": table.stack if table else 0, "bet": 0, "status": status,
+                    "cards": [], "to_act": False}
+                public_seats.append(entry)
+                secure_seats.append(entry)
                 continue
             revealed = folder is not None and n in folder.revealed
-            cards: list[JsonValue] = []
+            public_cards: list[JsonValue] = []
+            secure_cards: list[JsonValue] = []
             for c in sv.cards:
-                shown = secure or c.face_up or revealed
-                cards.append({"card": card_text(c.card) if shown else None,
-                              "up": c.face_up or revealed})
+                up = c.face_up or revealed
+                text = card_text(c.card)
+                public_cards.append({"card": text if up else None, "up": up})
+                secure_cards.append({"card": text, "up": up})
             status = ("folded" if sv.folded else "all_in" if sv.all_in and not self._settled
                       else "active")
-            seats.append({"seat": n, "name": table.name,
-                          "stack": table.stack if self._settled else sv.stack,
-                          "bet": sv.bet, "status": status, "cards": cards,
-                          "to_act": n == to_act})
+            common: dict[str, JsonValue] = {
+                "seat": n, "name": table.name,
+                "stack": table.stack if self._settled else sv.stack,
+                "bet": sv.bet, "status": status}
+            public_seats.append({**common, "cards": public_cards, "to_act": n == to_act})
+            secure_seats.append({**common, "cards": secure_cards, "to_act": n == to_act})
         street: str | None = None
         if view is not None:
             showdown = isinstance(exp, Showdown) or (self._settled and folder is not None
                                                      and folder.showdown)
             street = "showdown" if showdown else (view.street.value if view.street else None)
         snap: dict[str, JsonValue] = {
-            "schema": SECURE_STATE_SCHEMA if secure else STATE_SCHEMA,
+            "schema": STATE_SCHEMA,
             "table": setup.table,
             "hand": self._hand_json() if hand is not None else None,
             "game": {"variant": setup.game.value, "structure": setup.structure.value,
@@ -1069,7 +1074,7 @@ class HandController:
             "button": None if self._stud else self._button,
             "phase": self.phase.value,
             "street": street,
-            "seats": seats,
+            "seats": public_seats,
             "board": [card_text(c) for c in view.board] if view is not None else [],
             "pots": pots_json(view.pots) if view is not None else [],
             "to_act": {"seat": exp.seat, "legal": legal_json(exp.legal)}
@@ -1083,16 +1088,17 @@ class HandController:
                          "status": "online" if d.online else "offline"}
                         for d in self._devices.values()],
         }
-        if secure:
-            snap["burns"] = [card_text(c) for c in view.burns] if view is not None else []
-            pending = self._pending
-            snap["pending_read"] = {
+        pending = self._pending
+        secure: dict[str, JsonValue] = {
+            **snap, "schema": SECURE_STATE_SCHEMA, "seats": secure_seats,
+            "burns": [card_text(c) for c in view.burns] if view is not None else [],
+            "pending_read": {
                 "read": pending.read.read_id, "card": str(pending.card),
                 "confidence": pending.read.confidence,
                 "target": _target_text(pending.key if pending.read.location
-                                       else _key_of(hand.expected()) if hand else None),
-            } if pending is not None else None
-        return snap
+                                       else _key_of(exp) if exp is not None else None),
+            } if pending is not None else None}
+        return snap, secure
 
 
 def _input_kind(inp: HandInput) -> str:
