@@ -207,6 +207,11 @@ def test_rejected_inputs_change_nothing() -> None:
     with pytest.raises(RuleViolation):
         hand.apply(ActionIn(3, ActionKind.CALL))
     assert (hand.view(), hand.inputs) == before
+    heads_up = start(stacks=(100, 100), button=2)
+    deal(heads_up, "As Ks Ad Kd")
+    act(heads_up, 2, "call")
+    with pytest.raises(RuleViolation, match="checking is free"):
+        act(heads_up, 1, "fold")
     deal(hand, "Qs Ad Kd Qd")
     before = (hand.view(), hand.inputs)
     for bad in (ActionIn(1, ActionKind.CALL), ActionIn(3, ActionKind.CHECK),

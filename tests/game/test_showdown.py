@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 from fractions import Fraction
 
+import pytest
+
 from tablectl.domain.games import GameKind
 from tablectl.game import (
     Half,
@@ -131,3 +133,62 @@ def test_winning_hands_are_described_and_events_are_json() -> None:
         (1, 4, "Full house, kings full of nines")]
     text = json.dumps([to_dict(e) for e in hand.events])
     assert '"type": "pot-awarded"' in text and '"card": "Kh"' in text
+
+
+def _checked_down_with_unknown_cards(rules: object = CASINO) -> object:
+    from tablectl.game import CardIn
+
+    hand = start(stacks=(100, 100), button=2, rules=rules)  # type: ignore[arg-type]
+    hand.apply(CardIn(None))                       # seat 1's cards are not read
+    deal(hand, "Kd")
+    hand.apply(CardIn(None))
+    deal(hand, "Kc")
+    act(hand, 2, "call")
+    act(hand, 1, "check")
+    for street in ("2c 3s 8d 9c", "4c Jd", "5c Qh"):
+        deal(hand, street)
+        act(hand, 1, "check")
+        act(hand, 2, "check")
+    return hand
+
+
+def test_unknown_hole_cards_must_be_shown_or_mucked() -> None:
+    from tablectl.domain.cards import parse_cards
+    from tablectl.game import DuplicateCard, MuckIn, Showdown, ShowIn
+
+    hand = _checked_down_with_unknown_cards()
+    assert hand.expected() == Showdown(1)          # type: ignore[attr-defined]
+    with pytest.raises(DuplicateCard):
+        hand.apply(ShowIn(1, parse_cards("Kd 7h")))  # type: ignore[attr-defined]
+    hand.apply(ShowIn(1, parse_cards("Ah Ad")))      # type: ignore[attr-defined]
+    assert dict(hand.final_stacks) == {1: 102, 2: 98}  # type: ignore[attr-defined]
+    mucked = _checked_down_with_unknown_cards()
+    mucked.apply(MuckIn(1))                          # type: ignore[attr-defined]
+    assert dict(mucked.final_stacks) == {1: 98, 2: 102}  # type: ignore[attr-defined]
+
+
+def test_showdown_by_input_starts_with_the_last_aggressor() -> None:
+    from tablectl.game import Showdown, ShowIn
+
+    hand = start(stacks=(100,) * 3, button=3, rules=replace(CASINO, showdown_by_input=True))
+    deal(hand, "As Ks Qs Ad Kd Qd")
+    act(hand, 3, "call")
+    act(hand, 1, "call")
+    act(hand, 2, "check")
+    for street in ("2c 3h 8d 9c", "4c Jh", "5c 7h"):
+        deal(hand, street)
+        if street.startswith("5c"):
+            act(hand, 1, "check")
+            act(hand, 2, "bet", 4)
+            act(hand, 3, "call")
+            act(hand, 1, "call")
+        else:
+            for seat in (1, 2, 3):
+                act(hand, seat, "check")
+    order = []
+    while not hand.is_done:
+        exp = hand.expected()
+        assert isinstance(exp, Showdown)
+        order.append(exp.seat)
+        hand.apply(ShowIn(exp.seat))
+    assert order == [2, 3, 1]
