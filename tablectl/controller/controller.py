@@ -859,14 +859,17 @@ class HandController:
         if pending is not None:
             if card is None:
                 raise _Refused(ErrorCode.BAD_ARGS, "replacing a read needs a card")
-            self._pending = None
-            self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
             read = replace(pending.read, card=card, uid=None, status=ReadStatus.ACCEPTED,
                            source=f"manual:{cmd.user}")
-            self._accept(card, read, pending.key)
+            key = self._target_for(read, card, hand)  # the hand may have moved (an undo)
+            self._pending = None
+            self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
+            self._accept(card, read, key)
             self._correction("manual_card", cmd, card=self._public_text(card), read=read_id)
             return {"card": str(card), "read": read_id}
         exp = hand.expected()
+        if card is None and isinstance(exp, DealBoard | DealUp):
+            raise _Refused(ErrorCode.BAD_ARGS, "a board or up card must be named")
         inp = CardIn(card, seat=seat, board=board, burn=burn)
         try:
             hand.verify(inp)

@@ -22,7 +22,7 @@ from tablectl.controller import (
     input_to_json,
 )
 from tablectl.domain.cards import FULL_DECK
-from tablectl.game import Act, Showdown
+from tablectl.game import Act, DealBoard, Showdown
 
 from .helpers import (
     BLUE,
@@ -63,7 +63,12 @@ def chaos(d: Driver, rng: random.Random, moves: int) -> None:
             if exp is None:
                 d.cmd("start_hand")
             elif card_expected(exp):
-                d.read(next_card())
+                where = None
+                if rng.random() < 0.4:  # through a table antenna (the burn left unread)
+                    seat = getattr(exp, "seat", rng.randint(1, 4))
+                    where = (f"board {exp.index + 1}" if isinstance(exp, DealBoard)
+                             else f"seat {seat}")
+                d.read(next_card(), location=where)
             elif isinstance(exp, Act):
                 legal = exp.legal
                 k = rng.choice(sorted(legal.kinds, key=lambda x: x.value))
@@ -99,8 +104,13 @@ def chaos(d: Driver, rng: random.Random, moves: int) -> None:
                 d.cmd("clear_error", user=FLOOR, code=err.code.value)
             pending = ctl.secure_snapshot()["pending_read"]
             if pending:
-                d.cmd(rng.choice(["confirm_read", "reject_read"]),
-                      read=pending["read"])  # type: ignore[index]
+                if rng.random() < 0.3:
+                    d.cmd("undo")
+                name = rng.choice(["confirm_read", "reject_read", "manual_card"])
+                if name == "manual_card":
+                    d.cmd(name, read=pending["read"], card=next_card())  # type: ignore[index]
+                else:
+                    d.cmd(name, read=pending["read"])  # type: ignore[index]
         elif kind == 8:
             d.cmd("undo")
         elif kind == 9 and rng.random() < 0.2:
