@@ -9,6 +9,8 @@ import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablectl.controller import HandController, Phase
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
@@ -67,29 +69,34 @@ def test_random_hands_match_the_engine(game: GameKind, structure: BettingStructu
                         if s.cards}
 
 
-@pytest.mark.parametrize(("game", "structure"), VARIANTS, ids=str)
-def test_public_side_never_shows_a_hidden_hole_card(game: GameKind,
-                                                    structure: BettingStructure) -> None:
-    for seed in SEEDS:
-        rng = random.Random(f"secret-{game}-{seed}")
-        d = fresh(game, structure, stacks=stacks_for(rng, game))
-        dealer = Dealer(d, rng, table=seed % 2 == 1)
-        dealer.start()
-        while True:
-            mark = len(d.outcomes)
-            more = dealer.step()
-            hidden = hidden_cards(dealer)
-            public = json.dumps([[e.to_json() for e in o.events] for o in d.outcomes[mark:]])
-            public += json.dumps(d.ctl.public_snapshot())
-            leaked = sorted(c for c in hidden if c in public)
-            assert not leaked, f"hidden hole cards in public: {leaked}"
-            if not more:
-                break
-        view = dealer.mirror.view()  # type: ignore[union-attr]
-        folded = [s for s in view.seats if s.folded]
-        for seat in folded:  # a folded hand stays hidden after the hand too
-            snap_seat = d.ctl.public_snapshot()["seats"][seat.seat - 1]
-            assert all(c["card"] is None or c["up"] for c in snap_seat["cards"])  # type: ignore[index, union-attr]
+@settings(max_examples=45, deadline=None)
+@given(seed=st.integers(0, 2**32), variant=st.sampled_from(VARIANTS), table=st.booleans(),
+       players=st.integers(2, 8))
+def test_public_side_never_shows_a_hidden_hole_card(seed: int, variant: tuple[GameKind,
+                                                                             BettingStructure],
+                                                    table: bool, players: int) -> None:
+    game, structure = variant
+    rng = random.Random(seed)
+    stacks = tuple(rng.choice([150, 600, 2000, 5000]) for _ in range(players))
+    d = fresh(game, structure, stacks=stacks)
+    dealer = Dealer(d, rng, table=table)
+    dealer.start()
+    while True:
+        mark = len(d.outcomes)
+        more = dealer.step()
+        hidden = hidden_cards(dealer)
+        public = json.dumps([[e.to_json() for e in o.events] for o in d.outcomes[mark:]])
+        public += json.dumps(d.ctl.public_snapshot())
+        leaked = sorted(c for c in hidden if c in public)
+        assert not leaked, f"hidden hole cards in public: {leaked}"
+        secure = json.dumps(d.ctl.secure_snapshot())
+        assert all(c in secure for c in hidden), "the secure snapshot shows every card"
+        if not more:
+            break
+    view = dealer.mirror.view()  # type: ignore[union-attr]
+    for seat in (s for s in view.seats if s.folded):  # a folded hand stays hidden
+        snap_seat = d.ctl.public_snapshot()["seats"][seat.seat - 1]
+        assert all(c["card"] is None or c["up"] for c in snap_seat["cards"])  # type: ignore[index, union-attr]
 
 
 def test_stud_up_cards_are_public_when_dealt() -> None:
