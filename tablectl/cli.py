@@ -414,7 +414,8 @@ def _camera_recognise(args: argparse.Namespace) -> int:
         print(f"{args.profile}: profile not verified ({rec.profile.verification}); "
               "nothing will be accepted", file=sys.stderr)
     for path, img in images:
-        reads = ([rec.read_shoe(img)] if args.mode == "shoe" else rec.read_board(img))
+        reads = ([rec.read_shoe(img)] if args.mode == "shoe"
+                 else rec.read_board(img, whole_frame=True))
         if args.json:
             _print_json([r.as_json() for r in reads])
         else:

@@ -26,7 +26,13 @@ from tablectl.domain.cards import Card, CardParseError
 from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
-from tablectl.vision.recognise import Recogniser, corner_crops, find_cards, warp_card
+from tablectl.vision.recognise import (
+    Recogniser,
+    corner_crops,
+    find_cards,
+    warp_card,
+    whole_frame_quad,
+)
 
 Mode = Literal["shoe", "board"]
 
@@ -153,7 +159,10 @@ class Enroller:
             return [frame[y:y + h, x:x + w]]
         quads = find_cards(frame)
         if not quads:
-            raise EnrolmentError("no card found in the frame", item)
+            whole = whole_frame_quad(frame)
+            if whole is None:
+                raise EnrolmentError("no card found in the frame", item)
+            quads = [whole]
 
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
@@ -230,7 +239,7 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
 def _read_one(rec: Recogniser, frame: Image, mode: Mode) -> CardRead:
     if mode == "shoe":
         return rec.read_shoe(frame)
-    reads = rec.read_board(frame)
+    reads = rec.read_board(frame, whole_frame=True)
     if not reads:
         return CardRead(None, 0.0, ReadStatus.NO_CARD)
     return max(reads, key=lambda r: (r.status is ReadStatus.ACCEPTED, r.confidence))

@@ -32,6 +32,7 @@ from tablectl.vision.profile import DeckProfile
 
 CARD_W: Final = 200
 CARD_H: Final = 280
+DETECT_MAX: Final = 1024
 CORNER: Final = (0.30, 0.36)
 """Index corner crop as fractions of the canonical card's width and height."""
 _SUITS: Final = tuple(Suit)
@@ -105,20 +106,51 @@ def find_cards(frame: Image, min_width: float = 40.0) -> list[Quad]:
 
     A quad is kept if its short side is at least ``min_width`` px, its aspect is that of a
     card (1.2..1.75) and its contour is convex enough (no merged, overlapping cards).
+    Frames larger than :data:`DETECT_MAX` px are searched at reduced size (photos); the
+    quads are returned in the frame's own pixels.
     """
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = frame.shape[:2]
+    scale = min(1.0, DETECT_MAX / max(h, w))
+    small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
+                                                  interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     blur = cv2.GaussianBlur(grey, (5, 5), 0)
     _, binary = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    quads = _quads(binary, min_width)
+    quads = _quads(binary, min_width * scale)
     if not quads:
-        edges = cv2.Canny(blur, 40, 120)
+        med = float(np.median(blur))
+        edges = cv2.Canny(blur, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
         edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
         filled = np.zeros_like(edges)
         cnts, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(filled, cnts, -1, 255, -1)
-        quads = _quads(filled, min_width)
-    return quads
+        quads = [q for q in _quads(filled, min_width * scale) if _bright(binary, q)]
+    if scale == 1.0:
+        return quads
+    return [_scaled(q, 1.0 / scale) for q in quads]
+
+
+def _bright(binary: Image, q: Quad) -> bool:
+    """Mostly paper inside: rejects dark shapes (pips, logos) found by their edges."""
+    mask = np.zeros(binary.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(np.array(q)).astype(np.int32), 255)
+    return float(cv2.mean(binary, mask=mask)[0]) >= 0.6 * 255
+
+
+def _scaled(q: Quad, k: float) -> Quad:
+    a, b, c, d = ((x * k, y * k) for x, y in q)
+    return (a, b, c, d)
+
+
+def whole_frame_quad(frame: Image) -> Quad | None:
+    """The frame itself as a card, if it has a card's aspect (a tightly cropped card photo
+    or scan, with no background to find the card against)."""
+    h, w = frame.shape[:2]
+    if not 1.2 <= max(h, w) / max(min(h, w), 1) <= 1.75:
+        return None
+    pts = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    return order_quad(pts)
 
 
 def _quads(binary: Image, min_width: float) -> list[Quad]:
@@ -127,7 +159,7 @@ def _quads(binary: Image, min_width: float) -> list[Quad]:
     frame_area = binary.shape[0] * binary.shape[1]
     for cnt in cnts:
         area = cv2.contourArea(cnt)
-        if area < min_width * min_width * 1.2 or area > 0.6 * frame_area:
+        if area < min_width * min_width * 1.2 or area > 0.97 * frame_area:
             continue
         quad = _quad_from_contour(np.asarray(cnt, np.int32))
         if quad is None:
@@ -277,14 +309,28 @@ class Recogniser:
         b = self.read_index(br)
         return a if _better(a, b) else b
 
-    def inspect_board(self, frame: Image) -> list[tuple[Quad, IndexRead]]:
-        """Every card found on a board frame with the full verdict on it."""
-        return [(q, self.read_card(warp_card(frame, q))) for q in find_cards(frame)]
+    def inspect_board(self, frame: Image, whole_frame: bool = False,
+                      ) -> list[tuple[Quad, IndexRead]]:
+        """Every card found on a board frame with the full verdict on it.
 
-    def read_board(self, frame: Image, frame_time: float = 0.0) -> list[CardRead]:
-        """Find and read every card on one board frame; one read per card found."""
+        With ``whole_frame``, a frame where no card is found is read as one tightly cropped
+        card (photos and scans of single cards); nothing is returned if that shows no index.
+        """
+        found = [(q, self.read_card(warp_card(frame, q))) for q in find_cards(frame)]
+        if not found and whole_frame:
+            q = whole_frame_quad(frame)
+            if q is not None:
+                r = self.read_card(warp_card(frame, q))
+                if r.card is not None:
+                    found.append((q, r))
+        return found
+
+    def read_board(self, frame: Image, frame_time: float = 0.0,
+                   whole_frame: bool = False) -> list[CardRead]:
+        """Find and read every card on one board frame; one read per card found (see
+        :meth:`inspect_board` for ``whole_frame``)."""
         return [CardRead(r.card, r.confidence, r.status, q, frame_time)
-                for q, r in self.inspect_board(frame)]
+                for q, r in self.inspect_board(frame, whole_frame)]
 
 
 def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
