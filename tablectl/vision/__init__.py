@@ -1,1 +1,15 @@
-"""OpenCV card recognition; the only tablectl package that imports cv2 (lazily)."""
+"""OpenCV card recognition; the only tablectl package that imports cv2 (lazily).
+
+Importing this package loads nothing heavy; OpenCV is loaded by the modules that need it:
+
+* :mod:`~tablectl.vision.model` -- ``CardRead``, ``ReadStatus``, ``Thresholds``, errors (no cv2)
+* :mod:`~tablectl.vision.profile` -- ``DeckProfile`` save/load (numpy only)
+* :mod:`~tablectl.vision.glyphs` -- index segmentation and glyph normalisation
+* :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames), card finding
+* :mod:`~tablectl.vision.enrol` -- ``Enroller``, ``verify``, ``enrol_images``
+* :mod:`~tablectl.vision.decide` -- vote, deck guard, presence trigger (sans-IO, no cv2)
+* :mod:`~tablectl.vision.source` -- ``CameraCardSource``, ``VideoCaptureFrames``,
+  ``MemoryFrames`` (cv2 only once a capture is opened or a frame is read)
+
+See docs/camera.md.
+"""

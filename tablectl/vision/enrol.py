@@ -22,7 +22,7 @@ from typing import Final, Literal
 import cv2
 import numpy as np
 
-from tablectl.domain.cards import Card, CardParseError
+from tablectl.domain.cards import FULL_DECK, Card, CardParseError
 from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
@@ -146,6 +146,11 @@ class Enroller:
     def cards(self) -> frozenset[Card]:
         """Cards captured so far."""
         return frozenset(self._seen)
+
+    @property
+    def remaining(self) -> tuple[Card, ...]:
+        """Cards of the 52 not captured yet, in deck order (for the console's prompt)."""
+        return tuple(c for c in FULL_DECK if c not in self._seen)
 
     def _crops(self, frame: Image, item: str) -> list[Image]:
         if self.mode == "shoe":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,6 +199,7 @@ def test_enrolment_must_cover_every_rank_and_suit() -> None:
     enroller = Enroller("d", "shoe", SHOE_ROI, augment=False)
     for card in (AS, KD):
         enroller.add(cam.shoe_frame(card), card)
+    assert len(enroller.remaining) == 50 and AS not in enroller.remaining
     with pytest.raises(ProfileError, match="missing: 2 3"):
         enroller.build()
 
@@ -229,3 +232,12 @@ def test_face_renderer_draws_index_in_both_corners() -> None:
     tl, br = grey[:100, :80], grey[-100:, -80:]
     assert (tl < 128).sum() > 200
     assert abs(int((tl < 128).sum()) - int((br < 128).sum())) < 0.1 * (tl < 128).sum()
+
+
+def test_source_and_decisions_do_not_load_opencv() -> None:
+    """The daemon can import the camera source's module without paying for OpenCV."""
+    code = ("import sys, tablectl.vision, tablectl.vision.source, tablectl.vision.decide, "
+            "tablectl.vision.profile, tablectl.vision.model; print('cv2' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
