@@ -127,13 +127,19 @@ class DeviceClient:
         config: session timing.
         backoff: waits between failed connection attempts, the last one repeating.
         nonce: HELLO nonce source (default random).
+        ack_when_consumed: acknowledge a batch of delivered events only once the consumer
+            has taken every event and asked for the next one (the loop of ``async for event
+            in client.events()`` finished its body). A host that makes each event durable
+            in that body (a journal) then never ACKs a read it could lose in a crash: the
+            device resends it to the next host. Default False (ACK on receipt).
     """
 
     def __init__(self, address: str, *, name: str | None = None,
                  opener: LinkOpener = open_serial_link, clock: Clock | None = None,
                  config: SessionConfig | None = None,
                  backoff: Sequence[float] = DEFAULT_BACKOFF,
-                 nonce: Callable[[], int] | None = None) -> None:
+                 nonce: Callable[[], int] | None = None,
+                 ack_when_consumed: bool = False) -> None:
         if not backoff or min(backoff) < 0:
             raise ValueError("backoff needs at least one non-negative delay")
         self.address = address
@@ -147,6 +153,7 @@ class DeviceClient:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
+        self._ack_when_consumed = ack_when_consumed
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -200,7 +207,10 @@ class DeviceClient:
                 if self._failure is not None:
                     raise self._failure
                 return
-            yield event
+            try:
+                yield event
+            finally:
+                self._queue.task_done()     # the consumer is done with it (see __init__)
 
     def request_snapshot(self) -> int:
         """Queue a SNAPSHOT_REQ (sent when the link is up); returns its ``req_id``.
@@ -286,6 +296,8 @@ class DeviceClient:
                 if stop:
                     reason = stop
                     return was_up
+                if self._ack_when_consumed and any(isinstance(e, Received) for e in events):
+                    await self._queue.join()    # the ACK below only once the host has them
                 out = session.data_to_send()
                 if out:
                     await link.write(out)

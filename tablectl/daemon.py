@@ -151,6 +151,7 @@ class TableDaemon:
                 self._hand = hand if hand.ended_at is None else None
         self.controller = HandController.restore(self.setup, state)
         replayed = 0
+        derived: list[tuple[int, NewEvent]] = []
         for record in self.journal.inputs(after_seq=after):
             try:
                 inp = input_from_json(record.payload)
@@ -158,14 +159,56 @@ class TableDaemon:
                 _LOGGER.error("table %s: journal input %d cannot be read: %s", self.table,
                               record.seq, exc)
                 continue
+            before = self._hand
             outcome = self.controller.handle(inp)
             self._track_hand_rows(outcome, record.seq, replaying=True)
+            row = self._hand or before
+            if row is not None:
+                derived += [(row.id, e) for e in self._new_events(outcome, row.id)]
             replayed += 1
+        self._restore_lost_events(derived)
         _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
                      replayed, extra={"table": self.table})
         self._public_dirty = self._secure_dirty = True
         self._wake.set()
         return replayed
+
+    def _new_events(self, outcome: Outcome, hand_id: int | None) -> list[NewEvent]:
+        """The outbox rows of ``outcome``: public events, then secure ones."""
+        events = [NewEvent(topics.events(self.table).value, e.type, dict(e.data), hand_id)
+                  for e in outcome.events]
+        events += [NewEvent(topics.secure_holecards(self.table).value, e.type, dict(e.data),
+                            hand_id) for e in outcome.secure_events]
+        return events
+
+    def _restore_lost_events(self, derived: list[tuple[int, NewEvent]]) -> None:
+        """Put back the events of an input journaled just before a crash that came before
+        its events were (the two are separate transactions).
+
+        Replay derives every event of the last hand row again; what the journal holds for
+        that hand must be a prefix of it (per topic), and the missing tail can only be the
+        last input's events: they are appended to the outbox now (in the new epoch).
+        """
+        recent = self.journal.last_hands(1)
+        if not recent:
+            return
+        last = recent[0]
+        mine = [e for hand_id, e in derived if hand_id == last.hand.id]
+        missing: list[NewEvent] = []
+        for topic in dict.fromkeys(e.topic for e in mine):
+            want = [(e.type, json.loads(json.dumps(e.payload))) for e in mine
+                    if e.topic == topic]
+            have = [(r.type, json.loads(json.dumps(dict(r.payload)))) for r in last.events
+                    if r.topic == topic]
+            if have != want[:len(have)]:
+                _LOGGER.error("table %s: journaled events of hand %d differ from their replay; "
+                              "left as they are", self.table, last.hand.number)
+                return
+            missing += [e for e in mine if e.topic == topic][len(have):]
+        if missing:
+            _LOGGER.warning("table %s: %d events of the last input before the crash were not "
+                            "journaled; appended now", self.table, len(missing))
+            self.journal.append_events(missing)
 
     def _track_hand_rows(self, outcome: Outcome, input_seq: int, *, replaying: bool) -> None:
         started = outcome.hand_started
@@ -236,10 +279,7 @@ class TableDaemon:
         self._track_hand_rows(outcome, input_seq, replaying=False)
         row = self._hand or before
         hand_id = row.id if row is not None else None
-        events = [NewEvent(topics.events(self.table).value, e.type, dict(e.data), hand_id)
-                  for e in outcome.events]
-        events += [NewEvent(topics.secure_holecards(self.table).value, e.type, dict(e.data),
-                            hand_id) for e in outcome.secure_events]
+        events = self._new_events(outcome, hand_id)
         if events:
             self.journal.append_events(events)
         for change in outcome.errors:

@@ -51,7 +51,10 @@ class _RfidSource:
         self.name = name
         self.address = address
         self._clock = clock
-        self._client = DeviceClient(address, name=name, opener=opener, clock=clock)
+        # a read is ACKed to the reader only after the daemon journaled it: a crash in
+        # between makes the reader resend it, never lose it
+        self._client = DeviceClient(address, name=name, opener=opener, clock=clock,
+                                    ack_when_consumed=True)
         self._boot: int | None = None
 
     async def __aenter__(self) -> Self:
