@@ -308,10 +308,21 @@ class ServedPorts:
         bound = server.sockets[0].getsockname()[1] if server.sockets else port
         self.addresses[name] = f"socket://{host}:{bound}"
 
-    async def step(self) -> None:
+    async def step(self, *, settle: float = 5.0) -> None:
         """Wait the pace (the devices' servers flush meanwhile; a pace of 0 still yields to
-        them once, which with a ManualClock needs the clock to move)."""
+        them once, which with a ManualClock needs the clock to move), then until the host has
+        acknowledged what the plugged devices sent, for at most ``settle`` seconds.
+
+        A person deals a card and only then names the action; without the wait a fast
+        simulated dealer's console command could overtake the card read on its way to the
+        daemon (MQTT and the serial line are two paths), which no real table does.
+        """
         await self.clock.sleep(self.pace)
+        waited = 0.0
+        while waited < settle and any(
+                pty.plugged and pty.device.session.queued for pty in self._ptys.values()):
+            await self.clock.sleep(0.002)
+            waited += 0.002
 
     async def unplug(self, device: SimDevice) -> None:
         """Pull a pty device's cable (TCP devices cannot be unplugged: DealerError)."""

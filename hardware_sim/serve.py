@@ -263,6 +263,11 @@ class PtyDevice:
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         await self.unplug()
 
+    @property
+    def plugged(self) -> bool:
+        """The cable is in (a host can open the symlink)."""
+        return self._link is not None
+
     def plug(self) -> None:
         """Create a new pty and point the symlink at it (the device appears)."""
         if self._link is not None:

@@ -1,4 +1,4 @@
-"""``tablectl demo``: seeded, repeatable, one line per hand without a terminal."""
+"""``tablectl demo --engine-only``: seeded, repeatable, one line per hand without a terminal."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from tablectl.history.demo import parse_variant
 
 def test_demo_is_repeatable_and_prints_one_line_per_hand(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--variant", "F7S/8", "--hands", "4", "--seed", "3"]) == 0
+    assert main(["demo", "--engine-only", "--variant", "F7S/8", "--hands", "4", "--seed", "3"]) == 0
     first = capsys.readouterr().out
-    assert main(["demo", "--variant", "F7S/8", "--hands", "4", "--seed", "3"]) == 0
+    assert main(["demo", "--engine-only", "--variant", "F7S/8", "--hands", "4", "--seed", "3"]) == 0
     assert capsys.readouterr().out == first
     lines = first.splitlines()
     assert [line.split(":")[0] for line in lines[:4]] == [f"hand {i}" for i in range(1, 5)]
@@ -22,7 +22,7 @@ def test_demo_is_repeatable_and_prints_one_line_per_hand(
 
 
 def test_demo_rejects_unknown_variants(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--variant", "razz:no-limit"]) == 2
+    assert main(["demo", "--engine-only", "--variant", "razz:no-limit"]) == 2
     assert "not dealt no-limit" in capsys.readouterr().err
 
 
