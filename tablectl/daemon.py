@@ -66,7 +66,7 @@ from tablectl.publish.envelope import (
 )
 from tablectl.publish.errors import PublishError
 from tablectl.publish.outbox import publish_event
-from tablectl.sources.base import ReadMissed, SourceEvent
+from tablectl.sources.base import SourceEvent
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -467,9 +467,6 @@ class TableDaemon:
     async def feed_source(self, events: AsyncIterator[SourceEvent]) -> None:
         """Apply a source's events as they come (until the source ends)."""
         async for event in events:
-            if isinstance(event, ReadMissed):
-                _LOGGER.error("table %s: %s: %s", self.table, event.source, event.reason)
-                continue
             try:
                 self.apply(event)
             except JournalWriteError:
@@ -505,5 +502,5 @@ def journaled_inputs(journal: Journal, after_seq: int = 0) -> Sequence[Journaled
     return out
 
 
-__all__ = ["CardRead", "DeviceStatus", "Journaled", "ReadMissed", "TableDaemon", "TagGone",
+__all__ = ["CardRead", "DeviceStatus", "Journaled", "TableDaemon", "TagGone",
            "journaled_inputs", "recall_json", "status_payloads"]

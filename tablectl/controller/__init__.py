@@ -18,6 +18,7 @@ from tablectl.controller.inputs import (
     DeviceStatus,
     Location,
     LocationKind,
+    ReadMissed,
     ReadStatus,
     TagGone,
     input_from_json,
@@ -51,7 +52,7 @@ __all__ = [
     "STATE_SCHEMA", "ActiveError", "CachedReply", "CardRead", "CodecError", "Command",
     "ControllerError", "ControllerInput", "DeviceState", "DeviceStatus", "ErrorChange",
     "ErrorCode", "Event", "HandController", "HandEnded", "HandStarted", "Location",
-    "LocationKind", "Outcome", "Phase", "ReadStatus", "Reply", "Role", "SeatState",
+    "LocationKind", "Outcome", "Phase", "ReadMissed", "ReadStatus", "Reply", "Role", "SeatState",
     "SetupError", "TableSetup", "TableState", "TagGone", "game_label", "input_from_json",
     "input_to_json",
 ]

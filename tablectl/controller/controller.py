@@ -55,6 +55,7 @@ from tablectl.controller.inputs import (
     DeviceStatus,
     Location,
     LocationKind,
+    ReadMissed,
     ReadStatus,
     TagGone,
 )
@@ -311,6 +312,8 @@ class HandController:
                 self._on_device(inp)
             case TagGone():
                 self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
+            case ReadMissed():
+                self._on_missed(inp)
         public, secure = self._snapshots()
         public_changed, secure_changed = public != self._public, secure != self._secure
         self._public, self._secure = public, secure
@@ -996,6 +999,15 @@ class HandController:
             self._pending = None
         self._clear(code, cmd.at, cmd.user)
         return {"code": code.value}
+
+    def _on_missed(self, missed: ReadMissed) -> None:
+        if self._hand is None or self._settled:
+            self._run.log.append(f"{missed.source}: {missed.reason} (no hand in progress)")
+            return
+        self._raise(ErrorCode.MISSED_READ,
+                    f"{missed.source}: {missed.reason}; enter the card with manual_card "
+                    "(or check that none is missing), then clear the error", missed.at,
+                    {"source": missed.source, "antenna": missed.antenna})
 
     # --- devices -----------------------------------------------------------------------------
 

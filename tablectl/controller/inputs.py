@@ -373,12 +373,49 @@ class DeviceStatus:
             raise CodecError(f"bad device_status: {exc}") from exc
 
 
-ControllerInput: TypeAlias = CardRead | TagGone | Command | DeviceStatus
+@dataclass(frozen=True, slots=True)
+class ReadMissed:
+    """A source knows a card passed without a read: a shoe's MISREAD, a jump in its draw
+    index, reads lost in a reader's power cut. The hand must wait for the dealer."""
+
+    type: ClassVar[str] = "read_missed"
+    source: str
+    antenna: int
+    reason: str
+    at: datetime
+
+    def __post_init__(self) -> None:
+        if not self.source:
+            raise ValueError("a missed read needs a source name")
+        _check_at(self.at, "ReadMissed.at")
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The journal payload."""
+        return {"type": self.type, "source": self.source, "antenna": self.antenna,
+                "reason": self.reason, "at": _time(self.at)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Self:
+        """Inverse of :meth:`to_json` (raises CodecError)."""
+        _check_type(data, cls.type)
+        antenna = _get(data, "antenna", int)
+        assert isinstance(antenna, int)
+        try:
+            return cls(source=_str(data, "source"), antenna=antenna,
+                       reason=_str(data, "reason"),
+                       at=_parse_time(data, "at"))  # type: ignore[arg-type]
+        except ValueError as exc:
+            if isinstance(exc, CodecError):
+                raise
+            raise CodecError(f"bad read_missed: {exc}") from exc
+
+
+ControllerInput: TypeAlias = CardRead | TagGone | Command | DeviceStatus | ReadMissed
 """Everything :meth:`HandController.handle` takes."""
 
 _CLASSES: Final[Mapping[str, type[CardRead] | type[TagGone] | type[Command]
-                        | type[DeviceStatus]]] = {
-    c.type: c for c in (CardRead, TagGone, Command, DeviceStatus)}
+                        | type[DeviceStatus] | type[ReadMissed]]] = {
+    c.type: c for c in (CardRead, TagGone, Command, DeviceStatus, ReadMissed)}
 
 INPUT_KINDS: Final = tuple(_CLASSES)
 """The ``type`` values of the inputs (what the app journals as ``InputRecord.kind``)."""

@@ -43,6 +43,9 @@ class ErrorCode(StrEnum):
     """A table read at a location the hand does not expect."""
     DOUBTFUL_READ = "doubtful_read"
     """A read that needs confirmation: held until confirm_read / reject_read."""
+    MISSED_READ = "missed_read"
+    """A card passed the reader without a read (or reads were lost in a reader's power cut):
+    the dealer enters it with manual_card (or checks nothing is missing), then it is cleared."""
     # command refusals: a reply only, nothing changes
     OUT_OF_TURN = "out_of_turn"
     """An action (or manual card) for a seat or target that is not next."""
@@ -62,7 +65,7 @@ class ErrorCode(StrEnum):
 READ_ERRORS: frozenset[ErrorCode] = frozenset({
     ErrorCode.UNKNOWN_TAG, ErrorCode.SECOND_DECK, ErrorCode.DUPLICATE_CARD,
     ErrorCode.TOO_MANY_CARDS, ErrorCode.BOARD_BEFORE_ROUND_CLOSED, ErrorCode.WRONG_ANTENNA,
-    ErrorCode.DOUBTFUL_READ})
+    ErrorCode.DOUBTFUL_READ, ErrorCode.MISSED_READ})
 """The codes that become active error states and halt card reads until cleared."""
 
 

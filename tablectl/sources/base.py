@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import ClassVar, Protocol, Self, TypeAlias
+from typing import Protocol, Self, TypeAlias
 
-from tablectl.controller.inputs import CardRead, Command, DeviceStatus, Location, TagGone
+from tablectl.controller.inputs import (
+    CardRead,
+    Command,
+    DeviceStatus,
+    Location,
+    ReadMissed,
+    TagGone,
+)
 from tablectl.domain.errors import ConfigError, TablectlError
 
 
@@ -30,20 +35,8 @@ class SourceError(TablectlError):
         super().__init__(f"{source}: {message}")
 
 
-@dataclass(frozen=True, slots=True)
-class ReadMissed:
-    """The device knows a card passed without a read (a shoe's MISREAD, a gap in its draw
-    index, events lost in a reader reboot). The dealer must enter the card by hand."""
-
-    type: ClassVar[str] = "read_missed"
-    source: str
-    antenna: int
-    reason: str
-    at: datetime
-
-
 SourceEvent: TypeAlias = CardRead | TagGone | DeviceStatus | Command | ReadMissed
-"""What a source yields: controller inputs, plus :class:`ReadMissed`."""
+"""What a source yields: controller inputs (a keypad yields commands)."""
 
 
 class CardSource(Protocol):

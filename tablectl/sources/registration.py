@@ -51,11 +51,11 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from tablectl.clock import Clock
-from tablectl.controller.inputs import CardRead, DeviceStatus, Location, LocationKind
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, LocationKind, ReadMissed
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, parse_cards
 from tablectl.domain.deck import Deck, normalise_uid
 from tablectl.domain.errors import ConfigError, TablectlError
-from tablectl.sources.base import ReadMissed, SourceEvent
+from tablectl.sources.base import SourceEvent
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 
 _LOGGER = logging.getLogger(__name__)

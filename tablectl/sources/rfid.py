@@ -35,8 +35,8 @@ from firmware_bridge.link import LinkOpener, open_serial_link
 from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagSeen
 from firmware_bridge.messages import TagGone as WireTagGone
 from tablectl.clock import Clock
-from tablectl.controller.inputs import CardRead, DeviceStatus, Location, TagGone
-from tablectl.sources.base import ReadMissed, SourceEvent
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
+from tablectl.sources.base import SourceEvent
 
 _LOGGER = logging.getLogger(__name__)
 

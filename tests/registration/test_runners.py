@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from tablectl.clock import ManualClock
-from tablectl.controller.inputs import CardRead, DeviceStatus
+from tablectl.controller.inputs import CardRead, DeviceStatus, ReadMissed
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
-from tablectl.sources.base import ReadMissed, SourceEvent
+from tablectl.sources.base import SourceEvent
 from tablectl.sources.registration import (
     AbortedError,
     Calibration,

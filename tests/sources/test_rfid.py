@@ -12,11 +12,11 @@ import pytest
 from hardware_sim.devices import AntennaRole, SimShoe, SimTable
 from hardware_sim.serve import PipeDevice
 from tablectl.clock import SystemClock
-from tablectl.controller.inputs import CardRead, DeviceStatus, Location, TagGone
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
-from tablectl.sources.base import ReadMissed, SourceEvent, load_antenna_map
+from tablectl.sources.base import SourceEvent, load_antenna_map
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 
 ROOT = Path(__file__).resolve().parents[2]
