@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar, cast
+from typing import Final, TypeVar
 
 from tablectl.domain.cards import Card
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
@@ -377,7 +377,7 @@ class Hand:
         kind = type(inp)
         if kind is CardIn:
             exp = self._expect
-            card_in = cast(CardIn, inp)
+            card_in: CardIn = inp  # type: ignore[assignment]
             card = card_in.card
             if (card_in.seat is None and card_in.board is None and card_in.burn is None
                     and type(exp) in _CARD_EXPECTATION_TYPES):
@@ -491,7 +491,8 @@ class Hand:
                 raise RuleViolation(f"{inp.kind.value} amount {inp.amount} is wrong "
                                     f"(it adds {expected_amount})", exp)
 
-    def _legal(self, i: int) -> LegalActions:
+    def _act(self, i: int) -> Act:
+        """The Act expectation (with its legal actions) for player index ``i``."""
         p = self._p[i]
         level = self._level
         owe = level - p.bet
@@ -504,17 +505,16 @@ class Hand:
             if p.stack > bring:
                 kinds.add(ActionKind.COMPLETE)
                 min_to = max_to = min(self._stakes.small_bet, p.stack + p.bet)
-            return LegalActions(p.seat, frozenset(kinds), 0, bring,
-                                ActionKind.COMPLETE if ActionKind.COMPLETE in kinds else None,
-                                min_to, max_to)
+            return Act(p.seat, LegalActions(
+                p.seat, frozenset(kinds), 0, bring,
+                ActionKind.COMPLETE if ActionKind.COMPLETE in kinds else None, min_to, max_to))
         facing = owe > 0
         if not self._may_wager(i, call):
             key = (p.seat, facing, -1, call, 0, 0)
-            legal = _LEGAL.get(key)
-            if legal is None:
-                legal = _remember(key, LegalActions(p.seat, _FOLD_CALL if facing else _CHECK,
-                                                    call))
-            return legal
+            act = _ACTS.get(key)
+            if act is None:
+                act = _remember(key, LegalActions(p.seat, _FOLD_CALL if facing else _CHECK, call))
+            return act
         allin_to = p.stack + p.bet
         if level == 0:
             code = 0
@@ -548,11 +548,11 @@ class Hand:
             if level < effective < min_to:
                 min_to = effective
         key = (p.seat, facing, code, call, min_to, max_to)
-        legal = _LEGAL.get(key)
-        if legal is None:
-            legal = _remember(key, LegalActions(p.seat, _WAGER_KINDS[facing, _BET_KINDS[code]],
-                                                call, 0, _BET_KINDS[code], min_to, max_to))
-        return legal
+        act = _ACTS.get(key)
+        if act is None:
+            act = _remember(key, LegalActions(p.seat, _WAGER_KINDS[facing, _BET_KINDS[code]],
+                                              call, 0, _BET_KINDS[code], min_to, max_to))
+        return act
 
     def _may_wager(self, i: int, call: int) -> bool:
         p = self._p[i]
@@ -567,7 +567,10 @@ class Hand:
                 and level - p.acted_level >= (self._bet_size() if self._limit
                                               else self._min_inc)):
             return False
-        return any(q is not p and not q.folded and q.stack + q.bet > level for q in self._p)
+        for q in self._p:  # noqa: SIM110 (a plain loop: this runs for every decision)
+            if q.stack + q.bet > level and q is not p and not q.folded:
+                return True
+        return False
 
     def _bet_size(self) -> int:
         return self._stakes.small_bet if self._street_index < 2 else self._stakes.big_bet
@@ -655,7 +658,7 @@ class Hand:
                 continue
             if q.bet < level or self._needs_action(j):
                 self._to_act = j
-                self._expect = Act(q.seat, self._legal(j))
+                self._expect = self._act(j)
                 return
         self._end_street(events)
 
@@ -737,11 +740,10 @@ class Hand:
             if (self._rules.first_dealt is FirstDealt.LEFT_OF_BIG_BLIND
                     and self._big_blind_index is not None):
                 first = (self._big_blind_index + 1) % self._n
-            for r in range(HOLE_CARDS[self._game]):
-                queue += [_intern(DealHole, self._p[(first + j) % self._n].seat, r)
-                          for j in range(self._n)]
+            order = tuple(self._p[(first + j) % self._n].seat for j in range(self._n))
+            queue = _hole_queue(order, HOLE_CARDS[self._game])
         else:
-            queue += [_intern(DealBoard, index) for index in _BOARD_DEAL[street]]
+            queue += _BOARD_QUEUES[street]
         self._queue = queue
         self._queue_at = 0
         if queue:
@@ -783,7 +785,7 @@ class Hand:
                     return
                 self._bring_in_pending = True
                 self._to_act = opener
-                self._expect = Act(self._p[opener].seat, self._legal(opener))
+                self._expect = self._act(opener)
                 return
             self._advance((opener - 1) % self._n, events)
             return
@@ -941,17 +943,17 @@ def card_key(card: Card) -> int:
     return index
 
 
-_LEGAL: dict[tuple[int, bool, int, int, int, int], LegalActions] = {}
+_ACTS: dict[tuple[int, bool, int, int, int, int], Act] = {}
 _BET_KINDS: Final = (ActionKind.BET, ActionKind.COMPLETE, ActionKind.RAISE)
 
 
-def _remember(key: tuple[int, bool, int, int, int, int], legal: LegalActions) -> LegalActions:
-    """Share one LegalActions value per distinct legal situation (keys are plain ints, so
-    looking one up is cheaper than building it); bounded like ``_intern``."""
-    if len(_LEGAL) >= _INTERN_LIMIT:
-        _LEGAL.clear()
-    _LEGAL[key] = legal
-    return legal
+def _remember(key: tuple[int, bool, int, int, int, int], legal: LegalActions) -> Act:
+    """Share one Act value per distinct legal situation (keys are plain ints, so looking one
+    up is cheaper than building it); bounded like ``_intern``."""
+    if len(_ACTS) >= _INTERN_LIMIT:
+        _ACTS.clear()
+    act = _ACTS[key] = Act(legal.seat, legal)
+    return act
 
 
 _INTERNED: dict[tuple[object, ...], object] = {}
@@ -973,6 +975,23 @@ def _intern(cls: Callable[..., _T], *args: object) -> _T:
             _INTERNED.clear()
         value = _INTERNED[key] = cls(*args)
     return value  # type: ignore[return-value]
+
+
+_HOLE_QUEUES: dict[tuple[tuple[int, ...], int], list[Expectation]] = {}
+_BOARD_QUEUES: Final[Mapping[Street, tuple[Expectation, ...]]] = {
+    street: tuple(DealBoard(index) for index in indices)
+    for street, indices in _BOARD_DEAL.items()}
+
+
+def _hole_queue(order: tuple[int, ...], rounds: int) -> list[Expectation]:
+    """The hole-card deal, one card a round in ``order`` (a fresh list of shared values)."""
+    key = (order, rounds)
+    queue = _HOLE_QUEUES.get(key)
+    if queue is None:
+        if len(_HOLE_QUEUES) >= _INTERN_LIMIT:
+            _HOLE_QUEUES.clear()
+        queue = _HOLE_QUEUES[key] = [DealHole(seat, r) for r in range(rounds) for seat in order]
+    return list(queue)
 
 
 def _bet_of(p: _Player) -> int:

@@ -8,9 +8,9 @@ the high half.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Protocol
+from typing import Final, Protocol
 
 from tablectl.domain.cards import Card
 from tablectl.domain.games import GameKind
@@ -65,6 +65,35 @@ def evaluate_hand(game: GameKind, hole: Sequence[Card], board: Sequence[Card]) -
     return high, low
 
 
+def _omaha(hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    return best_omaha_high(hole, board), None
+
+
+def _omaha8(hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    return best_omaha_high(hole, board), best_omaha_low8(hole, board)
+
+
+def _holdem(hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    return best_high([*hole, *board]), None
+
+
+def _holdem8(hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    cards = [*hole, *board]
+    return best_high(cards), best_low8(cards)
+
+
+def _razz(hole: Sequence[Card], board: Sequence[Card]) -> Evaluated:
+    return best_razz([*hole, *board]), None
+
+
+_EVALUATORS: Final[Mapping[GameKind, Callable[[Sequence[Card], Sequence[Card]], Evaluated]]] = {
+    GameKind.HOLDEM: _holdem, GameKind.HOLDEM_HI_LO: _holdem8, GameKind.OMAHA: _omaha,
+    GameKind.OMAHA_HI_LO: _omaha8, GameKind.STUD: _holdem, GameKind.STUD_HI_LO: _holdem8,
+    GameKind.RAZZ: _razz,
+}
+"""Per game: the whole/high hand and the 8-or-better low (stud's community card is board)."""
+
+
 def _strength(hand: HighHand | LowHand) -> int:
     """Bigger is better for both kinds."""
     return -hand.key if isinstance(hand, LowHand) else hand.key
@@ -99,23 +128,26 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
     events: list[HandEvent] = []
     evaluated: dict[int, Evaluated] = {}
     if showdown:
-        known_board = [c for c in board if c is not None]
+        known_board = board if None not in board else [c for c in board if c is not None]
+        evaluate = _EVALUATORS[game]
         for i, p in enumerate(players):
             if live[i]:
-                hole = [c for c in p.cards if c is not None]
-                evaluated[i] = evaluate_hand(game, hole, known_board)
-                high, low = evaluated[i]
-                events.append(ShowdownHand(p.seat, tuple(high.cards), high.description,
+                cards = p.cards
+                hole = cards if None not in cards else [c for c in cards if c is not None]
+                evaluated[i] = high, low = evaluate(hole, known_board)  # type: ignore[arg-type]
+                events.append(ShowdownHand(p.seat, high.cards, high.description,
                                            low.description if low else None))
     pots = build_pots([p.committed for p in players], live, dead=dead)
     if showdown and rules.merge_equal_pots:
         pots = _merge_equal_pots(pots, evaluated)
     rake = rules.rake
-    no_drop = first_round and rake.no_flop_no_drop
+    no_drop = (first_round and rake.no_flop_no_drop) or not rake.percent
     odd_rule = rules.stud_odd_chip if game.is_stud else rules.odd_chip
     unit = rules.split_unit
     raked_total = 0
     results: list[PotResult] = []
+    share_out = partial(_award, odd_rule=odd_rule, unit=unit, players=players)
+    razz = game is GameKind.RAZZ
     for pot_index, (amount, eligible) in enumerate(pots):
         taken = 0 if no_drop else rake.take(
             amount, raked_total if rake.scope is RakeScope.PER_HAND else 0)
@@ -124,7 +156,6 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
             events.append(RakeTaken(pot_index, taken))
         net = amount - taken
         awards: list[Award] = []
-        share_out = partial(_award, odd_rule=odd_rule, unit=unit, players=players)
         if not showdown or len(eligible) == 1:
             winner = eligible[0]
             awards.append(Award(players[winner].seat, net, Half.WHOLE,
@@ -137,7 +168,7 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
                 awards += share_out(net - low_share, highs, Half.HIGH, low=False)
                 awards += share_out(low_share, lows, Half.LOW, low=True)
             else:
-                awards += share_out(net, highs, Half.WHOLE, low=game is GameKind.RAZZ)
+                awards += share_out(net, highs, Half.WHOLE, low=razz)
         for award in awards:
             events.append(PotAwarded(pot_index, award.seat, award.amount, award.half,
                                      award.description))
