@@ -141,6 +141,7 @@ class Enroller:
         self.augment = augment
         self._exemplars: list[Exemplar] = []
         self._seen: set[Card] = set()
+        self._captures = 0
 
     @property
     def cards(self) -> frozenset[Card]:
@@ -186,6 +187,7 @@ class Enroller:
             raise EnrolmentError("expected a BGR colour frame", item)
         new: list[Exemplar] = []
         for crop in self._crops(frame, item):
+            self._captures += 1
             g = _best_glyphs(crop)
             if g is None:
                 continue
@@ -198,8 +200,9 @@ class Enroller:
                 v = _best_glyphs(cv2.GaussianBlur(crop, (0, 0), 1.2))
                 if v is not None:
                     variants.append(v)
-            new.extend(Exemplar(card, v.rank, v.suit, v.index, v.layout, v.chroma)
-                       for v in variants)
+            new.extend(Exemplar(card, v.rank, v.suit, v.index, v.layout, v.chroma,
+                                self._captures, k > 0)
+                       for k, v in enumerate(variants))
         if not new:
             raise EnrolmentError(f"no card index found for {card}", item)
         self._exemplars.extend(new)
