@@ -640,6 +640,7 @@ class SimDealer:
                                          "passed unread"))
             await self.ports.step()
             await self._manual_card(st, card, exp)
+            await self._clear_missed(st)
         elif FaultKind.TWO_AT_ONCE in kinds:
             await self._two_at_once(st, exp, card, plans)
         elif FaultKind.WRONG_ANTENNA in kinds and isinstance(device, SimTable):
@@ -663,6 +664,7 @@ class SimDealer:
                                              "device rebooted, read lost"))
                 await self.ports.step()
                 await self._manual_card(st, card, exp)
+                await self._clear_missed(st)
             else:
                 await self.ports.step()
         if FaultKind.FACE_UP in kinds:
@@ -859,6 +861,20 @@ class SimDealer:
             reply = await self._command(st, "clear_error", {"code": code}, required=False)
             if reply.get("ok", False):
                 return
+
+    async def _clear_missed(self, st: _HandState, attempts: int = 50) -> None:
+        """Clear the ``missed_read`` error the daemon raises when its reader reports a card
+        that passed unread (or a reboot that may have lost reads). The report travels on the
+        serial line and may land a moment after the dealer's manual card: retry while the
+        daemon says there is no such error yet (a refusal for another reason is final)."""
+        for _ in range(attempts):
+            reply = await self._command(st, "clear_error", {"code": "missed_read"},
+                                        required=False)
+            error = reply.get("error")
+            code = error.get("code") if isinstance(error, Mapping) else None
+            if reply.get("ok", False) or code != "no_such_error":
+                return
+            await self.ports.step()
 
     def _move_button(self) -> None:
         if self.game.is_stud:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.client import Delivered
+from firmware_bridge.client import Delivered, DeviceRebooted
+from firmware_bridge.messages import Misread, TagSeen
 from firmware_bridge.messages import TagGone as WireTagGone
-from firmware_bridge.messages import TagSeen
 from hardware_sim.devices import SimDevice, SimTable
 from hardware_sim.play import build_device, make_dealer
 from hardware_sim.ports import LoopbackPorts
@@ -27,7 +27,7 @@ from tablectl.controller import (
     TableSetup,
     TableState,
 )
-from tablectl.controller.inputs import TagGone
+from tablectl.controller.inputs import ReadMissed, TagGone
 from tablectl.domain.deck import Deck
 from tablectl.game import PotResult
 from tests.sim_dealer.conftest import DECKS, SCENARIOS
@@ -64,9 +64,18 @@ class ControllerLink:
         while self._seen < len(timeline):
             item = timeline[self._seen]
             self._seen += 1
+            if isinstance(item, DeviceRebooted):
+                # what tablectl.sources.rfid reports for a shoe's reboot mid-deal
+                self.controller.handle(ReadMissed(item.device, 0, "reader restarted",
+                                                  self._at()))
+                continue
             if not isinstance(item, Delivered):
                 continue
             msg = item.message
+            if isinstance(msg, Misread):
+                self.controller.handle(ReadMissed(item.device, msg.antenna, "misread",
+                                                  self._at()))
+                continue
             location = None
             if self.roles is not None and isinstance(msg, TagSeen | WireTagGone):
                 role = self.roles[msg.antenna]
