@@ -32,6 +32,7 @@ from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
+from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
 from tablectl.web.auth import Users
@@ -284,7 +285,10 @@ def build_sources(config: TableConfig, clock: Clock) -> list[CardSource]:
                 assert src.antenna_map is not None
                 out.append(RfidTableSource(name, src.url, roles=load_antenna_map(src.antenna_map),
                                            clock=clock))
-            case SourceKind.KEYPAD | SourceKind.CAMERA:
+            case SourceKind.KEYPAD:
+                out.append(KeypadSource(name, src.url, clock=clock,
+                                        user=config.access.keypad_user))
+            case SourceKind.CAMERA:
                 out.extend(_optional_source(config, src, name, clock))
             case SourceKind.MANUAL:
                 pass
