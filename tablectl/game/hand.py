@@ -813,9 +813,15 @@ class Hand:
         return best
 
     def _end_street(self, events: list[HandEvent]) -> None:
-        street = self._streets[self._street_index]
-        top = max(self._p, key=_bet_of)
-        second = max((p.bet for p in self._p if p is not top), default=0)
+        street = self._street
+        top = self._p[0]
+        second = 0
+        for p in self._p[1:]:  # the highest bet and the next highest
+            if p.bet > top.bet:
+                second = top.bet
+                top = p
+            elif p.bet > second:
+                second = p.bet
         if top.bet > second:
             back = top.bet - second
             top.stack += back
@@ -830,8 +836,7 @@ class Hand:
         self._to_act = None
         self._bring_in_pending = False
         events.append(StreetEnded(street, self.pots()))
-        live = [p for p in self._p if not p.folded]
-        if len(live) == 1:
+        if self._live == 1:
             self._settle(events, showdown=False)
         elif self._street_index + 1 < len(self._streets):
             self._begin_street(self._street_index + 1, events)
@@ -992,10 +997,6 @@ def _hole_queue(order: tuple[int, ...], rounds: int) -> list[Expectation]:
             _HOLE_QUEUES.clear()
         queue = _HOLE_QUEUES[key] = [DealHole(seat, r) for r in range(rounds) for seat in order]
     return list(queue)
-
-
-def _bet_of(p: _Player) -> int:
-    return p.bet
 
 
 def _showing_key(p: _Player, razz: bool, tie_by_suit: bool) -> tuple[object, ...]:
