@@ -429,8 +429,16 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path) -> Ta
     source: dict[str, object] = {"kind": "rfid-shoe", "name": "shoe",
                                  "url": str(workdir / "pty" / "shoe")}
     if device == "table":
+        # the simulated table is wired one antenna per seat up to the highest seat, then
+        # board 1-5, muck and burn: its calibration map says so
+        top = max(int(seat["number"]) for seat in data["seats"])
+        roles = [f"seat {n}" for n in range(1, top + 1)]
+        roles += [f"board {n}" for n in range(1, 6)] + ["muck", "burn"]
+        antennas = workdir / "antennas.toml"
+        antennas.write_text("[antennas]\n" + "".join(
+            f'{i} = "{role}"\n' for i, role in enumerate(roles)), encoding="utf-8")
         source = {"kind": "rfid-table", "name": "table", "url": str(workdir / "pty" / "table"),
-                  "antenna_map": str(REPO_ROOT / "config" / "antennas" / "ten-seat.toml")}
+                  "antenna_map": str(antennas)}
     blue = REPO_ROOT / "config" / "decks" / "demo-blue.csv"
     raw: dict[str, object] = {
         "table": {"id": table, "name": f"tablectl demo - {scenario.stem}"},

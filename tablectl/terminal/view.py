@@ -93,9 +93,9 @@ def _cards(codes: Sequence[object], *, four_colour: bool = False) -> Text:
 def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
     """One line for the event feed, or None for events not worth a line.
 
-    >>> describe_event({"type": "action", "seat": 3, "kind": "raise", "amount": 400},
+    >>> describe_event({"type": "action", "seat": 3, "kind": "raise", "amount": 400, "to": 600},
     ...                {"units_per_currency": 100})
-    'seat 3 raise to 4.00'
+    'seat 3 raise to 6.00'
     """
     kind = _str(event.get("type"))
     seat = event.get("seat")
@@ -107,8 +107,9 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
             return f"seat {seat} posts {_str(event.get('kind'))} {money(amount, stakes)}"
         case "action":
             verb = _str(event.get("kind"))
-            if verb in ("bet", "raise", "complete", "bring-in"):
-                return f"seat {seat} {verb} to {money(amount, stakes)}"
+            if verb in ("bet", "raise", "complete", "bring-in", "bring_in"):
+                total = _int(event.get("to"), amount)       # "to": the seat's bet after it
+                return f"seat {seat} {verb.replace('_', '-')} to {money(total, stakes)}"
             if verb == "call" and amount:
                 return f"seat {seat} calls {money(amount, stakes)}"
             return f"seat {seat} {verb}s" if verb in ("fold", "check") else f"seat {seat} {verb}"
@@ -116,8 +117,9 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
             return "board " + " ".join(_str(c) for c in _list(event.get("cards")))
         case "cards_dealt":
             up = _list(event.get("up"))
-            shown = (" up " + " ".join(_str(c) for c in up)) if up else ""
-            return f"seat {seat} dealt {_int(event.get('count'))}{shown}"
+            if not up:
+                return None                      # hidden cards: the seat row shows them
+            return f"seat {seat} shows " + " ".join(_str(c) for c in up)
         case "showdown":
             high = _str(event.get("high"))
             low = _str(event.get("low"))
@@ -177,6 +179,8 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
     button = snap.get("button")
     for seat in _list(snap.get("seats")):
         s = _map(seat)
+        if _str(s.get("status")) == "empty":
+            continue
         number = s.get("seat")
         mark = "▶" if number == to_act.get("seat") else ("D" if number == button else "")
         cards = [_map(c).get("card") for c in _list(s.get("cards"))]
@@ -224,8 +228,7 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
     lines = [line for e in view.events if (line := describe_event(e, stakes))]
     if lines:
         parts.append(Text("\n".join(lines[-8:]), style="dim"))
-    table = _map(snap.get("table")) if isinstance(snap.get("table"), Mapping) else {}
-    name = _str(table.get("name")) or title or "tablectl"
+    name = title or f"table {_str(snap.get('table'))}".strip()
     return Panel(Group(*parts), title=name, border_style="red" if view.stale else "green")
 
 
