@@ -156,6 +156,9 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
         return []
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     _, binary = cv2.threshold(ink8, max(otsu, 55.0), 255, cv2.THRESH_BINARY)
+    # Bridge 1-2 px breaks in thin strokes (low resolution, worn print) so a glyph stays one
+    # component; the rank/suit gap is wider than that.
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _DILATE_K)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     hh, ww = binary.shape
     min_area = max(10, int(0.0015 * hh * ww))
