@@ -14,6 +14,7 @@ from hardware_sim.camera import (
     write_image_sequence,
     write_mjpeg_avi,
 )
+from hardware_sim.camera_mjpeg import MjpegServer
 from tablectl.clock import ManualClock
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import DeckGuard, VotePolicy
@@ -56,6 +57,18 @@ def test_shoe_video_through_videocapture(shoe_deck: EnrolledDeck, tmp_path: Path
     assert [r.card for r in reads] == [seg.face for seg in truth]
     assert all(r.status is ReadStatus.ACCEPTED for r in reads)
     assert all(r.frames == 5 for r in reads)
+
+
+def test_shoe_stream_over_http_mjpeg(shoe_deck: EnrolledDeck) -> None:
+    """An IP-camera style MJPEG stream on loopback, opened by cv2.VideoCapture (FFmpeg)."""
+    cam = SimCamera(36, shoe_deck.style, strength=0.8)
+    deal = cam.shuffled_deck()[:4]
+    frames, truth = cam.shoe_sequence(deal, frames_per_card=5, gap=3)
+    with MjpegServer(frames) as server:
+        reads = asyncio.run(_collect(_shoe_source(VideoCaptureFrames(server.url, ManualClock()),
+                                                  shoe_deck.profile)))
+    assert [r.card for r in reads] == [seg.face for seg in truth]
+    assert all(r.status is ReadStatus.ACCEPTED for r in reads)
 
 
 def test_unopenable_capture_is_a_clear_error(tmp_path: Path) -> None:
