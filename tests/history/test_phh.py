@@ -97,3 +97,5 @@ def test_cli_replay_json_lines_and_exit_codes(tmp_path: Path,
     wrong.write_text(text.replace("finishing_stacks = [", "finishing_stacks = [1"))
     assert main(["phh", "replay", str(wrong)]) == 1
     assert "MISMATCH" in capsys.readouterr().out
+    assert main(["phh", "replay", str(CORPUS / "N2L1D")]) == 0      # only skipped hands
+    assert main(["phh", "replay", str(tmp_path / "missing.phh")]) == 1
