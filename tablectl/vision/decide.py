@@ -96,6 +96,14 @@ class CardVote:
         if quad is not None:
             self._quad = quad
 
+    def accepted_card(self) -> Card | None:
+        """The card most frames so far accepted, or ``None``."""
+        counts: dict[Card, int] = {}
+        for v in self._frames:
+            if v.status is ReadStatus.ACCEPTED and v.card is not None:
+                counts[v.card] = counts.get(v.card, 0) + 1
+        return max(counts, key=lambda c: counts[c]) if counts else None
+
     def decide(self) -> Decision:
         """The decision over the frames so far (``NO_CARD`` if none saw a card face)."""
         p = self.policy

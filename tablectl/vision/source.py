@@ -226,24 +226,36 @@ class CameraCardSource:
                 yield r
 
     async def _shoe(self) -> AsyncIterator[CardRead]:
+        # One vote per presence of a card. The trigger can miss the gap between two cards
+        # drawn quickly (or under changing light), so a confident read of a different card
+        # also ends the current vote and starts the next.
         vote: CardVote | None = None
-        decided = False
+        decided: Card | None = None
+        done = False
         async for frame in self._frames.frames():
             window = self._rec.shoe_crop(frame.image)
-            if self._trigger.update(window):
-                if vote is None:
-                    vote, decided = CardVote(self.policy), False
-                if not decided:
-                    verdict: IndexRead = await asyncio.to_thread(self._rec.read_index, window)
-                    vote.add(verdict, frame.time)
-                    if vote.full:
-                        decided = True
-                        yield self._finish(vote.decide())
-            elif vote is not None:
-                if not decided:
+            if not self._trigger.update(window):
+                if vote is not None and not done:
                     yield self._finish(vote.decide())
-                vote = None
-        if vote is not None and not decided:
+                vote, done = None, False
+                continue
+            verdict: IndexRead = await asyncio.to_thread(self._rec.read_index, window)
+            new_card = (verdict.card if verdict.status is ReadStatus.ACCEPTED else None)
+            if vote is None:
+                vote, done = CardVote(self.policy), False
+            elif done:
+                if new_card is None or new_card == decided:
+                    continue
+                vote, done = CardVote(self.policy), False
+            elif new_card is not None and vote.accepted_card() not in (None, new_card):
+                yield self._finish(vote.decide())
+                vote = CardVote(self.policy)
+            vote.add(verdict, frame.time)
+            if vote.full:
+                read = self._finish(vote.decide())
+                decided, done = read.card, True
+                yield read
+        if vote is not None and not done:
             yield self._finish(vote.decide())
 
     async def _board(self) -> AsyncIterator[CardRead]:

@@ -71,6 +71,22 @@ def test_shoe_stream_over_http_mjpeg(shoe_deck: EnrolledDeck) -> None:
     assert all(r.status is ReadStatus.ACCEPTED for r in reads)
 
 
+def test_back_to_back_cards_without_an_empty_frame(shoe_deck: EnrolledDeck) -> None:
+    """The presence trigger cannot see a gap that is not there; a confident read of another
+    card still starts a new decision."""
+    cam = SimCamera(37, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:4]
+    frames, truth = cam.shoe_sequence(deal, frames_per_card=4, gap=0)
+    empty = cam.shoe_frame(None)  # the trigger's reference: the slot is empty at start
+    src = CameraCardSource(MemoryFrames([empty, *frames]), Recogniser(shoe_deck.profile),
+                           mode="shoe", policy=VotePolicy(min_frames=2, max_frames=3),
+                           guard=DeckGuard(warmup=0))
+    reads = asyncio.run(_collect(src))
+    assert [r.card for r in reads] == deal
+    assert [r.status for r in reads] == [ReadStatus.ACCEPTED] * 4
+    assert len(truth) == 4
+
+
 def test_unopenable_capture_is_a_clear_error(tmp_path: Path) -> None:
     async def enter() -> None:
         async with VideoCaptureFrames(str(tmp_path / "missing.avi")):
