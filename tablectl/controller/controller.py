@@ -149,6 +149,7 @@ class _Placed:
     source: str
     antenna: int | None
     at: datetime
+    read_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,7 +368,9 @@ class HandController:
             return False
         placed = self._accepted.get(card)
         if placed is not None:
-            if self._same_place(placed, read, loc):
+            # the same read again (a reader resends what a crashed host never acknowledged)
+            # is a repeat however late it comes
+            if placed.read_id == read.read_id or self._same_place(placed, read, loc):
                 run.log.append(f"read {read.read_id} ({card}) repeats an accepted read")
                 return False
             self._raise(ErrorCode.DUPLICATE_CARD,
@@ -537,17 +540,18 @@ class HandController:
         assert hand is not None
         if key is None:  # shoe: the card for the current expectation
             target = _key_of(hand.expected())
-            self._placed(card, target, read.source, read.antenna, read.at)
+            self._placed(card, target, read.source, read.antenna, read.at, read.read_id)
             self._apply(CardIn(card))
         else:
-            self._accepted[card] = _Placed(key, read.source, read.antenna, read.at)
+            self._accepted[card] = _Placed(key, read.source, read.antenna, read.at,
+                                           read.read_id)
             self._staged.setdefault(key, []).append((card, read))
         self._drain()
 
     def _placed(self, card: Card | None, key: _Key | None, source: str, antenna: int | None,
-                at: datetime) -> None:
+                at: datetime, read_id: str = "") -> None:
         if card is not None:
-            self._accepted[card] = _Placed(key, source, antenna, at)
+            self._accepted[card] = _Placed(key, source, antenna, at, read_id)
 
     def _drain(self) -> None:
         """Apply staged table reads whose turn has come (and unread burns before them)."""
