@@ -51,8 +51,8 @@ def test_hi_lo_side_pot_without_a_low_goes_to_the_high_hand() -> None:
     assert lows == {1: "8-4-3-2-A low", 2: None, 3: None, 4: None}
 
 
-def _three_way_board_split(rules_odd: OddChip) -> dict[int, int]:
-    rules = replace(CASINO, odd_chip=rules_odd)
+def _three_way_board_split(rules_odd: OddChip, unit: int = 1) -> dict[int, int]:
+    rules = replace(CASINO, odd_chip=rules_odd, split_unit=unit)
     hand = start(stacks=(100,) * 4, button=4, rules=rules)
     deal(hand, "2c 3c 4c 5c 2d 3d 4d 5d")
     act(hand, 3, "call")
@@ -75,6 +75,12 @@ def _three_way_board_split(rules_odd: OddChip) -> dict[int, int]:
 def test_odd_chips_go_one_each_from_the_button_left() -> None:
     # pot 14, royal flush on board: 3 ways -> 5, 5, 4 (seats 1 and 2 first left of button 4)
     assert _three_way_board_split(OddChip.LEFT_OF_BUTTON) == {1: 101, 2: 101, 3: 100, 4: 98}
+
+
+def test_pots_split_in_units_of_the_smallest_chip() -> None:
+    # 14 in chips of 2: seven chips three ways -> 3, 2, 2 chips = 6, 4, 4
+    assert _three_way_board_split(OddChip.LEFT_OF_BUTTON, unit=2) == {
+        1: 102, 2: 100, 3: 100, 4: 98}
 
 
 def test_pokerkit_odd_chip_rule_gives_all_to_the_first_winner() -> None:
