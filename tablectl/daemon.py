@@ -395,8 +395,8 @@ class TableDaemon:
             cid = "unknown"
             with contextlib.suppress(ValueError, AttributeError):
                 raw = json.loads(msg.payload)
-                if isinstance(raw, dict) and isinstance(raw.get("id"), str):
-                    cid = raw["id"][:128]
+                if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
+                    cid = raw["id"][:128]   # an empty id cannot be echoed (nor one too long)
             return ReplyPayload(id=cid, status="error",
                                 error=ReplyError(code="bad_args", message=str(exc)))
         if msg.retain:
