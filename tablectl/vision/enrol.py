@@ -27,6 +27,7 @@ from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import (
+    CORNER_WIDE,
     Recogniser,
     corner_crops,
     find_cards,
@@ -173,7 +174,11 @@ class Enroller:
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
 
-        return list(corner_crops(warp_card(frame, max(quads, key=area))))
+        card = warp_card(frame, max(quads, key=area))
+        crops = list(corner_crops(card))
+        if all(_best_glyphs(c) is None for c in crops):
+            crops = list(corner_crops(card, CORNER_WIDE))  # a jumbo index
+        return crops
 
     def add(self, frame: Image, card: Card, item: str = "frame") -> int:
         """Enrol ``frame`` as showing ``card`` (the console has confirmed the label).

@@ -35,6 +35,8 @@ CARD_H: Final = 280
 DETECT_MAX: Final = 1024
 CORNER: Final = (0.30, 0.36)
 """Index corner crop as fractions of the canonical card's width and height."""
+CORNER_WIDE: Final = (0.42, 0.50)
+"""The corner crop tried when the usual one shows no index (jumbo-index decks)."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 
@@ -189,9 +191,10 @@ def warp_card(frame: Image, quad: Quad) -> Image:
     return cv2.warpPerspective(frame, m, (CARD_W, CARD_H), flags=cv2.INTER_LINEAR)
 
 
-def corner_crops(card: Image) -> tuple[Image, Image]:
-    """The top-left index crop and the bottom-right one turned upright (180 deg)."""
-    cw, ch = round(CARD_W * CORNER[0]), round(CARD_H * CORNER[1])
+def corner_crops(card: Image, corner: tuple[float, float] = CORNER) -> tuple[Image, Image]:
+    """The top-left index crop and the bottom-right one turned upright (180 deg);
+    ``corner`` is the crop's size as fractions of the card's width and height."""
+    cw, ch = round(CARD_W * corner[0]), round(CARD_H * corner[1])
     tl = card[:ch, :cw]
     br = np.ascontiguousarray(card[CARD_H - ch:, CARD_W - cw:][::-1, ::-1])
     return tl, br
@@ -301,13 +304,19 @@ class Recogniser:
 
     def read_card(self, card_img: Image) -> IndexRead:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
-        the first was accepted (the card may lie either way up); the better read wins."""
-        tl, br = corner_crops(card_img)
-        a = self.read_index(tl)
-        if a.status is ReadStatus.ACCEPTED:
-            return a
-        b = self.read_index(br)
-        return a if _better(a, b) else b
+        the first was accepted (the card may lie either way up); the better read wins. If
+        neither corner shows an index, wider corners are tried (jumbo indices)."""
+        best = _NONE
+        for corner in (CORNER, CORNER_WIDE):
+            tl, br = corner_crops(card_img, corner)
+            a = self.read_index(tl)
+            if a.status is ReadStatus.ACCEPTED:
+                return a
+            b = self.read_index(br)
+            best = max((best, a, b), key=_rank)
+            if best.status is not ReadStatus.NO_CARD:
+                break  # an index was found at this size; a wider crop only adds clutter
+        return best
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
@@ -358,6 +367,9 @@ def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     return c1, s1, s1 - s2, (s1 - s2) / gap
 
 
+def _rank(r: IndexRead) -> tuple[int, float]:
+    return _PRIORITY[r.status], r.confidence
+
+
 def _better(a: IndexRead, b: IndexRead) -> bool:
-    pa, pb = _PRIORITY[a.status], _PRIORITY[b.status]
-    return pa > pb or (pa == pb and a.confidence > b.confidence)
+    return _rank(a) > _rank(b)

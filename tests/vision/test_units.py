@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hardware_sim.camera import SHOE_ROI, SimCamera, random_style, render_face
-from tablectl.domain.cards import Card, Rank
+from tablectl.domain.cards import FULL_DECK, Card, Rank
 from tablectl.vision.decide import CardVote, DeckGuard, PresenceTrigger, VotePolicy
 from tablectl.vision.enrol import (
     Enroller,
@@ -241,3 +241,18 @@ def test_source_and_decisions_do_not_load_opencv() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_jumbo_index_is_read_through_the_wider_corner() -> None:
+    """An index taller than the usual corner crop (jumbo-index decks) is still enrolled and
+    read: the suit would otherwise be cut by the crop's edge and dropped."""
+    style = replace(random_style(5), rank_h=72, suit_h=52, suit_gap=8, name="jumbo")
+    cam = SimCamera(17, style, strength=0.4)
+    enroller = Enroller("jumbo", "board")
+    for card in FULL_DECK:
+        enroller.add(cam.board_frame([card], (130, 150))[0], card)
+    rec = Recogniser(enroller.build().with_verification(True, "test"))
+    deal = cam.shuffled_deck()[:4]
+    frame, _ = cam.board_frame(deal, (120, 140))
+    reads = rec.read_board(frame)
+    assert sorted(str(r.card) for r in reads) == sorted(str(c) for c in deal)
