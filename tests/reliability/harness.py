@@ -39,6 +39,7 @@ from tablectl.clock import SystemClock
 from tablectl.config import TableConfig, load_config
 from tablectl.controller import HandController
 from tablectl.controller.inputs import input_from_json
+from tablectl.domain.deck import Deck
 from tablectl.game import SeatSetup
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
@@ -222,7 +223,7 @@ class RetryingConsole:
                 if not first:
                     self.retries += 1
                 first = False
-                with contextlib.suppress(PublishError):
+                with contextlib.suppress(PublishError, TimeoutError):   # resent below
                     async with asyncio.timeout(self.attempt):
                         await self._client.publish(
                             topics.cmd(self.table, name, self.user), payload, qos=1,
@@ -369,7 +370,7 @@ async def open_stack(workdir: Path, broker_host: str, broker_port: int, *, varia
                      structure: str, stakes: Mapping[str, int], seed: int,
                      pace: float = 0.0, attempt: float = 1.0,
                      stacks: tuple[int, ...] = STACKS,
-                     faults: Sequence[FaultPlan] = ()) -> Any:
+                     faults: Sequence[FaultPlan] = (), foreign_deck: Deck | None = None) -> Any:
     """Start everything (the daemon included) and yield a :class:`Stack`."""
     url = f"mqtt://{broker_host}:{broker_port}"
     path = write_config(workdir, url, variant, structure, stakes, stacks=stacks)
@@ -388,7 +389,7 @@ async def open_stack(workdir: Path, broker_host: str, broker_port: int, *, varia
                                rules=setup.rule_set, stakes=setup.stakes, seats=seats,
                                button=config.button or 1, device=shoe, console=console,
                                ports=ports, strategy=RandomStrategy(seed), seed=seed,
-                               table_id=TABLE, faults=faults)
+                               table_id=TABLE, faults=faults, foreign_deck=foreign_deck)
             stack = Stack(workdir, broker_host, broker_port, path, config, daemon, shoe,
                           ports, console, dealer)
             daemon.start()
