@@ -801,6 +801,127 @@ def _add_watch(sub: _Subparsers) -> None:
     p.set_defaults(handler=_watch)
 
 
+# --- recall / history export (read the journal, also while the daemon runs) --------------
+
+def _journal_of(config_path: str) -> Path:
+    from tablectl.config import load_config
+
+    return load_config(Path(config_path)).journal.path
+
+
+def _compact(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _recall(args: argparse.Namespace) -> int:
+    from tablectl.history.export import open_readonly
+    from tablectl.history.recall import active_errors, recall_hands
+    from tablectl.journal import JournalError
+
+    if args.n < 1:
+        print("tablectl recall: N must be at least 1", file=sys.stderr)
+        return 2
+    path = _journal_of(args.config)
+    try:
+        with open_readonly(path) as journal:
+            hands = recall_hands(journal, args.n, hand_id=args.hand, secure=args.secure)
+            errors = active_errors(journal)
+    except JournalError as exc:
+        print(f"tablectl recall: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"tablectl recall: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json({"journal": str(path),
+                     "active_errors": [{"code": e.code, "since": e.raised_at.isoformat(),
+                                        "detail": dict(e.detail)} for e in errors],
+                     "hands": [h.to_json() for h in hands]})
+        return 0
+    for err in errors:
+        message = err.detail.get("message", "")
+        print(f"ACTIVE ERROR {err.code} since {err.raised_at:%Y-%m-%d %H:%M:%S}: {message}")
+    if not hands:
+        print(f"{path}: no hands journaled")
+    for hand in hands:
+        ended = f"{hand.ended_at:%H:%M:%S}" if hand.ended_at else "in progress"
+        print(f"hand {hand.id} #{hand.number} {hand.name or ''} (epoch {hand.epoch}): "
+              f"{hand.started_at:%Y-%m-%d %H:%M:%S} - {ended}"
+              + (f", {hand.result}" if hand.result else ""))
+        for step in hand.steps:
+            rec = step.input
+            body = {k: v for k, v in rec.payload.items()
+                    if k not in ("type", "at", "name", "user")}
+            print(f"  #{rec.seq} {rec.at:%H:%M:%S.%f}"[:-3] + f" {rec.actor or rec.source} "
+                  f"{step.what} {_compact(body)}")
+            for event in step.events:
+                print(f"      -> {event.type} {_compact(dict(event.payload))}")
+    return 0
+
+
+def _add_recall(sub: _Subparsers) -> None:
+    p = sub.add_parser(
+        "recall", help="show the last N hands step by step from the journal",
+        description="Reads the journal file read-only: works while the daemon runs and while "
+                    "an error is active. Each step is an input (time, who, kind) with the "
+                    "events it caused. Exit 1 if the journal cannot be read.")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
+    p.add_argument("n", nargs="?", type=int, default=10, metavar="N",
+                   help="how many of the last hands (default 10)")
+    p.add_argument("--hand", type=int, metavar="ID",
+                   help="only the hand with this journal id (any age)")
+    p.add_argument("--secure", action="store_true",
+                   help="include the secure hole-card events")
+    p.add_argument("--json", action="store_true", help="one JSON object: errors and hands")
+    p.set_defaults(handler=_recall)
+
+
+def _history_export(args: argparse.Namespace) -> int:
+    from tablectl.app import table_setup
+    from tablectl.config import load_config
+    from tablectl.history.export import export_hands, finished_hands, open_readonly
+    from tablectl.journal import JournalError
+
+    if args.hands is not None and args.hands < 1:
+        print("tablectl history export: --hands must be at least 1", file=sys.stderr)
+        return 2
+    config = load_config(Path(args.config))
+    setup = table_setup(config)
+    out = Path(args.out)
+    try:
+        with open_readonly(config.journal.path) as journal:
+            recalls = finished_hands(journal, args.hands)
+        results = list(export_hands(setup, recalls, out))
+    except JournalError as exc:
+        print(f"tablectl history export: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"tablectl history export: cannot write {out}: {exc}", file=sys.stderr)
+        return 1
+    failed = [r for r in results if r.error is not None]
+    for result in failed:
+        print(f"hand {result.journal_id}: not exported: {result.error}", file=sys.stderr)
+    print(f"{len(results) - len(failed)} hands written to {out}"
+          + (f", {len(failed)} failed" if failed else ""))
+    return 1 if failed else 0
+
+
+def _add_history(sub: _Subparsers) -> None:
+    p = sub.add_parser("history", help="hand histories from the journal")
+    inner = p.add_subparsers(dest="history_command", required=True, metavar="COMMAND")
+    exp = inner.add_parser(
+        "export", help="write the journal's finished hands as PHH files, one per hand",
+        description="Rebuilds each settled hand from the journal (read-only) through the "
+                    "rules engine, checks its finishing stacks against the journal, and writes "
+                    "OUT/<hand id>.phh. Exit 1 if any hand could not be exported.")
+    exp.add_argument("--config", required=True, metavar="FILE", help="the table config file")
+    exp.add_argument("--out", default="phh", metavar="DIR",
+                     help="where to write (default ./phh, created if needed)")
+    exp.add_argument("--hands", type=int, default=None, metavar="N",
+                     help="only the finished hands among the last N (default: all)")
+    exp.set_defaults(handler=_history_export)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
@@ -813,6 +934,8 @@ _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_camera,
     _add_deck,
     _add_table,
+    _add_recall,
+    _add_history,
 )
 
 
