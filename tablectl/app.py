@@ -581,6 +581,11 @@ async def run_demo(options: DemoOptions, *,
             try:
                 done, _ = await asyncio.wait({watcher, sim_done, daemon_task},
                                              return_when=asyncio.FIRST_COMPLETED)
+                if done == {sim_done} and sim.returncode == 0:
+                    # the dealer played its hands: let the display see the last events
+                    done, _ = await asyncio.wait({watcher, daemon_task}, timeout=15,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    done |= {sim_done}
                 if daemon_task in done and daemon_task.exception() is not None:
                     raise daemon_task.exception()  # type: ignore[misc]
                 if sim_done in done and sim.returncode not in (0, None) and (

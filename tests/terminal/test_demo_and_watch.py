@@ -50,6 +50,7 @@ def test_watch_sees_what_the_demo_publishes(mosquitto: Broker) -> None:
     finally:
         if watch.poll() is None:
             watch.kill()
+            watch.communicate(timeout=10)
     demo_lines = [line for line in demo.stdout.splitlines() if line.startswith("hand ")]
     watch_lines = [line for line in got.splitlines() if line.startswith("hand ")]
     assert watch.returncode == 0, err[-2000:]
