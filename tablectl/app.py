@@ -22,7 +22,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
-from tablectl.config import Source, SourceKind, TableConfig, parse_config
+from tablectl.config import SourceKind, TableConfig, parse_config
 from tablectl.controller.table import SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.domain.errors import ConfigError
@@ -32,6 +32,7 @@ from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
+from tablectl.sources.camera import CameraSource, camera_factory
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
@@ -289,17 +290,13 @@ def build_sources(config: TableConfig, clock: Clock) -> list[CardSource]:
                 out.append(KeypadSource(name, src.url, clock=clock,
                                         user=config.access.keypad_user))
             case SourceKind.CAMERA:
-                out.extend(_optional_source(config, src, name, clock))
+                assert src.profile is not None
+                make = camera_factory(src.url, str(src.profile), mode=src.mode, name=name,
+                                      clock=clock)
+                out.append(CameraSource(name, make, clock=clock, mode=src.mode))
             case SourceKind.MANUAL:
                 pass
     return out
-
-
-def _optional_source(config: TableConfig, src: Source, name: str,
-                     clock: Clock) -> list[CardSource]:
-    _LOGGER.warning("table %s: source %s (%s) is not supported by this build; ignored",
-                    config.table.id, name, src.kind.value)
-    return []
 
 
 def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:

@@ -199,6 +199,9 @@ class Source(_Model):
             raise ValueError(f"url: {exc}") from None
         if self.kind is SourceKind.CAMERA and self.mode not in ("shoe", "board"):
             raise ValueError(f"mode: {self.mode!r} is not shoe or board")
+        if self.kind is SourceKind.CAMERA and self.profile is None:
+            raise ValueError("profile: a camera source needs its enrolled deck profile "
+                             "(tablectl camera enrol)")
         if self.kind is SourceKind.RFID_TABLE and self.antenna_map is None:
             raise ValueError("antenna_map: an rfid-table source needs its calibration map")
         return self
