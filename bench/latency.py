@@ -1,0 +1,334 @@
+"""Card read on the shoe's pty -> the matching event at an MQTT subscriber, against the floor.
+
+Method: a private mosquitto on a free loopback port (``set_tcp_nodelay true``); in this process
+a simulated RFID shoe served on a real pty (``hardware_sim.serve.PtyDevice``, the wire protocol
+a real shoe speaks) and ``tablectl run --config`` as a child process reading it with pyserial
+(no camera source). A paho console (TCP_NODELAY) starts hold'em hands at ten seats; a paho
+subscriber on the events topic timestamps every message. Each sample is one hole card: the time
+just before the shoe model emits the read (the simulator writes it on the pty master at once)
+to the arrival of that card's ``cards_dealt`` event at the subscriber, both
+``time.perf_counter()`` in this process. One read at a time, ``--gap-ms`` apart so the daemon
+has published the snapshot of the previous read; after twenty hole cards the console folds the
+hand away and starts the next one.
+
+Floor, in the same run and on the same broker: a bare paho QoS 1 publish of a same-sized payload
+to the same subscriber (publish call -> on_message), ``--samples`` times.
+
+The journal is where a table keeps it: a file in a temporary directory on the default file
+system (``synchronous=FULL``: fsync per write). ``--journal-dir /dev/shm`` shows the daemon
+without the disk. Peak RSS is ``VmHWM`` of the daemon process from /proc after the run.
+
+Targets (issue 6): p99 <= 3 ms; p50 <= 4x the floor's p50; daemon peak RSS <= 80 MB.
+The last line printed is one JSON object with the figures (milliseconds, MB) of this run.
+
+Usage: ``.venv/bin/python bench/latency.py [--samples 400] [--gap-ms 15]
+[--journal-dir DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from hardware_sim.devices import SimShoe
+from hardware_sim.serve import PtyDevice
+from tablectl.clock import SystemClock
+from tablectl.domain.deck import Deck
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = "bench"
+USER = "dealer-bench"
+SEATS = 10
+CONFIG = """deck = "{root}/config/decks/demo-red.csv"
+button = 1
+[table]
+id = "{table}"
+[game]
+variant = "holdem"
+structure = "no-limit"
+[game.stakes]
+small_blind = 50
+big_blind = 100
+{seats}
+[[sources]]
+kind = "rfid-shoe"
+name = "shoe"
+url = "{pty}"
+[access.roles]
+{user} = "dealer"
+[mqtt]
+url = "mqtt://127.0.0.1:{port}"
+[journal]
+path = "{journal}"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int) -> None:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise SystemExit(f"port {port} did not open")
+
+
+def nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
+    if isinstance(sock, socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def client(name: str) -> mqtt.Client:
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv5)
+    c.on_socket_open = nodelay
+    return c
+
+
+class Subscriber:
+    """Timestamps every message on the table's events topic and the floor topic."""
+
+    def __init__(self, port: int) -> None:
+        self.cond = threading.Condition()
+        self.events: list[tuple[float, dict[str, object]]] = []
+        self.floor: dict[int, float] = {}
+        self.client = client(f"bench-sub-{uuid.uuid4().hex[:6]}")
+        self.client.on_message = self._on_message
+        subscribed = threading.Event()
+        self.client.on_subscribe = lambda *_a: subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe([(f"poker/v1/tables/{TABLE}/events", 1), ("bench/floor", 1)])
+        self.client.loop_start()
+        if not subscribed.wait(10):
+            raise SystemExit("subscriber: no SUBACK")
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        now = time.perf_counter()
+        body = json.loads(msg.payload)
+        with self.cond:
+            if msg.topic == "bench/floor":
+                self.floor[body["n"]] = now
+            else:
+                self.events.append((now, body))
+            self.cond.notify_all()
+
+    def wait_event(self, start: int, pred: object, timeout: float = 5.0) -> tuple[float, int]:
+        """The arrival time and index of the first event at or after ``start`` matching."""
+        assert callable(pred)
+        found: list[tuple[float, int]] = []
+
+        def check() -> bool:
+            for i in range(start, len(self.events)):
+                if pred(self.events[i][1]):
+                    found.append((self.events[i][0], i))
+                    return True
+            return False
+
+        with self.cond:
+            if not self.cond.wait_for(check, timeout):
+                raise SystemExit("no matching event arrived")
+        return found[0]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+class Console:
+    """Dealer commands over MQTT 5 request/response; waits for each reply."""
+
+    def __init__(self, port: int) -> None:
+        self.cond = threading.Condition()
+        self.replies: dict[str, dict[str, object]] = {}
+        self.client = client(USER)
+        self.reply_topic = f"poker/v1/replies/{USER}/bench"
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe(self.reply_topic, qos=1)
+        self.client.loop_start()
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        body = json.loads(msg.payload)
+        with self.cond:
+            self.replies[str(body["id"])] = body
+            self.cond.notify_all()
+
+    def send(self, name: str, args: dict[str, object] | None = None) -> dict[str, object]:
+        cid = uuid.uuid4().hex
+        props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+        props.ResponseTopic = self.reply_topic
+        props.CorrelationData = cid.encode()
+        self.client.publish(f"poker/v1/tables/{TABLE}/cmd/{name}/{USER}",
+                            json.dumps({"v": 1, "id": cid, "args": args or {}}), qos=1,
+                            properties=props)
+        with self.cond:
+            if not self.cond.wait_for(lambda: cid in self.replies, 10):
+                raise SystemExit(f"no reply to {name}")
+            reply = self.replies[cid]
+        if reply["status"] != "ok":
+            raise SystemExit(f"{name} {args}: {reply}")
+        return reply
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def vm_hwm_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise SystemExit("no VmHWM")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def measure_reads(shoe: SimShoe, sub: Subscriber, console: Console, samples: int,
+                        gap: float) -> list[float]:
+    """Card read -> cards_dealt latencies (ms), hands of ten seats folded after the deal."""
+    out: list[float] = []
+    while len(out) < samples:
+        if shoe.remaining < 2 * SEATS:
+            raise SystemExit("the shoe ran out")  # a fresh shoe is loaded per hand below
+        await asyncio.to_thread(console.send, "start_hand")
+        for _ in range(2 * SEATS):
+            await asyncio.sleep(gap)
+            mark = len(sub.events)
+            start = time.perf_counter()
+            shoe.draw()
+            arrived, _ = await asyncio.to_thread(
+                sub.wait_event, mark, lambda e: e.get("type") == "cards_dealt")
+            out.append(1000 * (arrived - start))
+        # fold everyone but the big blind: seats act in turn from the one to act
+        for _ in range(SEATS - 1):
+            await asyncio.to_thread(console.send, "action", {"kind": "fold"})
+        await asyncio.to_thread(console.send, "next_hand")
+        shoe.new_shoe()
+    return out[:samples]
+
+
+def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
+                  size: int) -> list[float]:
+    """Bare paho QoS 1 publish -> receive on the same broker and subscriber (ms)."""
+    pub = client(f"bench-pub-{uuid.uuid4().hex[:6]}")
+    pub.connect("127.0.0.1", port)
+    pub.loop_start()
+    sent: dict[int, float] = {}
+    try:
+        for n in range(samples):
+            time.sleep(gap)
+            payload = json.dumps({"n": n, "pad": "x" * max(0, size - 20)})
+            sent[n] = time.perf_counter()
+            pub.publish("bench/floor", payload, qos=1)
+            with sub.cond:
+                if not sub.cond.wait_for(lambda: n in sub.floor, 5):  # noqa: B023 (waits here)
+                    raise SystemExit("floor message lost")
+    finally:
+        pub.loop_stop()
+        pub.disconnect()
+    return [1000 * (sub.floor[n] - sent[n]) for n in sent]
+
+
+async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
+    port = free_port()
+    conf = work / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+                    "persistence false\n")
+    mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    broker = subprocess.Popen([mosquitto, "-c", str(conf)],  # noqa: ASYNC220 (set-up, unmeasured)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    clock = SystemClock()
+    deck = Deck.load(ROOT / "config/decks/demo-red.csv")
+    shoe = SimShoe(deck, clock=clock, seed=1)
+    pty = work / "shoe"
+    journal_dir = Path(tempfile.mkdtemp(dir=args.journal_dir))
+    daemon: subprocess.Popen[bytes] | None = None
+    try:
+        wait_port(port)
+        seats = "\n".join(f"[[seats]]\nnumber = {i}\nname = \"P{i}\"\nstack = 100000\n"
+                          for i in range(1, SEATS + 1))
+        cfg = work / "table.toml"
+        cfg.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, pty=pty, user=USER,
+                                     port=port, journal=journal_dir / "journal.sqlite"))
+        async with PtyDevice(shoe, pty, clock=clock):
+            sub = Subscriber(port)
+            daemon = subprocess.Popen(  # noqa: ASYNC220 (set-up, before any measurement)
+                [sys.executable, "-m", "tablectl", "--log-level", "warning", "run",
+                 "--config", str(cfg)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            console = Console(port)
+            try:
+                await asyncio.sleep(1.0)  # the daemon connects, subscribes, opens the shoe
+                # warm-up hand (imports, first snapshots), not measured
+                await measure_reads(shoe, sub, console, 2 * SEATS, args.gap_ms / 1000)
+                reads = await measure_reads(shoe, sub, console, args.samples,
+                                            args.gap_ms / 1000)
+                sample = sub.events[-1][1]
+                floor = await asyncio.to_thread(measure_floor, port, sub, args.samples,
+                                                args.gap_ms / 1000, len(json.dumps(sample)))
+                rss = vm_hwm_mb(daemon.pid)
+            finally:
+                console.close()
+                sub.close()
+    finally:
+        if daemon is not None:
+            daemon.terminate()
+            daemon.wait(15)
+        broker.terminate()
+        broker.wait(15)
+        shutil.rmtree(journal_dir, ignore_errors=True)
+    return {"read_p50": pct(reads, 0.5), "read_p99": pct(reads, 0.99), "read_max": max(reads),
+            "floor_p50": pct(floor, 0.5), "floor_p99": pct(floor, 0.99),
+            "rss_peak_mb": rss}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=400)
+    parser.add_argument("--gap-ms", type=float, default=15.0)
+    parser.add_argument("--journal-dir", default=None,
+                        help="where the journal goes (default: the system temp directory)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        fig = asyncio.run(run(args, Path(tmp)))
+    ratio = fig["read_p50"] / fig["floor_p50"]
+    print(f"card read -> cards_dealt: p50 {fig['read_p50']:.2f} ms  p99 {fig['read_p99']:.2f} ms"
+          f"  max {fig['read_max']:.2f} ms  ({args.samples} reads)")
+    print(f"floor (paho QoS 1 publish -> receive): p50 {fig['floor_p50']:.2f} ms  "
+          f"p99 {fig['floor_p99']:.2f} ms")
+    print(f"p50 / floor p50 = {ratio:.1f}x (target <= 4x); p99 target <= 3 ms: "
+          f"{'met' if fig['read_p99'] <= 3 else 'NOT met'}")
+    print(f"daemon peak RSS (VmHWM, no camera): {fig['rss_peak_mb']:.1f} MB (target <= 80 MB)")
+    out: dict[str, object] = {k: round(v, 3) for k, v in fig.items()}
+    out.update(p50_over_floor=round(ratio, 2), samples=args.samples, gap_ms=args.gap_ms,
+               journal_dir=args.journal_dir or tempfile.gettempdir(), cpus=os.cpu_count())
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
