@@ -104,10 +104,18 @@ async def test_doubtful_camera_read_waits_for_the_dealer(
         reply = await asyncio.to_thread(console.send, "confirm_read",
                                         {"read": pending["read"]})
         assert reply["status"] == "ok", reply
+        applied = asyncio.Event()
+        daemon.on_outcome = lambda _inp, _out: applied.set()
+
+        def known() -> int:
+            view = daemon.controller.hand_view()
+            assert view is not None
+            return sum(c.card is not None for s in view.seats for c in s.cards)
+
         async with asyncio.timeout(20):
-            while len([c for s in daemon.controller.hand_view().seats  # type: ignore[union-attr]
-                       for c in s.cards if c.card is not None]) < 4:
-                await asyncio.sleep(0.05)
+            while known() < 4:
+                await applied.wait()
+                applied.clear()
         dealt = [c.card for s in daemon.controller.hand_view().seats  # type: ignore[union-attr]
                  for c in s.cards]
         assert sorted(map(str, dealt)) == sorted(str(seg.face) for seg in truth)
