@@ -374,6 +374,64 @@ def _roi(text: str) -> tuple[int, int, int, int]:
     return x, y, w, h
 
 
+def _camera_enrol_live(args: argparse.Namespace, out: Path) -> int:
+    from tablectl.vision.live import CaptureReader, LiveEnrolment, LivePhase
+    from tablectl.vision.model import VisionError
+
+    try:
+        reader = CaptureReader(args.live)
+    except VisionError as exc:
+        print(f"camera enrol: {exc}", file=sys.stderr)
+        return 2
+    live = LiveEnrolment(args.deck_id, args.mode, args.roi)
+
+    def ask(prompt: str) -> str | None:
+        print(prompt, flush=True)
+        line = sys.stdin.readline()
+        return None if line == "" else line.strip().lower()
+
+    try:
+        while live.phase is LivePhase.ENROL:
+            card = live.current
+            done, total = live.progress
+            if ask(f"[{done + 1}/{total}] show {card} to the camera, then press Enter "
+                   "(q to stop)") in (None, "q"):
+                print("camera enrol: stopped; nothing written", file=sys.stderr)
+                return 1
+            if not live.capture(reader.read(args.frames)):
+                print(f"no card index found: show {card} again")
+                continue
+            answer = ask(f"captured {card}: Enter to confirm, r to show it again")
+            if answer is None:
+                return 1
+            if answer.startswith("r"):
+                live.retake()
+                continue
+            live.confirm()
+        print("verification: show every card once more")
+        while live.phase is LivePhase.VERIFY:
+            card = live.current
+            done, total = live.progress
+            if ask(f"[{done + 1}/{total}] verify: show {card}, then press Enter") is None:
+                return 1
+            frames = reader.read(1)
+            if not frames:
+                print("camera enrol: the camera stopped", file=sys.stderr)
+                return 1
+            live.check(frames[0])
+        profile, report = live.result()
+    except VisionError as exc:
+        print(f"camera enrol: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        reader.close()
+    profile.save(out)
+    print(f"{out}: deck {profile.deck_id!r} enrolled live; {report.summary()}")
+    for item, read in report.failures:
+        print(f"  {item}: read {read}")
+    return 0 if report.passed else 1
+
+
 def _camera_enrol(args: argparse.Namespace) -> int:
     from tablectl.vision.enrol import enrol_images, labels_from_csv
     from tablectl.vision.model import VisionError
@@ -382,6 +440,11 @@ def _camera_enrol(args: argparse.Namespace) -> int:
     if (out / "profile.json").exists() and not args.force:
         print(f"{out}: a deck profile is already there (use --force to replace it)",
               file=sys.stderr)
+        return 2
+    if args.live:
+        return _camera_enrol_live(args, out)
+    if not args.images:
+        print("camera enrol: give IMAGES, or --live CAMERA", file=sys.stderr)
         return 2
     try:
         labels = labels_from_csv(Path(args.labels)) if args.labels else None
@@ -441,7 +504,13 @@ def _add_camera(sub: _Subparsers) -> None:
                        help="shoe mode: the index window in the frame (default: all of it)")
     enrol.add_argument("--labels", metavar="CSV", help="file,card rows instead of file names")
     enrol.add_argument("--force", action="store_true", help="replace an existing profile")
-    enrol.add_argument("images", nargs="+", metavar="IMAGE")
+    enrol.add_argument("--live", metavar="CAMERA",
+                       help="enrol at the table from this camera (device index, file, RTSP or "
+                            "HTTP MJPEG URL): the dealer shows each card, the console "
+                            "confirms, then shows every card again for verification")
+    enrol.add_argument("--frames", type=int, default=2,
+                       help="frames taken per card shown (live enrolment, default 2)")
+    enrol.add_argument("images", nargs="*", metavar="IMAGE")
     enrol.set_defaults(handler=_camera_enrol)
     rec = inner.add_parser("recognise", help="read cards in images against a deck profile")
     rec.add_argument("--profile", required=True, metavar="DIR")
