@@ -179,7 +179,10 @@ def _read_events(recall: HandRecall) -> _Record:
             case "board":
                 rec.board = _cards(data.get("cards"), what)
             case "action":
-                kind = ActionKind(str(data.get("kind")).replace("_", "-"))
+                try:
+                    kind = ActionKind(str(data.get("kind")).replace("_", "-"))
+                except ValueError:
+                    raise ExportError(f"{what}: unknown action {data.get('kind')!r}") from None
                 wager = kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
                 rec.decisions.append(ActionIn(_int(data, "seat", what), kind,
                                               _int(data, "to", what) if wager else None))

@@ -7,15 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from hardware_sim.devices import SimShoe
+from tablectl.app import table_setup
 from tablectl.cli import main
 from tablectl.daemon import TableDaemon
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
+from tablectl.history.export import ExportError, export_hand, finished_hands, open_readonly
 from tests.conftest import Broker
 from tests.daemon_extra.checks import pokerkit_stacks
 from tests.daemon_extra.session import ROOT, Endpoint, Session, play_session, write_config
@@ -60,6 +63,18 @@ async def test_recall_and_export_while_the_daemon_runs_with_an_error_active(
         session: Session = await play_session(
             tmp_path, Endpoint(mosquitto.host, mosquitto.port), "NT", HANDS, seed=21,
             journal_dir=Path(journals), then=with_error_active)
+        with open_readonly(session.config.journal.path) as journal:
+            last = finished_hands(journal, 1)[0]
+    # a journal that disagrees with itself is refused, not exported
+    setup = table_setup(session.config)
+    assert export_hand(setup, last).number == HANDS
+    wrong = replace(last, hand=replace(last.hand, summary={
+        **last.hand.summary, "stacks": [{"seat": 1, "stack": 1}]}))
+    with pytest.raises(ExportError, match="differ from the journal"):
+        export_hand(setup, wrong)
+    lost = replace(last, events=tuple(e for e in last.events if e.type != "action"))
+    with pytest.raises(ExportError):
+        export_hand(setup, lost)
 
     played = {h.number: h for h in session.hands}
     code, out, err = outputs["json"]
