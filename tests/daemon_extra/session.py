@@ -339,8 +339,9 @@ async def play_session(tmp_path: Path, broker: Endpoint, code: str, hands: int,
             played.append(await dealer.play())
 
         # every hand_ended reached the subscriber (the outbox lags the table)
-        await asyncio.to_thread(recorder.wait_for, lambda raw: sum(
-            t.endswith("/events") and b'"type":"hand_ended"' in p for t, p in raw) >= hands)
+        assert await asyncio.to_thread(recorder.wait_for, lambda raw: sum(
+            t.endswith("/events") and b'"type":"hand_ended"' in p for t, p in raw) >= hands,
+            60.0), "the subscriber did not get every hand_ended"
         if then is not None:
             await then(daemon, shoe)
     finally:
