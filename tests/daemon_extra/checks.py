@@ -289,8 +289,9 @@ def judge(session: Session, code: str, phh_dir: Path, played_in: float = 0.0) ->
 
 
 def session_verdict(tmp_path: Path, broker: Endpoint, code: str, hands: int, seed: int,
-                    journal_dir: Path | None = None) -> Verdict:
+                    journal_dir: Path | None = None, undo_every: int = 0) -> Verdict:
     """Play a session and judge it (both in the calling process: a worker's entry point)."""
     start = time.perf_counter()
-    session = run_session(tmp_path, broker, code, hands, seed, journal_dir)
+    session = run_session(tmp_path, broker, code, hands, seed, journal_dir,
+                          undo_every=undo_every)
     return judge(session, code, tmp_path / "phh", time.perf_counter() - start)

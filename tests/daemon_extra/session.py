@@ -188,7 +188,9 @@ class PlayedHand:
     cards: int = 0
     """Cards read from the shoe in the hand (burns included)."""
     decisions: int = 0
-    """Action commands sent in the hand (shows included)."""
+    """Action commands sent in the hand (shows and repeats after an undo included)."""
+    undos: int = 0
+    """Decisions taken back with ``undo`` (and sent again) in the hand."""
 
 
 class WireDealer:
@@ -196,7 +198,7 @@ class WireDealer:
 
     def __init__(self, config: TableConfig, shoe: SimShoe, source: RfidShoeSource,
                  console: Console, daemon: TableDaemon, seed: int,
-                 mark: Callable[[], int] = lambda: 0) -> None:
+                 mark: Callable[[], int] = lambda: 0, undo_every: int = 0) -> None:
         self.config = config
         self.deck = config.load_deck()
         self.shoe = shoe
@@ -206,6 +208,8 @@ class WireDealer:
         self.rng = random.Random(seed)
         self.shoe_number = 0
         self.mark = mark
+        self.undo_every = undo_every
+        self._actions = 0
         self._applied = asyncio.Event()
         daemon.on_outcome = lambda _inp, _out: self._applied.set()
 
@@ -269,6 +273,7 @@ class WireDealer:
         assert isinstance(data, dict)
         number = data["hand"]["number"]
         shown_at: dict[int, int] = {}
+        decisions = undos = 0
 
         def apply(inp: ActionIn | ShowIn | CardIn) -> None:
             for event in mirror.apply(inp):
@@ -282,12 +287,25 @@ class WireDealer:
             if isinstance(exp, Act):
                 act = self._decide(exp)
                 apply(act)
-                await self.send("action", {"seat": act.seat, "kind": act.kind.value,
-                                           "amount": act.amount})
+                args = {"seat": act.seat, "kind": act.kind.value, "amount": act.amount}
+                await self.send("action", args)
+                decisions += 1
+                self._actions += 1
+                if self.undo_every and self._actions % self.undo_every == 0 \
+                        and not isinstance(mirror.expected(), Done):
+                    # the dealer takes the decision back and enters it again
+                    reply = await self.send("undo")
+                    undone = {k: v for k, v in args.items() if v is not None}
+                    undone["kind"] = act.kind.value.replace("-", "_")
+                    assert reply["data"] == {"undone": undone}, reply
+                    await self.send("action", args)
+                    decisions += 1
+                    undos += 1
                 continue
             if isinstance(exp, Showdown):
                 apply(ShowIn(exp.seat))
                 await self.send("action", {"seat": exp.seat, "kind": "show"})
+                decisions += 1
                 continue
             before = self.daemon.applied
             card = self.shoe.order[0]  # the next card in the shoe: the engine sees it first
@@ -299,7 +317,7 @@ class WireDealer:
                       if isinstance(e, CardDealt) and e.card is not None)
         cards = sum(isinstance(i, CardIn) for i in mirror.inputs)
         return PlayedHand(number, self.shoe_number, holes, shown_at, dict(mirror.final_stacks),
-                          cards=cards, decisions=len(mirror.inputs) - cards)
+                          cards=cards, decisions=decisions, undos=undos)
 
 
 @dataclass
@@ -314,7 +332,7 @@ class Session:
 async def play_session(tmp_path: Path, broker: Endpoint, code: str, hands: int,
                        seed: int, journal_dir: Path | None = None, seats: int = 4,
                        then: Callable[[TableDaemon, SimShoe], Awaitable[None]] | None = None,
-                       ) -> Session:
+                       undo_every: int = 0) -> Session:
     """Run the daemon for ``hands`` hands of ``code`` and return what was published;
     ``then`` runs after the hands, with the daemon still running."""
     config = write_config(tmp_path, broker, code, seats, journal_dir=journal_dir)
@@ -334,7 +352,7 @@ async def play_session(tmp_path: Path, broker: Endpoint, code: str, hands: int,
         assert await asyncio.to_thread(recorder.wait_for,
                                        lambda raw: any(t == state_topic for t, _ in raw))
         dealer = WireDealer(config, shoe, source, console, daemon, seed,
-                            mark=lambda: len(recorder.raw))
+                            mark=lambda: len(recorder.raw), undo_every=undo_every)
         for _ in range(hands):
             played.append(await dealer.play())
 
@@ -355,6 +373,8 @@ async def play_session(tmp_path: Path, broker: Endpoint, code: str, hands: int,
 
 
 def run_session(tmp_path: Path, broker: Endpoint, code: str, hands: int, seed: int,
-                journal_dir: Path | None = None, seats: int = 4) -> Session:
+                journal_dir: Path | None = None, seats: int = 4,
+                undo_every: int = 0) -> Session:
     """:func:`play_session` in a fresh event loop (for a worker process)."""
-    return asyncio.run(play_session(tmp_path, broker, code, hands, seed, journal_dir, seats))
+    return asyncio.run(play_session(tmp_path, broker, code, hands, seed, journal_dir, seats,
+                                    undo_every=undo_every))

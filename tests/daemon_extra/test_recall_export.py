@@ -62,7 +62,7 @@ async def test_recall_and_export_while_the_daemon_runs_with_an_error_active(
     with tempfile.TemporaryDirectory(dir=_shm()) as journals:
         session: Session = await play_session(
             tmp_path, Endpoint(mosquitto.host, mosquitto.port), "NT", HANDS, seed=21,
-            journal_dir=Path(journals), then=with_error_active)
+            journal_dir=Path(journals), then=with_error_active, undo_every=7)
         with open_readonly(session.config.journal.path) as journal:
             last = finished_hands(journal, 1)[0]
     # a journal that disagrees with itself is refused, not exported
@@ -83,6 +83,7 @@ async def test_recall_and_export_while_the_daemon_runs_with_an_error_active(
     assert [e["code"] for e in recall["active_errors"]] == ["second_deck"]
     hands = recall["hands"]
     assert [h["number"] for h in hands] == sorted(played, reverse=True)[:HANDS]
+    assert sum(h.undos for h in session.hands) >= 5, "the export saw undone decisions"
     for hand in hands:
         dealt = played[hand["number"]]
         steps = hand["steps"]
@@ -90,6 +91,7 @@ async def test_recall_and_export_while_the_daemon_runs_with_an_error_active(
         assert kinds[0] == "start_hand" and steps[0]["actor"] == "floor-wire"
         assert kinds.count("card_read") == dealt.cards, hand["number"]
         assert kinds.count("action") == dealt.decisions, hand["number"]
+        assert kinds.count("undo") == dealt.undos, hand["number"]
         assert [s["seq"] for s in steps] == sorted(s["seq"] for s in steps)
         events = [e["type"] for s in steps for e in s["events"]]
         assert steps[0]["events"][0]["type"] == "hand_started"

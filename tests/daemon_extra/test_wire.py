@@ -46,6 +46,8 @@ from tests.daemon_extra.checks import (
 from tests.daemon_extra.session import VARIANTS, Endpoint, HoleCard, PlayedHand
 
 HANDS_PER_VARIANT = 100
+UNDO_EVERY = 40
+"""Every 40th decision the dealer takes back with ``undo`` and enters again."""
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -71,7 +73,7 @@ async def test_no_hole_card_on_poker_before_showdown_over_500_hands(
             broker = mosquitto_factory()
             futures.append(loop.run_in_executor(
                 pool, session_verdict, work, Endpoint(broker.host, broker.port), code,
-                HANDS_PER_VARIANT, seed, journal_dir))
+                HANDS_PER_VARIANT, seed, journal_dir, UNDO_EVERY))
         verdicts: list[Verdict] = await asyncio.gather(*futures)
 
     for v in verdicts:
@@ -93,6 +95,7 @@ async def test_no_hole_card_on_poker_before_showdown_over_500_hands(
     for kind in ("PublicEvent:hand_started", "PublicEvent:forced_bet", "PublicEvent:cards_dealt",
                  "PublicEvent:board", "PublicEvent:action", "PublicEvent:pot",
                  "PublicEvent:winner", "PublicEvent:hand_ended", "PublicEvent:seat",
+                 "PublicEvent:correction", "PublicEvent:bet_returned",
                  "PublicSnapshot:snapshot", "SecureSnapshot:snapshot", "StatusPayload",
                  "CommandPayload", "ReplyPayload"):
         assert kind in seen, kind
