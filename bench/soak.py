@@ -126,6 +126,9 @@ class Faults:
                 with self.watcher.cond:
                     first = min(w for e, _, _, w in self.watcher.snapshots if e > old)
                 self.recoveries.append(first - t0)
+                if first - t0 > 2.0:    # say when, so the daemon's log can tell why
+                    print(f"slow recovery: a SIGKILL recovered at {time.strftime('%H:%M:%S')} took "
+                          f"{first - t0:.1f} s (log: {stack.daemon.log_path})", flush=True)
             else:
                 await asyncio.to_thread(self.broker.kill)
                 self.broker_kills += 1
