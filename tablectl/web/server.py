@@ -187,6 +187,37 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def page_reply(raw: bytes) -> dict[str, object] | None:
+    """The daemon's reply (``{"v", "id", "status": "ok"|"error", "error": {"code",
+    "message"}, "data"}``, docs/mqtt.md) as the console page gets it: ``{"id", "ok",
+    "result"}`` or ``{"id", "ok": false, "error": {"code", "reason"}}``; None when ``raw`` is
+    not such a reply.
+
+    >>> page_reply(b'{"v":1,"id":"a1","status":"ok","data":{"hand":{"number":2}}}')
+    {'id': 'a1', 'ok': True, 'result': {'hand': {'number': 2}}}
+    >>> page_reply(b'{"v":1,"id":"a2","status":"error","error":{"code":"out_of_turn",'
+    ...            b'"message":"seat 3 is not to act"},"data":{}}')["error"]
+    {'code': 'out_of_turn', 'reason': 'seat 3 is not to act'}
+    >>> page_reply(b'{"id":"a3","ok":true}') is None
+    True
+    """
+    try:
+        reply = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(reply, dict) or reply.get("status") not in ("ok", "error"):
+        return None
+    data = reply.get("data")
+    if reply["status"] == "ok":
+        return {"id": reply.get("id"), "ok": True,
+                "result": data if isinstance(data, dict) else {}}
+    err = reply.get("error")
+    err = err if isinstance(err, dict) else {}
+    return {"id": reply.get("id"), "ok": False,
+            "error": {"code": str(err.get("code") or "error"),
+                      "reason": str(err.get("message") or "")}}
+
+
 def _dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
@@ -280,6 +311,10 @@ class WebServer:
             finally:
                 self.public_hub.close()
                 self.overlay_hub.close()
+                for listening in server.servers:
+                    # cancelled (run_web "until cancelled"): uvicorn's own shutdown did not
+                    # run, so its listening socket would stay open
+                    listening.close()
                 for task in tasks:
                     task.cancel()
 
@@ -444,7 +479,7 @@ class WebServer:
             return JSONResponse({"id": cmd_id, "ok": False, "error": {
                 "code": "unavailable", "reason": "this server has no command channel"}},
                 status_code=503)
-        payload = _dumps({"id": cmd_id, "args": args}).encode("utf-8")
+        payload = _dumps({"v": 1, "id": cmd_id, "args": args}).encode("utf-8")
         _LOGGER.info("console %s: %s %s (id %s)", session.user, name, _dumps(args), cmd_id,
                      extra={"table": self.settings.table})
         try:
@@ -458,11 +493,8 @@ class WebServer:
             _LOGGER.warning("console command %s not sent: %s", name, exc)
             return JSONResponse({"id": cmd_id, "ok": False, "error": {
                 "code": "unavailable", "reason": str(exc)}}, status_code=502)
-        try:
-            reply = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            reply = None
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        reply = page_reply(raw)
+        if reply is None:
             return JSONResponse({"id": cmd_id, "ok": False, "error": {
                 "code": "bad_reply", "reason": "the table's reply was not understood"}},
                 status_code=502)

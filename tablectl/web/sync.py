@@ -2,8 +2,11 @@
 
 :class:`PublicSync` follows the resync rules of the MQTT API (``docs/mqtt.md``) for one table:
 
-* the retained ``state`` snapshot is the truth; it carries the ``epoch`` and the ``seq`` of the
-  last event it includes;
+* every payload is the daemon's envelope (``tablectl.publish.envelope``): events and snapshots
+  are ``{"v", "table", "epoch", "seq", "type", "ts", "hand", "data": {...}}`` with the body in
+  ``data``, the status is ``{"v", "table", "state": "online"|"offline", "version", "epoch"}``;
+* the retained ``state`` snapshot is the truth; its envelope carries the ``epoch`` and the
+  ``seq`` of the last event it includes;
 * events of the same epoch are taken in order (``seq == last + 1``); an event with a larger
   ``seq`` is a gap: the view is marked *resyncing* and later events are not trusted until a
   snapshot with ``seq`` at least as large arrives (the daemon republishes it after every event);
@@ -32,8 +35,8 @@ _LOGGER = logging.getLogger(__name__)
 JsonObject = dict[str, object]
 
 LOG_TYPES: Final = frozenset({
-    "hand_started", "forced_bet", "action", "board", "showdown", "winner", "hand_ended",
-    "error", "device",
+    "hand_started", "forced_bet", "action", "bet_returned", "board", "showdown", "winner",
+    "hand_ended", "error", "device", "correction", "seat",
 })
 """Event types shown in the display's action log (``pot`` and ``cards_dealt`` are not)."""
 
@@ -55,6 +58,24 @@ def _decode(message: Message) -> JsonObject | None:
 def _int(data: JsonObject, key: str) -> int | None:
     value = data.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _body(data: JsonObject) -> JsonObject | None:
+    """The ``data`` body of an event or snapshot envelope (None when it has none)."""
+    body = data.get("data")
+    return body if isinstance(body, dict) else None
+
+
+def log_entry(envelope: JsonObject, body: JsonObject) -> JsonObject:
+    """An action-log entry: the event's body with its ``type``, ``seq`` and ``ts`` beside it
+    (a body's own ``hand``, the ``{id, number}`` of hand_started / hand_ended, is kept).
+
+    >>> log_entry({"type": "board", "seq": 7, "ts": "t", "hand": 3, "data": {}},
+    ...           {"cards": ["Ah"], "street": "flop"})
+    {'cards': ['Ah'], 'street': 'flop', 'type': 'board', 'seq': 7, 'ts': 't'}
+    """
+    return {**body, "type": envelope.get("type"), "seq": envelope.get("seq"),
+            "ts": envelope.get("ts")}
 
 
 def redact_hidden_cards(snapshot: JsonObject) -> int:
@@ -149,9 +170,14 @@ class PublicSync:
 
     def _on_state(self, data: JsonObject) -> bool:
         epoch, seq = _int(data, "epoch"), _int(data, "seq")
-        if epoch is None or seq is None or not isinstance(data.get("seats"), list):
-            _LOGGER.warning("table %s: ignoring a state without epoch, seq or seats", self.table)
+        envelope = data
+        body = _body(envelope)
+        if epoch is None or seq is None or body is None \
+                or not isinstance(body.get("seats"), list):
+            _LOGGER.warning("table %s: ignoring a state without epoch, seq or data.seats",
+                            self.table)
             return False
+        data = body
         if epoch != self.epoch:
             self._reset(epoch)
         elif self.seq is not None and seq < self.seq:
@@ -172,8 +198,10 @@ class PublicSync:
     def _on_event(self, data: JsonObject) -> bool:
         epoch, seq = _int(data, "epoch"), _int(data, "seq")
         kind = data.get("type")
-        if epoch is None or seq is None or not isinstance(kind, str):
-            _LOGGER.warning("table %s: ignoring an event without epoch, seq or type", self.table)
+        body = _body(data)
+        if epoch is None or seq is None or not isinstance(kind, str) or body is None:
+            _LOGGER.warning("table %s: ignoring an event without epoch, seq, type or data",
+                            self.table)
             return False
         if epoch != self.epoch:
             if self.epoch is not None and epoch < self.epoch:
@@ -197,12 +225,18 @@ class PublicSync:
             # Also when the snapshot of this event came first (seq <= last): the log is
             # informational and keyed by seq, so order of arrival does not matter.
             self._logged.add(seq)
-            self._log.append(data)
+            last = self._log[-1] if self._log else None
+            if kind == "board" and last is not None and last.get("type") == "board" \
+                    and last.get("street") == body.get("street"):
+                # one board event per card, each with the whole board so far: the flop is
+                # one line of the log, not three
+                self._log.pop()
+            self._log.append(log_entry(data, body))
             return True
         return False
 
     def _on_status(self, data: JsonObject) -> bool:
-        status = data.get("status")
+        status = data.get("state")
         if status not in ("online", "offline"):
             return False
         epoch = _int(data, "epoch")
@@ -299,7 +333,7 @@ class OverlaySync:
         self._line: DelayLine[tuple[str, JsonObject]] = DelayLine(delay)
         self.snapshot: JsonObject | None = None
         self.hand: str | None = None
-        self.holecards: dict[int, list[str]] = {}
+        self.holecards: dict[int, list[str | None]] = {}
         self.link_up = False
         self.version = 0
 
@@ -323,15 +357,19 @@ class OverlaySync:
         if data is None or data.get("table", self.table) != self.table:
             return False
         kind = item.topic[len(self._prefix):]
+        body = _body(data)
+        if body is None:
+            _LOGGER.warning("table %s: ignoring a secure %s without data", self.table, kind)
+            return False
         if kind == "holecards":
-            seat, cards = _int(data, "seat"), data.get("cards")
+            seat, cards = _int(body, "seat"), body.get("cards")
             if seat is None or not isinstance(cards, list) \
-                    or not all(isinstance(c, str) for c in cards):
+                    or not all(c is None or isinstance(c, str) for c in cards):
                 _LOGGER.warning("table %s: ignoring hole cards without seat or cards", self.table)
                 return False
-        elif kind != "state":
+        elif kind != "state" or not isinstance(body.get("seats"), list):
             return False
-        self._line.push((kind, data), now)
+        self._line.push((kind, body), now)
         return False
 
     def next_due(self) -> float | None:
@@ -368,7 +406,8 @@ class OverlaySync:
         seat = _int(data, "seat")
         cards = data.get("cards")
         if seat is not None and isinstance(cards, list):
-            self.holecards[seat] = [str(c) for c in cards]
+            # null: a card dealt but not read (shown as a back)
+            self.holecards[seat] = [None if c is None else str(c) for c in cards]
 
     def view(self) -> JsonObject:
         """What overlay browsers get: the delayed secure state and hole cards by seat."""

@@ -1,10 +1,15 @@
-"""A stand-in for the table daemon (which is being written in parallel): it publishes contract
-payloads (``/work/notes/mqtt_payloads.md``, docs/mqtt.md) to a real mosquitto and answers console
-commands, for a heads-up no-limit hold'em hand with known cards.
+"""A stand-in for the table daemon: it publishes the daemon's payloads to a real mosquitto and
+answers console commands, for a heads-up no-limit hold'em hand with known cards.
 
-It is deliberately small: two seats, blinds, check/call/bet/raise/fold, a fixed deck order and
-a fixed showdown result. Its rules are written out here (not taken from the web server), so the
-browser tests compare the pages with an independent account of the hand.
+Its payloads have the daemon's shapes: every event and snapshot in the envelope of
+``tablectl.publish.envelope`` (the body under ``data``), the status ``{"state": ...}``, replies
+``{"status", "error": {"code", "message"}, "data"}``; each body is validated against the
+controller's payload models (``tablectl.controller.payloads``) before it is published, so a
+shape the real daemon would not send fails the test at once. Its rules are written out here
+(not taken from the web server or the engine): two seats, blinds, check/call/bet/raise/fold, a
+fixed deck order and a fixed showdown result. ``start_hand`` only between hands, ``next_hand``
+only after a settled hand (it moves the button), as the real controller does.
+(``tests/web/test_whole_stack.py`` runs the pages against the real daemon.)
 """
 
 from __future__ import annotations
@@ -20,6 +25,19 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from tablectl.controller.payloads import (
+    PUBLIC_EVENT,
+    HoleCardsEvent,
+    PublicSnapshot,
+    SecureSnapshot,
+)
+from tablectl.publish.envelope import (
+    EventEnvelope,
+    ReplyPayload,
+    SnapshotEnvelope,
+    StatusPayload,
+    decode,
+)
 from tests.web.paho_link import SyncClient
 
 TABLE = "t01"
@@ -36,7 +54,7 @@ STREETS = ("preflop", "flop", "turn", "river")
 
 
 def ts() -> str:
-    return "2026-11-29T18:00:00.000Z"
+    return "2026-11-29T18:00:00Z"
 
 
 @dataclass
@@ -60,7 +78,8 @@ class FakeTable:
     hand_no: int = 0
     phase: str = "idle"
     street: str | None = None
-    button: int = 3
+    button: int = 1
+    secure_seq: int = 0
     seats: dict[int, Seat] = field(default_factory=lambda: {
         1: Seat(1, "Ada", 20000), 3: Seat(3, "Brook", 20000)})
     board: list[str] = field(default_factory=list)
@@ -84,9 +103,10 @@ class FakeTable:
         self.mqtt = SyncClient(self.port, f"controller-{TABLE}", password=self.password)
         self.mqtt.client.on_message = self._on_message
         self.mqtt.client.subscribe(f"poker/v1/tables/{TABLE}/cmd/+/+", qos=1)
-        self.pub(f"poker/v1/tables/{TABLE}/status",
-                 {"schema": "tablectl.status/1", "table": TABLE, "status": "online",
-                  "version": "test", "epoch": self.epoch}, retain=True)
+        status = {"v": 1, "table": TABLE, "state": "online", "version": "test",
+                  "epoch": self.epoch}
+        decode(StatusPayload, json.dumps(status).encode())
+        self.pub(f"poker/v1/tables/{TABLE}/status", status, retain=True)
         self.publish_state()
 
     def close(self) -> None:
@@ -103,14 +123,30 @@ class FakeTable:
     def pub(self, topic: str, obj: dict[str, Any], *, retain: bool = False) -> None:
         self.mqtt.publish(topic, json.dumps(obj).encode(), retain=retain)
 
+    def envelope(self, etype: str, seq: int, data: dict[str, Any]) -> dict[str, Any]:
+        return {"v": 1, "table": TABLE, "epoch": self.epoch, "seq": seq, "type": etype,
+                "ts": ts(), "hand": self.hand_no if self.phase != "idle" else None,
+                "data": data}
+
     def event(self, etype: str, **fields: Any) -> None:
+        PUBLIC_EVENT.validate_python({"type": etype, **fields})
         self.seq += 1
-        self.pub(f"poker/v1/tables/{TABLE}/events",
-                 {"schema": "tablectl.event/1", "table": TABLE, "epoch": self.epoch,
-                  "seq": self.seq, "ts": ts(), "type": etype, **fields})
+        env = self.envelope(etype, self.seq, fields)
+        decode(EventEnvelope, json.dumps(env).encode())
+        self.pub(f"poker/v1/tables/{TABLE}/events", env)
+
+    def holecards(self, seat: int, cards: list[str]) -> None:
+        body = {"hand": self.hand_ref(), "seat": seat, "cards": cards}
+        HoleCardsEvent.model_validate({"type": "holecards", **body})
+        self.secure_seq += 1
+        self.pub(f"secure/v1/tables/{TABLE}/holecards",
+                 self.envelope("holecards", self.secure_seq, body))
+
+    def hand_ref(self) -> dict[str, Any]:
+        return {"id": f"{TABLE}-{self.hand_no:06d}", "number": self.hand_no}
 
     def snapshot(self, *, secure: bool) -> dict[str, Any]:
-        show = self.phase in ("showdown", "settled")
+        show = self.street == "showdown"
         seats = []
         for s in self.seats.values():
             cards = []
@@ -118,25 +154,33 @@ class FakeTable:
                 for c in HOLE[s.seat]:
                     visible = secure or (show and not s.folded)
                     cards.append({"card": c if visible else None, "up": show and not s.folded})
-            status = "folded" if s.folded else ("all_in" if s.stack == 0 and self.hand_no else
-                                                "active")
+            status = "folded" if s.folded else ("all_in" if s.stack == 0 and self.hand_no
+                                                and self.phase != "settled" else "active")
             seats.append({"seat": s.seat, "name": s.name, "stack": s.stack, "bet": s.bet,
                           "status": status, "cards": cards, "to_act": s.seat == self.to_act})
         pot = sum(s.committed for s in self.seats.values())
         to_act = None
         if self.to_act is not None:
             to_act = {"seat": self.to_act, "legal": self.legal(self.to_act)}
-        return {"schema": "tablectl.state/1", "table": TABLE, "epoch": self.epoch,
-                "seq": self.seq, "ts": ts(),
-                "hand": ({"id": f"{TABLE}-{self.hand_no:06d}", "number": self.hand_no}
-                         if self.hand_no and self.phase != "idle" else None),
-                "game": GAME, "stakes": STAKES, "button": self.button, "phase": self.phase,
-                "street": self.street, "seats": seats, "board": list(self.board),
-                "pots": [{"amount": pot, "eligible": [s.seat for s in self.seats.values()
-                                                      if not s.folded]}] if pot else [],
-                "to_act": to_act, "last_action": self.last_action,
-                "results": self.results, "errors": list(self.errors),
-                "devices": [{"name": "shoe", "kind": "rfid-shoe", "status": "online"}]}
+        body: dict[str, Any] = {
+            "schema": "tablectl.state/1", "table": TABLE,
+            "hand": self.hand_ref() if self.hand_no and self.phase != "idle" else None,
+            "game": GAME, "stakes": STAKES, "button": self.button, "phase": self.phase,
+            "street": self.street, "seats": seats, "board": list(self.board),
+            "pots": [{"amount": pot, "eligible": [s.seat for s in self.seats.values()
+                                                  if not s.folded]}] if pot else [],
+            "to_act": to_act, "last_action": self.last_action,
+            "results": self.results, "errors": list(self.errors),
+            "devices": [{"name": "shoe", "kind": "rfid-shoe", "status": "online"}]}
+        if secure:
+            body.update({"schema": "tablectl.secure-state/1", "burns": [],
+                         "pending_read": None})
+            SecureSnapshot.model_validate(body)
+        else:
+            PublicSnapshot.model_validate(body)
+        env = self.envelope("snapshot", self.secure_seq if secure else self.seq, body)
+        decode(SnapshotEnvelope, json.dumps(env).encode())
+        return env
 
     def publish_state(self) -> None:
         self.pub(f"poker/v1/tables/{TABLE}/state", self.snapshot(secure=False), retain=True)
@@ -163,28 +207,26 @@ class FakeTable:
 
     def start_hand(self) -> None:
         self.hand_no += 1
-        self.button = self.other(self.button)
         for s in self.seats.values():
             s.bet = s.committed = 0
             s.folded = s.acted = False
         self.board, self.results, self.last_action = [], [], None
         self.phase, self.street = "dealing", "preflop"
-        hand = {"id": f"{TABLE}-{self.hand_no:06d}", "number": self.hand_no}
-        self.event("hand_started", hand=hand, button=self.button, seats=list(self.seats))
+        self.event("hand_started", hand=self.hand_ref(), button=self.button,
+                   seats=[{"seat": s.seat, "name": s.name, "stack": s.stack}
+                          for s in self.seats.values()])
         sb, bb = self.button, self.other(self.button)  # heads-up: the button posts the SB
         for seat, kind, amount in ((sb, "small_blind", 100), (bb, "big_blind", 200)):
             s = self.seats[seat]
             s.stack -= amount
             s.bet += amount
             s.committed += amount
-            self.event("forced_bet", seat=seat, kind=kind, amount=amount)
-        for seat in (bb, sb, bb, sb):
-            self.event("cards_dealt", seat=seat, count=1, up=[])
-        for seat, cards in HOLE.items():
-            self.pub(f"secure/v1/tables/{TABLE}/holecards",
-                     {"schema": "tablectl.holecards/1", "table": TABLE, "epoch": self.epoch,
-                      "seq": self.seq, "hand": hand["id"], "seat": seat, "cards": cards,
-                      "ts": ts()})
+            self.event("forced_bet", seat=seat, kind=kind, amount=amount, all_in=False)
+        dealt: dict[int, list[str]] = {seat: [] for seat in HOLE}
+        for i, seat in enumerate((bb, sb, bb, sb)):
+            self.event("cards_dealt", seat=seat, count=1, up=[], street="preflop")
+            dealt[seat].append(HOLE[seat][i // 2])
+            self.holecards(seat, list(dealt[seat]))  # every card of the seat so far
         self.phase = "betting"
         self.to_act = sb
         self.publish_state()
@@ -210,8 +252,9 @@ class FakeTable:
         me.acted = True
         if kind == "fold":
             me.folded = True
-        self.last_action = {"seat": seat, "kind": kind, "amount": me.bet if add else 0}
-        self.event("action", seat=seat, kind=kind, amount=me.bet if add else 0, stack=me.stack)
+        self.last_action = {"seat": seat, "kind": kind, "amount": add}
+        self.event("action", seat=seat, kind=kind, amount=add, to=me.bet,
+                   all_in=me.stack == 0, stack=me.stack)
         if kind in ("bet", "raise"):
             them.acted = False
         if me.folded:
@@ -227,24 +270,28 @@ class FakeTable:
         pot = sum(s.committed for s in self.seats.values())
         for s in self.seats.values():
             s.bet, s.acted = 0, False
-        self.event("pot", pots=[{"amount": pot, "eligible": list(self.seats)}])
+        self.event("pot", pots=[{"amount": pot, "eligible": list(self.seats)}],
+                   street=self.street)
         i = STREETS.index(self.street or "preflop")
         if i == len(STREETS) - 1:
             self.finish(winner=3, showdown=True)
             return
         self.street = STREETS[i + 1]
         new = BOARD[:3] if self.street == "flop" else BOARD[len(self.board):len(self.board) + 1]
-        self.board += new
-        self.event("board", cards=new, street=self.street)
+        for card in new:  # one event per card, each with the whole board so far
+            self.board.append(card)
+            self.event("board", cards=list(self.board), street=self.street)
         self.to_act = self.other(self.button)  # heads-up: the big blind acts first after the flop
 
     def finish(self, *, winner: int, showdown: bool) -> None:
         pot = sum(s.committed for s in self.seats.values())
         self.to_act = None
-        self.phase, self.street = ("showdown", "showdown") if showdown else ("settled", None)
+        self.phase, self.street = "settled", ("showdown" if showdown else None)
         if showdown:
             for seat, desc in ((1, LOSER_DESCRIPTION), (3, WINNER_DESCRIPTION)):
-                self.event("showdown", seat=seat, cards=HOLE[seat], high=desc, low=None)
+                best = WINNER_CARDS if seat == 3 else ["As", "Ah", "Ks", "Kd", "9s"]
+                self.event("showdown", seat=seat, cards=HOLE[seat], best=best, high=desc,
+                           low=None)
         self.seats[winner].stack += pot
         for s in self.seats.values():
             s.bet = 0
@@ -253,9 +300,9 @@ class FakeTable:
                          "cards": WINNER_CARDS if showdown else []}]
         self.event("winner", pot=0, seat=winner, amount=pot, half="whole",
                    description=self.results[0]["description"])
-        self.event("hand_ended", hand={"id": f"{TABLE}-{self.hand_no:06d}",
-                                       "number": self.hand_no},
-                   stacks={str(s.seat): s.stack for s in self.seats.values()})
+        self.event("hand_ended", hand=self.hand_ref(), result="settled",
+                   stacks=[{"seat": s.seat, "stack": s.stack} for s in self.seats.values()],
+                   rake=0)
 
     # --- commands -----------------------------------------------------------------------
 
@@ -272,21 +319,32 @@ class FakeTable:
         with self.lock:
             self.commands.append((name, args))
             error = self.handle(name, args)
-        reply = {"id": cmd.get("id"), "ok": error is None}
+        reply: dict[str, Any] = {"v": 1, "id": cmd.get("id"),
+                                 "status": "ok" if error is None else "error",
+                                 "data": {}}
         if error is None:
-            reply["result"] = self.recall_result if name == "recall" else {}
+            reply["data"] = self.recall_result if name == "recall" else {}
         else:
-            reply["error"] = {"code": error, "reason": f"{name} refused: {error}"}
+            reply["error"] = {"code": error, "message": f"{name} refused: {error}"}
+        raw = json.dumps(reply).encode()
+        decode(ReplyPayload, raw)
         props = Properties(PacketTypes.PUBLISH)
         props.CorrelationData = msg.properties.CorrelationData
-        client.publish(msg.properties.ResponseTopic, json.dumps(reply).encode(), qos=1,
-                       properties=props)
+        client.publish(msg.properties.ResponseTopic, raw, qos=1, properties=props)
 
     def handle(self, name: str, args: dict[str, Any]) -> str | None:
-        if name in ("next_hand", "start_hand"):
-            if self.phase not in ("idle", "showdown", "settled"):
-                return "hand_in_progress"
+        if name == "start_hand":
+            if self.phase != "idle":
+                return "wrong_phase"
             self.start_hand()
+            return None
+        if name == "next_hand":
+            if self.phase != "settled":
+                return "wrong_phase"
+            self.phase, self.street, self.to_act = "idle", None, None
+            self.board, self.results, self.last_action = [], [], None
+            self.button = self.other(self.button)
+            self.publish_state()
             return None
         if name == "action":
             return self.act(int(args.get("seat", 0)), str(args.get("kind")),
@@ -297,9 +355,11 @@ class FakeTable:
         return "not_supported_by_stand_in"
 
     def doubtful_read(self, read: str, message: str) -> None:
-        """Publish a snapshot with a read that needs the dealer's confirmation."""
+        """Publish a snapshot with a read that needs the dealer's confirmation (as the
+        controller words it: the read id leads the message)."""
         with self.lock:
-            self.errors = [{"code": "doubtful_read", "message": message, "read": read,
+            self.errors = [{"code": "doubtful_read",
+                            "message": f"read {read} needs confirmation: {message}",
                             "since": ts()}]
-            self.seq += 1
+            self.phase = "fault"
             self.publish_state()

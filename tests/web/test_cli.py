@@ -102,10 +102,10 @@ async def test_tablectl_web_serves_a_table_over_the_real_mqtt_adapter(
 
         dealer = Browserless(base)
         info = await dealer.login("dealer1")
-        status, reply = await dealer.post("/api/cmd/next_hand", b'{"args": {}}',
+        status, reply = await dealer.post("/api/cmd/start_hand", b'{"args": {}}',
                                           **{"X-CSRF-Token": info["csrf"]})
         assert status == 200 and reply["ok"] is True, reply
-        assert table.commands == [("next_hand", {})]
+        assert table.commands == [("start_hand", {})]
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=15)

@@ -59,7 +59,7 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
             await expect(console.locator(f'#seat-rows tr.to-act[data-seat="{seat}"]')
                          ).to_have_count(1)
 
-        await click("#cmd-next-hand")
+        await click("#cmd-start-hand")
         # Heads-up: the button (seat 1, Ada) posts the small blind and acts first preflop.
         await to_act(1)
         await expect(console.locator("#act-call")).to_have_text("Call $1")
@@ -98,18 +98,20 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
 
         # The daemon got exactly the commands the clicks meant.
         assert [(n, a.get("kind"), a.get("amount")) for n, a in table.commands] == [
-            ("next_hand", None, None),
+            ("start_hand", None, None),
             ("action", "call", 100), ("action", "check", None),
             ("action", "check", None), ("action", "bet", 200), ("action", "call", 200),
             ("action", "check", None), ("action", "check", None),
             ("action", "check", None), ("action", "check", None),
         ]
 
-        # A refused command shows the daemon's reason.
+        # A refused command shows the daemon's reason; the next hand then moves the button.
         await console.evaluate("document.getElementById('reply').removeAttribute('data-ok')")
         await console.click("#cmd-undo")
         await expect(console.locator("#reply")).to_have_attribute("data-ok", "false")
         await expect(console.locator("#reply")).to_contain_text("not_supported_by_stand_in")
+        await click("#cmd-next-hand")
+        await expect(console.locator("#hand-no")).to_have_text("Between hands")
 
         # What the public browser received: no hole card before the showdown view.
         hole = {card for cards in HOLE.values() for card in cards}
@@ -117,7 +119,7 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
 
         def at_showdown(view: dict[str, Any]) -> bool:
             # The showdown starts with the daemon's first showdown event (or snapshot).
-            return (view.get("snapshot") or {}).get("phase") == "showdown" or any(
+            return (view.get("snapshot") or {}).get("street") == "showdown" or any(
                 ev.get("type") == "showdown" for ev in view.get("log", []))
 
         first_show = next(i for i, v in enumerate(views) if at_showdown(v))

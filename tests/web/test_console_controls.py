@@ -35,7 +35,7 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
         table.doubtful_read("r17", "Shoe read Qh with low confidence: confirm?")
         await expect(page.locator(".banner-wait")).to_have_text("Waiting for the dealer")
         await expect(page.locator("#reads .read-msg")).to_have_text(
-            "Shoe read Qh with low confidence: confirm?")
+            "read r17 needs confirmation: Shoe read Qh with low confidence: confirm?")
         await page.screenshot(path=artifact("console-doubtful-read.png"))
         await tap("#reads .btn-go")
         assert sent[-1] == ("confirm_read", {"read": "r17"})

@@ -1,4 +1,5 @@
-"""The public table display in a real browser, fed by contract payloads on a real broker."""
+"""The public table display in a real browser, fed by the daemon's payloads (envelopes, bodies
+validated against the controller's payload models) on a real broker."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
+from tablectl.controller.payloads import PUBLIC_EVENT, PublicSnapshot
 from tests.web.conftest import TABLE, artifact, capture_sse
 from tests.web.paho_link import SyncClient
 
@@ -25,9 +27,10 @@ def shown(cards: list[str]) -> list[dict[str, Any]]:
 
 
 def state(seq: int, **over: Any) -> dict[str, Any]:
+    """The retained snapshot: the envelope, the body under ``data``."""
     base: dict[str, Any] = {
-        "schema": "tablectl.state/1", "table": TABLE, "epoch": 3, "seq": seq,
-        "ts": "2026-11-29T18:00:00.000Z", "hand": {"id": "t01-000042", "number": 42},
+        "schema": "tablectl.state/1", "table": TABLE,
+        "hand": {"id": "t01-000042", "number": 42},
         "game": GAME, "stakes": STAKES, "button": 3, "phase": "betting", "street": "flop",
         "seats": [
             {"seat": 1, "name": "Ada", "stack": 0, "bet": 0, "status": "all_in",
@@ -48,17 +51,19 @@ def state(seq: int, **over: Any) -> dict[str, Any]:
         "devices": [{"name": "shoe", "kind": "rfid-shoe", "status": "online"}],
     }
     base.update(over)
-    return base
+    PublicSnapshot.model_validate(base)
+    return {"v": 1, "table": TABLE, "epoch": 3, "seq": seq, "type": "snapshot",
+            "ts": "2026-11-29T18:00:00Z", "hand": 42, "data": base}
 
 
 def event(seq: int, etype: str, **fields: Any) -> dict[str, Any]:
-    return {"schema": "tablectl.event/1", "table": TABLE, "epoch": 3, "seq": seq,
-            "ts": "2026-11-29T18:00:01.000Z", "type": etype, **fields}
+    PUBLIC_EVENT.validate_python({"type": etype, **fields})
+    return {"v": 1, "table": TABLE, "epoch": 3, "seq": seq, "type": etype,
+            "ts": "2026-11-29T18:00:01Z", "hand": 42, "data": fields}
 
 
 def status(value: str) -> dict[str, Any]:
-    return {"schema": "tablectl.status/1", "table": TABLE, "status": value,
-            "version": "0.1.0", "epoch": 3}
+    return {"v": 1, "table": TABLE, "state": value, "version": "0.1.0", "epoch": 3}
 
 
 async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
@@ -92,13 +97,15 @@ async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
         await expect(page.locator("#live")).to_have_text("live")
 
         # Each action as it happens: an event after the snapshot shows in the log at once.
-        pub("events", event(11, "action", seat=5, kind="call", amount=400, stack=17000))
+        pub("events", event(11, "action", seat=5, kind="call", amount=400, to=400,
+                            all_in=False, stack=17000))
         await expect(page.locator("#log li").first).to_have_text("Cy calls $4")
         await page.screenshot(path=artifact("display-flop.png"))
 
         # Turn and river dealt, then the showdown with a split pot (high and low halves).
-        pub("events", event(12, "board", cards=["2s"], street="turn"))
-        pub("events", event(13, "board", cards=["3c"], street="river"))
+        pub("events", event(12, "board", cards=["Ah", "Kd", "7c", "2s"], street="turn"))
+        pub("events", event(13, "board", cards=["Ah", "Kd", "7c", "2s", "3c"],
+                            street="river"))
         results = [
             {"pot": 0, "seat": 3, "amount": 900, "half": "high",
              "description": "Three of a kind, aces", "cards": ["As", "Ah", "Ac", "Kd", "7c"]},
@@ -109,7 +116,7 @@ async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
         ]
         pub("events", event(14, "winner", pot=0, seat=3, amount=900, half="high",
                             description="Three of a kind, aces"))
-        seats = state(14)["seats"]
+        seats = state(14)["data"]["seats"]
         seats[0]["cards"] = shown(["5d", "4h", "Qc", "Jc"])
         seats[1]["cards"] = shown(["As", "Ac", "9h", "9d"])
         seats[2]["cards"] = shown(["Ks", "Qs", "Js", "Ts"])

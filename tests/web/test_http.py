@@ -61,21 +61,21 @@ async def test_commands_need_a_dealer_session_and_its_csrf_token(stack_factory: 
     try:
         anon = Browserless(stack.url)
         body = json.dumps({"args": {}}).encode()
-        status, reply = await anon.post("/api/cmd/next_hand", body)
+        status, reply = await anon.post("/api/cmd/start_hand", body)
         assert status == 401 and reply["error"]["code"] == "login"
 
         camera = Browserless(stack.url)
         info = await camera.login("camera")
         assert info["role"] == "broadcast"
-        status, reply = await camera.post("/api/cmd/next_hand", body,
+        status, reply = await camera.post("/api/cmd/start_hand", body,
                                           **{"X-CSRF-Token": info["csrf"]})
         assert status == 403 and reply["error"]["code"] == "forbidden"
 
         dealer = Browserless(stack.url)
         info = await dealer.login("dealer1")
-        status, reply = await dealer.post("/api/cmd/next_hand", body)
+        status, reply = await dealer.post("/api/cmd/start_hand", body)
         assert status == 403 and reply["error"]["code"] == "csrf"
-        status, reply = await dealer.post("/api/cmd/next_hand", body,
+        status, reply = await dealer.post("/api/cmd/start_hand", body,
                                           **{"X-CSRF-Token": info["csrf"],
                                              "Origin": "http://evil.example"})
         assert status == 403 and reply["error"]["code"] == "csrf"
@@ -87,10 +87,10 @@ async def test_commands_need_a_dealer_session_and_its_csrf_token(stack_factory: 
         assert status == 400 and reply["error"]["code"] == "bad_request"
         assert table.commands == []  # nothing refused above reached the daemon
 
-        status, reply = await dealer.post("/api/cmd/next_hand", body,
+        status, reply = await dealer.post("/api/cmd/start_hand", body,
                                           **{"X-CSRF-Token": info["csrf"]})
         assert status == 200 and reply["ok"] is True
-        assert [name for name, _ in table.commands] == ["next_hand"]
+        assert [name for name, _ in table.commands] == ["start_hand"]
 
         # Logged out, the session and its token are gone.
         status, _ = await dealer.post("/logout", b"", **{"X-CSRF-Token": info["csrf"]})

@@ -14,6 +14,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
+from tablectl.controller.payloads import HoleCardsEvent, SecureSnapshot
 from tests.web.conftest import PASSWORDS, TABLE, artifact, capture_sse
 from tests.web.paho_link import SyncClient
 from tests.web.test_console import login, strings_in
@@ -26,15 +27,20 @@ def secure_state(hand: str) -> dict[str, Any]:
     seats = [{"seat": s, "name": n, "stack": 19800, "bet": 200, "status": "active",
               "cards": [{"card": c, "up": False} for c in HOLE[s]], "to_act": s == 1}
              for s, n in ((1, "Ada"), (3, "Brook"))]
-    return {"schema": "tablectl.state/1", "table": TABLE, "epoch": 1, "seq": 9,
-            "ts": "2026-11-29T18:00:00.000Z", "hand": {"id": hand, "number": 7},
+    body = {"schema": "tablectl.secure-state/1", "table": TABLE,
+            "hand": {"id": hand, "number": 7},
             "game": {"variant": "holdem", "structure": "no-limit", "preset": "casino",
                      "label": "No-Limit Hold'em"},
-            "stakes": {"small_blind": 100, "big_blind": 200, "currency": "USD",
+            "stakes": {"small_blind": 100, "big_blind": 200, "ante": 0, "bring_in": 0,
+                       "small_bet": 0, "big_bet": 0, "currency": "USD",
                        "units_per_currency": 100},
             "button": 3, "phase": "betting", "street": "preflop", "seats": seats, "board": [],
             "pots": [{"amount": 400, "eligible": [1, 3]}], "to_act": None,
-            "last_action": None, "results": [], "errors": [], "devices": []}
+            "last_action": None, "results": [], "errors": [], "devices": [], "burns": [],
+            "pending_read": None}
+    SecureSnapshot.model_validate(body)
+    return {"v": 1, "table": TABLE, "epoch": 1, "seq": 4, "type": "snapshot",
+            "ts": "2026-11-29T18:00:00Z", "hand": 7, "data": body}
 
 
 async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory: Any,
@@ -57,10 +63,11 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory:
         daemon.publish(f"secure/v1/tables/{TABLE}/state",
                        json.dumps(secure_state(hand)).encode())
         for seat, cards in HOLE.items():
+            body = {"hand": {"id": hand, "number": 7}, "seat": seat, "cards": cards}
+            HoleCardsEvent.model_validate({"type": "holecards", **body})
             daemon.publish(f"secure/v1/tables/{TABLE}/holecards", json.dumps(
-                {"schema": "tablectl.holecards/1", "table": TABLE, "epoch": 1, "seq": 9,
-                 "hand": hand, "seat": seat, "cards": cards,
-                 "ts": "2026-11-29T18:00:00.000Z"}).encode())
+                {"v": 1, "table": TABLE, "epoch": 1, "seq": seat, "type": "holecards",
+                 "ts": "2026-11-29T18:00:00Z", "hand": 7, "data": body}).encode())
 
         await expect(page.locator('.hole[data-seat="1"] .card')).to_have_count(2,
                                                                                 timeout=10_000)

@@ -73,10 +73,10 @@ async def test_web_server_under_the_production_acl_and_mtls(tmp_path: Path, site
         info = await dealer.login("dealer1")
         camera = Browserless(base)
         await camera.login("camera")
-        status, reply = await dealer.post("/api/cmd/next_hand", b'{"args": {}}',
+        status, reply = await dealer.post("/api/cmd/start_hand", b'{"args": {}}',
                                           **{"X-CSRF-Token": info["csrf"]})
         assert status == 200 and reply["ok"] is True, reply
-        assert table.commands == [("next_hand", {})]  # sent as webdealer-t01, ACL passed
+        assert table.commands == [("start_hand", {})]  # sent as webdealer-t01, ACL passed
 
         hole = {c for cards in HOLE.values() for c in cards}
         overlay = await asyncio.to_thread(read_views, base + "/events/overlay",

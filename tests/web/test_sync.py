@@ -18,21 +18,32 @@ def msg(kind: str, obj: dict[str, Any]) -> Message:
 
 
 def state(epoch: int, seq: int, **over: Any) -> Message:
-    body = {"table": "t01", "epoch": epoch, "seq": seq, "phase": "betting", "seats": [],
-            "board": [], "hand": {"id": "h1", "number": 1}}
+    """A snapshot as the daemon publishes it: the envelope, the body under ``data``."""
+    body = {"table": "t01", "phase": "betting", "seats": [], "board": [],
+            "hand": {"id": "h1", "number": 1}}
     body.update(over)
-    return msg("state", body)
+    return msg("state", {"v": 1, "table": "t01", "epoch": epoch, "seq": seq,
+                         "type": "snapshot", "ts": "2026-11-29T18:00:00Z", "hand": 1,
+                         "data": body})
 
 
 def event(epoch: int, seq: int, etype: str = "action", **fields: Any) -> Message:
-    return msg("events", {"table": "t01", "epoch": epoch, "seq": seq, "type": etype,
-                          "seat": 1, "kind": "check", **fields})
+    data: dict[str, Any] = {"seat": 1, "kind": "check", "amount": 0, "to": 0,
+                            "all_in": False, "stack": 100} if etype == "action" else {}
+    data.update(fields)
+    return msg("events", {"v": 1, "table": "t01", "epoch": epoch, "seq": seq, "type": etype,
+                          "ts": "2026-11-29T18:00:00Z", "hand": 1, "data": data})
+
+
+def status(value: str, epoch: int) -> Message:
+    return msg("status", {"v": 1, "table": "t01", "state": value, "version": "0.1.0",
+                          "epoch": epoch})
 
 
 def synced(epoch: int = 1, seq: int = 10) -> PublicSync:
     sync = PublicSync("t01")
     sync.feed(LinkChange(LinkState.UP))
-    sync.feed(msg("status", {"table": "t01", "status": "online", "epoch": epoch}))
+    sync.feed(status("online", epoch))
     sync.feed(state(epoch, seq))
     return sync
 
@@ -44,6 +55,31 @@ def test_events_in_order_are_logged_and_advance_seq() -> None:
     assert sync.seq == 12
     assert [e["seq"] for e in sync.view()["log"]] == [11, 12]  # type: ignore[index]
     assert not sync.stale and not sync.resyncing
+
+
+def test_log_entries_are_the_event_bodies_and_a_street_is_one_board_line() -> None:
+    sync = synced()
+    sync.feed(event(1, 11, seat=3, kind="raise", amount=500, to=600))
+    for seq, cards in ((12, ["Ah"]), (13, ["Ah", "7c"]), (14, ["Ah", "7c", "2d"])):
+        sync.feed(event(1, seq, "board", cards=cards, street="flop"))
+    sync.feed(event(1, 15, "board", cards=["Ah", "7c", "2d", "Kd"], street="turn"))
+    log = sync.view()["log"]
+    assert log[0] == {"seat": 3, "kind": "raise", "amount": 500, "to": 600,  # type: ignore[index]
+                      "all_in": False, "stack": 100, "type": "action", "seq": 11,
+                      "ts": "2026-11-29T18:00:00Z"}
+    assert [(e["street"], e["cards"]) for e in log[1:]] == [  # type: ignore[index]
+        ("flop", ["Ah", "7c", "2d"]), ("turn", ["Ah", "7c", "2d", "Kd"])]
+
+
+def test_the_snapshot_in_the_view_is_the_body_and_a_status_without_state_is_ignored() -> None:
+    sync = synced()
+    assert sync.view()["snapshot"] == {"table": "t01", "phase": "betting", "seats": [],
+                                       "board": [], "hand": {"id": "h1", "number": 1}}
+    # the contract draft's spelling {"status": ...} is not the daemon's: ignored
+    assert not sync.feed(msg("status", {"table": "t01", "status": "offline", "epoch": 1}))
+    assert not sync.stale
+    # a body at the top level (no envelope) is not a snapshot
+    assert not sync.feed(msg("state", {"table": "t01", "epoch": 1, "seq": 11, "seats": []}))
 
 
 def test_a_seq_gap_waits_for_the_next_snapshot() -> None:
@@ -78,9 +114,9 @@ def test_an_event_of_a_new_epoch_before_its_snapshot_waits_for_it() -> None:
 
 def test_offline_status_or_lost_link_is_stale_and_keeps_the_last_state() -> None:
     sync = synced()
-    sync.feed(msg("status", {"table": "t01", "status": "offline", "epoch": 1}))
+    sync.feed(status("offline", 1))
     assert sync.stale and sync.snapshot is not None
-    sync.feed(msg("status", {"table": "t01", "status": "online", "epoch": 1}))
+    sync.feed(status("online", 1))
     assert not sync.stale
     sync.feed(LinkChange(LinkState.DOWN))
     assert sync.stale and sync.view()["connected"] is False
@@ -88,7 +124,7 @@ def test_offline_status_or_lost_link_is_stale_and_keeps_the_last_state() -> None
 
 def test_a_late_will_of_a_previous_run_is_ignored() -> None:
     sync = synced(epoch=4)
-    assert not sync.feed(msg("status", {"table": "t01", "status": "offline", "epoch": 3}))
+    assert not sync.feed(status("offline", 3))
     assert not sync.stale
 
 
@@ -135,19 +171,25 @@ def test_delay_line_releases_in_order_only_when_due() -> None:
         DelayLine(-1)
 
 
+def holecards(hand: str, seat: int, cards: list[str | None], seq: int = 1) -> Message:
+    return Message("secure/v1/tables/t01/holecards", json.dumps(
+        {"v": 1, "table": "t01", "epoch": 1, "seq": seq, "type": "holecards",
+         "ts": "2026-11-29T18:00:00Z", "hand": 1,
+         "data": {"hand": {"id": hand, "number": 1}, "seat": seat, "cards": cards}}).encode())
+
+
 def test_overlay_holds_hole_cards_until_the_delay() -> None:
     overlay = OverlaySync("t01", 30.0)
-    hole = Message("secure/v1/tables/t01/holecards", json.dumps(
-        {"table": "t01", "hand": "h1", "seat": 3, "cards": ["As", "Kd"]}).encode())
-    overlay.receive(hole, now=100.0)
+    overlay.receive(holecards("h1", 3, ["As", None]), now=99.0)  # second card unread so far
+    overlay.receive(holecards("h1", 3, ["As", "Kd"], 2), now=100.0)
     assert overlay.view()["holecards"] == {}
+    assert overlay.release(129.5)
+    assert overlay.view()["holecards"] == {"3": ["As", None]}
     assert not overlay.release(129.9)
-    assert overlay.view()["holecards"] == {}
     assert overlay.release(130.0)
     assert overlay.view()["holecards"] == {"3": ["As", "Kd"]}
     # A new hand clears the previous hand's cards once it is released.
-    overlay.receive(Message("secure/v1/tables/t01/holecards", json.dumps(
-        {"table": "t01", "hand": "h2", "seat": 1, "cards": ["2c", "2d"]}).encode()), 131.0)
+    overlay.receive(holecards("h2", 1, ["2c", "2d"], 3), 131.0)
     overlay.release(161.0)
     assert overlay.view()["holecards"] == {"1": ["2c", "2d"]}
 
@@ -155,5 +197,8 @@ def test_overlay_holds_hole_cards_until_the_delay() -> None:
 def test_overlay_drops_malformed_hole_cards_at_once() -> None:
     overlay = OverlaySync("t01", 1.0)
     overlay.receive(Message("secure/v1/tables/t01/holecards", b'{"seat": "x"}'), 0.0)
+    overlay.receive(Message("secure/v1/tables/t01/holecards",
+                            b'{"data": {"seat": 1, "cards": [7]}}'), 0.0)
+    overlay.receive(Message("secure/v1/tables/t01/state", b'{"data": {}}'), 0.0)
     overlay.receive(Message("poker/v1/tables/t01/state", b"{}"), 0.0)
     assert overlay.next_due() is None

@@ -74,12 +74,22 @@ function describeEvent(ev, snapshot) {
     case "forced_bet":
       return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + " " + money(ev.amount, stakes);
     case "action": {
-      const amount = ev.amount ? " " + money(ev.amount, stakes) : "";
-      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + amount;
+      // amount: chips this action put in; to: the seat's bet this street after it.
+      const total = ev.kind === "bet" || ev.kind === "raise" || ev.kind === "complete";
+      const shown = total ? ev.to : ev.amount;
+      const amount = shown ? " " + money(shown, stakes) : "";
+      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + amount + (ev.all_in ? " (all-in)" : "");
     }
+    case "bet_returned":
+      return money(ev.amount, stakes) + " returned to " + who(ev.seat);
     case "board":
+      // each board event carries the whole board so far (null: a card nobody read)
       return (ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
-        (ev.cards || []).join(" ");
+        (ev.cards || []).map((c) => c || "?").join(" ");
+    case "correction":
+      return "Correction: " + (ev.kind || "").replace("_", " ") + (ev.by ? " by " + ev.by : "");
+    case "seat":
+      return who(ev.seat) + " " + (ev.change || "changed") + " (" + money(ev.stack, stakes) + ")";
     case "showdown":
       return who(ev.seat) + " shows " + (ev.cards || []).join(" ") +
         (ev.high ? " \u2013 " + ev.high : "") + (ev.low ? " / " + ev.low : "");
@@ -88,7 +98,7 @@ function describeEvent(ev, snapshot) {
         (ev.half && ev.half !== "whole" ? " (" + ev.half + ")" : "") +
         (ev.description ? " \u2013 " + ev.description : "");
     case "hand_ended":
-      return "Hand over";
+      return ev.result && ev.result !== "settled" ? "Hand void (" + ev.result + ")" : "Hand over";
     case "error":
       return (ev.active === false ? "Cleared: " : "Error: ") + (ev.message || ev.code);
     case "device":
@@ -163,6 +173,9 @@ function renderResults(node, snapshot) {
   results.forEach((r) => {
     const row = el("div", "result result-" + (r.half || "whole"));
     row.dataset.seat = String(r.seat);
+    row.dataset.amount = String(r.amount);
+    row.dataset.pot = String(r.pot);
+    row.dataset.half = r.half || "whole";
     const head = el("div", "result-head");
     head.appendChild(el("span", "result-name", seatName(snapshot, r.seat)));
     head.appendChild(el("span", "result-verb", " wins "));

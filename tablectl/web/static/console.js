@@ -77,6 +77,19 @@ function renderActions(snap) {
   const title = document.getElementById("to-act");
   const toAct = snap && snap.to_act;
   amountRow.hidden = true;
+  if (!toAct && snap && snap.phase === "showdown") {
+    // The engine asks each contender in turn to show or muck; the snapshot does not name
+    // the seat, so the command goes without one (the daemon takes the seat it expects).
+    title.textContent = "Showdown \u2013 show or muck";
+    [["show", "Show"], ["muck", "Muck"]].forEach(([kind, label]) => {
+      const b = el("button", "btn btn-act act-" + kind, label);
+      b.type = "button";
+      b.id = "act-" + kind;
+      b.addEventListener("click", () => send("action", { kind: kind }));
+      node.appendChild(b);
+    });
+    return;
+  }
   if (!toAct) { title.textContent = "No one to act"; return; }
   title.textContent = "Seat " + toAct.seat + " \u2013 " + seatName(snap, toAct.seat) + " to act";
   const stakes = snap.stakes;
@@ -120,6 +133,10 @@ function renderReads(snap) {
   ((snap && snap.errors) || []).forEach((e) => {
     const row = el("div", "read-row");
     row.appendChild(el("span", "read-msg", e.message || e.code));
+    // A doubtful read is a "doubtful_read" error whose message names the held read:
+    // "read {id} needs confirmation: ..." (the public snapshot has no other field for it).
+    const held = e.code === "doubtful_read" && /^read (\S+) needs confirmation/.exec(e.message || "");
+    if (held) e = Object.assign({}, e, { read: held[1] });
     if (e.read !== undefined) {
       const yes = el("button", "btn btn-go btn-small", "Confirm");
       yes.type = "button";
@@ -195,6 +212,7 @@ function intOf(id) {
 }
 
 function wire() {
+  on("cmd-start-hand", () => send("start_hand", {}));
   on("cmd-next-hand", () => send("next_hand", {}));
   on("cmd-undo", () => send("undo", {}));
   on("cmd-misdeal", () => send("misdeal", {}));
