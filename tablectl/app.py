@@ -32,7 +32,6 @@ from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
-from tablectl.sources.camera import CameraSource, camera_factory
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
@@ -290,6 +289,10 @@ def build_sources(config: TableConfig, clock: Clock) -> list[CardSource]:
                 out.append(KeypadSource(name, src.url, clock=clock,
                                         user=config.access.keypad_user))
             case SourceKind.CAMERA:
+                # imported here: the camera pulls in OpenCV and numpy, which a table reading
+                # RFID never needs (the daemon stays small and starts fast)
+                from tablectl.sources.camera import CameraSource, camera_factory
+
                 assert src.profile is not None
                 make = camera_factory(src.url, str(src.profile), mode=src.mode, name=name,
                                       clock=clock)

@@ -43,6 +43,7 @@ from tablectl.controller.inputs import (
 )
 from tablectl.controller.outcome import Outcome
 from tablectl.controller.table import TableSetup, TableState
+from tablectl.history.recall import recall_hands
 from tablectl.journal import (
     HandRecord,
     InputRecord,
@@ -121,7 +122,7 @@ class TableDaemon:
         self._public_dirty = True
         self._secure_dirty = True
         self.faulted: str | None = None
-        self._published_seq: dict[str, int] = {}
+        self._journaled_seq: dict[str, int] = {}
         self.applied = 0
         self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
         """Called after every applied input (the demo and tests watch hands end with it)."""
@@ -281,7 +282,9 @@ class TableDaemon:
         hand_id = row.id if row is not None else None
         events = self._new_events(outcome, hand_id)
         if events:
-            self.journal.append_events(events)
+            for record in self.journal.append_events(events):
+                self._journaled_seq[record.topic] = max(
+                    self._journaled_seq.get(record.topic, 0), record.seq)
         for change in outcome.errors:
             if change.active:
                 self.journal.raise_error(change.code.value, {"message": change.message,
@@ -328,16 +331,16 @@ class TableDaemon:
         for record in self.journal.unpublished():
             secret = topics.Topic(record.topic).is_secure
             await publish_event(self.publisher, self.journal, self.table, record, secret=secret)
-            if record.epoch == self.journal.epoch:
-                self._published_seq[record.topic] = max(
-                    self._published_seq.get(record.topic, 0), record.seq)
+        # The snapshot's body and its seq are taken together, with no await between them: the
+        # body is the state after every event journaled so far, and seq names the last of
+        # them, so a display drops exactly the events the snapshot already contains.
         now = self.clock.now()
         hand_id = self._hand.id if self._hand is not None else None
         if self._public_dirty:
             self._public_dirty = False
             topic = topics.events(self.table).value
             env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._published_seq.get(topic, 0), ts=now,
+                                   seq=self._journaled_seq.get(topic, 0), ts=now,
                                    hand=hand_id,
                                    data=json.loads(json.dumps(self.public_snapshot())))
             try:
@@ -350,7 +353,7 @@ class TableDaemon:
             self._secure_dirty = False
             topic = topics.secure_holecards(self.table).value
             env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._published_seq.get(topic, 0), ts=now,
+                                   seq=self._journaled_seq.get(topic, 0), ts=now,
                                    hand=hand_id,
                                    data=json.loads(json.dumps(
                                        self.controller.secure_snapshot())))
@@ -475,22 +478,9 @@ class TableDaemon:
 
 
 def recall_json(journal: Journal, n: int) -> list[dict[str, object]]:
-    """The last ``n`` hands (newest first): each input and event, step by step, as JSON."""
-    out: list[dict[str, object]] = []
-    for recall in journal.last_hands(n):
-        hand = recall.hand
-        out.append({
-            "hand": hand.id, "number": hand.number, "epoch": hand.epoch,
-            "started_at": hand.started_at.isoformat(),
-            "ended_at": hand.ended_at.isoformat() if hand.ended_at else None,
-            "summary": {k: v for k, v in hand.summary.items() if k != "checkpoint"},
-            "steps": [{"seq": r.seq, "at": r.at.isoformat(), "kind": r.kind,
-                       "actor": r.actor, "input": dict(r.payload)} for r in recall.inputs],
-            "events": [{"topic": e.topic, "seq": e.seq, "type": e.type,
-                        "data": dict(e.payload)} for e in recall.events
-                       if not topics.Topic(e.topic).is_secure],
-        })
-    return out
+    """The last ``n`` hands (newest first), step by step: each input (the hand's
+    ``start_hand`` included) with the public events it caused, as JSON."""
+    return [hand.to_json() for hand in recall_hands(journal, n)]
 
 
 def journaled_inputs(journal: Journal, after_seq: int = 0) -> Sequence[Journaled]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -12,6 +13,12 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+
+
+def _nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
+    """TCP_NODELAY, as every client of the daemon should (Nagle delays small commands)."""
+    if isinstance(sock, socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 @dataclass
@@ -80,6 +87,7 @@ class Console:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                   client_id=self.user)
         self.client.on_message = self._on_message
+        self.client.on_socket_open = _nodelay
         self.client.connect(self.host, self.port)
         self.reply_topic = f"poker/v1/replies/{self.user}/console"
         self.client.subscribe(self.reply_topic, qos=1)
