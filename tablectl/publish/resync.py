@@ -10,8 +10,8 @@ The rules (research/mqtt.md §1.3, Sparkplug's bdSeq/seq):
 3. Events are applied strictly in order: ``seq == last + 1``. A duplicate (``seq <= last``) is
    dropped. A jump is buffered (reordering) and opens a gap.
 4. A gap still open after ``reorder_timeout`` seconds makes :meth:`Resync.poll` return
-   :attr:`Outcome.REQUEST_SNAPSHOT` once: send ``cmd/snapshot`` or simply wait, the controller
-   republishes the retained snapshot after every event.
+   :attr:`Outcome.REQUEST_SNAPSHOT` once: take the next snapshot (the controller republishes
+   the retained snapshot after every input that changed it), or re-read the retained one.
 5. An event or snapshot of a newer epoch resets everything (the controller restarted); anything
    of an older epoch is ignored.
 6. ``status`` offline marks the view stale (ignored when its epoch is older than what is shown:
