@@ -307,9 +307,12 @@ async def test_display_shows_the_engines_board_pots_and_winners(whole_stack: Who
     want = awards(dealer.mirror)
     await expect(page.locator("#results .result")).to_have_count(len(want))
     assert await dom_results(page) == [(p, s, a, h, d) for p, s, a, h, d in want]
-    for _pot, seat, _amount, _half, _desc in want:
-        row = page.locator(f'#results .result[data-seat="{seat}"]').first
+    for pot, seat, amount, _half, _desc in want:
+        row = page.locator(f'#results .result[data-seat="{seat}"][data-pot="{pot}"]')
         await expect(row.locator(".result-name")).to_have_text(NAMES[seat])
+        await expect(row.locator(".result-amount")).to_have_text(dollars(amount))
+        await expect(row.locator(".result-pot")).to_have_text(
+            "main pot" if pot == 0 else f"side pot {pot}")
     for seat, final in dealer.mirror.final_stacks.items():
         await expect(page.locator(f'.seat[data-seat="{seat}"] .seat-stack')).to_have_text(
             dollars(final))
@@ -427,7 +430,7 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(whole_stack: W
         await expect(page.locator(f'.hole[data-seat="{seat}"] .hole-name')).to_contain_text(
             NAMES[seat])
     await expect(page.locator("#hand-label")).to_contain_text("Hand #1")
-    await page.screenshot(path=artifact("whole-overlay.png"))
+    await page.screenshot(path=artifact("whole-overlay.png"), omit_background=True)
 
     # Each card reached the browser no earlier than DELAY after the shoe read it.
     for card, dealt in dealer.dealt_at.items():

@@ -170,6 +170,9 @@ function halfLabel(half) {
 function renderResults(node, snapshot) {
   clear(node);
   const results = (snapshot && snapshot.results) || [];
+  // Name the pot when there are several; a settled snapshot no longer lists the pots, so
+  // the awards' own pot numbers tell too.
+  const severalPots = (snapshot.pots && snapshot.pots.length > 1) || results.some((r) => r.pot > 0);
   results.forEach((r) => {
     const row = el("div", "result result-" + (r.half || "whole"));
     row.dataset.seat = String(r.seat);
@@ -182,7 +185,7 @@ function renderResults(node, snapshot) {
     head.appendChild(el("span", "result-amount", money(r.amount, snapshot.stakes)));
     const half = halfLabel(r.half);
     if (half) head.appendChild(el("span", "result-half half-" + r.half, half));
-    if (snapshot.pots && snapshot.pots.length > 1) {
+    if (severalPots) {
       head.appendChild(el("span", "result-pot", r.pot === 0 ? "main pot" : "side pot " + r.pot));
     }
     row.appendChild(head);
