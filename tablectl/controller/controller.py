@@ -540,7 +540,8 @@ class HandController:
         assert hand is not None
         if key is None:  # shoe: the card for the current expectation
             target = _key_of(hand.expected())
-            self._placed(card, target, read.source, read.antenna, read.at, read.read_id)
+            self._placed(card, target, read.source, read.antenna, at=read.at,
+                         read_id=read.read_id)
             self._apply(CardIn(card))
         else:
             self._accepted[card] = _Placed(key, read.source, read.antenna, read.at,
@@ -549,7 +550,7 @@ class HandController:
         self._drain()
 
     def _placed(self, card: Card | None, key: _Key | None, source: str, antenna: int | None,
-                at: datetime, read_id: str = "") -> None:
+                *, at: datetime, read_id: str = "") -> None:
         if card is not None:
             self._accepted[card] = _Placed(key, source, antenna, at, read_id)
 
@@ -887,7 +888,7 @@ class HandController:
         except RuleViolation as exc:  # pragma: no cover (card checks raise the two above)
             raise _Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
         target = _key_of(exp)
-        self._placed(card, target, f"manual:{cmd.user}", None, cmd.at)
+        self._placed(card, target, f"manual:{cmd.user}", None, at=cmd.at)
         self._apply(inp)
         self._drain()
         self._correction("manual_card", cmd, card=self._public_text(card),
