@@ -2,22 +2,29 @@
 
 :class:`TableFollower` is sans-IO: feed it each message received on the table's ``state``,
 ``events`` and ``status`` topics (with the monotonic time) and read :attr:`TableFollower.view`.
-It applies the resync rules of docs/mqtt.md through :class:`tablectl.publish.resync.Resync`
-(events in ``seq`` order, duplicates dropped, a gap answered by the next snapshot, a new epoch
-resets, offline marks the view stale). :func:`follow_table` runs it on a live broker.
+It follows the resync rules of docs/mqtt.md:
+
+* what is shown is always a snapshot: the newest of the current epoch (the controller
+  republishes it after every input that changed it, with the ``seq`` of the last event it
+  contains), so a gap in the events never leaves a wrong table on screen;
+* events feed the action log and the hand summaries; one with a ``seq`` already seen in the
+  epoch is a duplicate (a resend after a reconnect) and is dropped;
+* anything of a newer epoch resets the view (the controller restarted); of an older, ignored;
+* ``status`` offline marks the view stale (a late will of an older epoch is ignored).
+
+:func:`follow_table` runs it on a live broker.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from tablectl.publish import topics
 from tablectl.publish.mqtt import MqttPublisher, MqttSettings
-from tablectl.publish.resync import Outcome, Resync
-from tablectl.terminal.view import JsonMap, TableView
+from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -37,21 +44,21 @@ class FollowUpdate:
     hand_ended: JsonMap | None = None
 
 
-def _fold(view: TableView, event: JsonMap) -> TableView:
-    return view.with_event(event)
-
-
 class TableFollower:
     """The display state of one table, fed message by message."""
 
-    def __init__(self, table: str, *, reorder_timeout: float = 0.5) -> None:
+    def __init__(self, table: str) -> None:
         self.table = table
         self._state = topics.state(table)
         self._events = topics.events(table)
         self._status = topics.status(table)
-        self._resync: Resync[TableView, JsonMap] = Resync(_fold, reorder_timeout=reorder_timeout)
+        self._epoch: int | None = None
         self._latest: JsonMap | None = None
         self._latest_seq = -1
+        self._seen: set[int] = set()
+        self._recent: tuple[JsonMap, ...] = ()
+        self._stale = False
+        self._stale_epoch = 0
         self._hand_events: list[JsonMap] = []
         self.hands_ended = 0
 
@@ -63,8 +70,19 @@ class TableFollower:
     @property
     def view(self) -> TableView:
         """The newest snapshot of the current epoch, the recent events, and the stale flag."""
-        base = self._resync.view or TableView()
-        return replace(base, snapshot=self._latest, stale=self._resync.stale)
+        return TableView(self._latest, self._recent, self._stale)
+
+    def _epoch_ok(self, epoch: int) -> bool:
+        if self._epoch is not None and epoch < self._epoch:
+            return False
+        if self._epoch is None or epoch > self._epoch:
+            self._epoch = epoch
+            self._latest, self._latest_seq = None, -1
+            self._seen.clear()
+            self._hand_events = []
+            if epoch > self._stale_epoch:
+                self._stale = False
+        return True
 
     def feed(self, topic: str, payload: bytes, *, now: float) -> FollowUpdate:
         """Take one message; malformed payloads are logged and ignored."""
@@ -76,36 +94,31 @@ class TableFollower:
         if not isinstance(data, dict):
             return FollowUpdate(False)
         epoch, seq = data.get("epoch"), data.get("seq")
+        if not isinstance(epoch, int):
+            return FollowUpdate(False)
         if topic == self._status.value:
-            if isinstance(epoch, int):
-                self._resync.on_status(data.get("state") == "online", epoch, now=now)
+            online = data.get("state") == "online"
+            if online and epoch >= self._stale_epoch:
+                self._stale = False
+            elif not online and (self._epoch is None or epoch >= self._epoch):
+                self._stale, self._stale_epoch = True, epoch
             return FollowUpdate(True)
-        if not isinstance(epoch, int) or not isinstance(seq, int):
+        if not isinstance(seq, int) or not self._epoch_ok(epoch):
             return FollowUpdate(False)
         body = data.get("data")
         body = body if isinstance(body, dict) else {}
         if topic == self._state.value:
-            before = self._resync.epoch
-            outcome = self._resync.on_snapshot(epoch, seq, self._resync.view or TableView(),
-                                               now=now)
-            if before != self._resync.epoch:
-                self._latest, self._latest_seq = None, -1
-            if outcome is not Outcome.STALE and seq >= self._latest_seq:
-                self._latest, self._latest_seq = body, seq
-                return FollowUpdate(True)
-            return FollowUpdate(False)
+            if seq < self._latest_seq:
+                return FollowUpdate(False)
+            self._latest, self._latest_seq = body, seq
+            return FollowUpdate(True)
         if topic == self._events.value:
+            if seq in self._seen:
+                return FollowUpdate(False)
+            self._seen.add(seq)
             event: dict[str, object] = {"type": data.get("type"), **body}
-            before_seq = self._resync.seq
-            outcome = self._resync.on_event(epoch, seq, event, now=now)
-            if outcome is Outcome.RESET:
-                self._latest, self._latest_seq = None, -1
-            applied = outcome is Outcome.APPLIED
-            ended: JsonMap | None = None
-            if applied and self._resync.view is not None:
-                for news in self._resync.view.events[-(self._resync.seq - before_seq):]:
-                    ended = self._track_hand(news) or ended
-            return FollowUpdate(applied, ended)
+            self._recent = (*self._recent, event)[-MAX_EVENTS:]
+            return FollowUpdate(True, self._track_hand(event))
         return FollowUpdate(False)
 
     def _track_hand(self, event: JsonMap) -> JsonMap | None:
@@ -122,10 +135,6 @@ class TableFollower:
                    "stakes": (self._latest or {}).get("stakes", {})}
         self._hand_events = []
         return summary
-
-    def snapshot_after_event(self, snapshot: Mapping[str, object]) -> None:
-        """Overwrite the shown snapshot (tests and the demo's in-process feed)."""
-        self._latest = snapshot
 
 
 async def follow_table(settings: MqttSettings, table: str, *,

@@ -32,20 +32,22 @@ EVENTS = f"poker/v1/tables/{T}/events"
 STATUS = f"poker/v1/tables/{T}/status"
 
 
-def test_events_in_order_duplicates_dropped_and_hand_summary() -> None:
+def test_events_feed_the_log_once_and_end_hands() -> None:
     f = TableFollower(T)
     f.feed(STATE, _snapshot(1, 0, stakes={"units_per_currency": 1}), now=0)
     assert f.feed(EVENTS, _event(1, 1, "hand_started", hand={"id": "h1"}), now=0).changed
     assert not f.feed(EVENTS, _event(1, 1, "hand_started", hand={"id": "h1"}), now=0).changed
     f.feed(EVENTS, _event(1, 3, "winner", seat=2, amount=50, half="whole",
-                          description="Pair of aces"), now=0)       # gap: buffered
-    assert [e["type"] for e in f.view.events] == ["hand_started"]
-    f.feed(EVENTS, _event(1, 2, "board", cards=["As", "Kd", "2c"]), now=0)
+                          description="Pair of aces"), now=0)
+    f.feed(EVENTS, _event(1, 2, "board", cards=["As", "Kd", "2c"]), now=0)   # late, not lost
+    f.feed(STATE, _snapshot(1, 4, phase="settled"), now=0)       # covers seq 4 already
     upd = f.feed(EVENTS, _event(1, 4, "hand_ended", hand={"id": "h1"}), now=0)
-    assert [e["type"] for e in f.view.events] == ["hand_started", "board", "winner",
+    assert [e["type"] for e in f.view.events] == ["hand_started", "winner", "board",
                                                   "hand_ended"]
     assert upd.hand_ended is not None and f.hands_ended == 1
     assert upd.hand_ended["board"] == ["As", "Kd", "2c"]
+    assert f.view.snapshot == {"phase": "settled"}
+    assert not f.feed(STATE, _snapshot(1, 3, phase="betting"), now=0).changed   # older
 
 
 def test_new_epoch_resets_and_offline_marks_stale() -> None:
