@@ -104,7 +104,7 @@ async def test_broker_restarts_lose_nothing_for_displays_and_auditors(
         last = max(s for _, s, _, _ in journal.events[EVENTS])
         # ...and the display caught up with the last retained snapshot
         assert await asyncio.to_thread(watcher.wait_for, lambda w: any(
-            b["seq"] == last and k == "state" for k, b, _ in w.stream[-5:]))
+            k == "state" and b.get("seq") == last for k, b, _ in w.stream[-5:]))
         watcher.close()
 
         # the display: exactly the uninterrupted controller's state, at the journal's seq
