@@ -253,17 +253,24 @@ class TableDaemon:
         actor = inp.user if isinstance(inp, Command) else None
         source = "console" if isinstance(inp, Command) else inp.source
         try:
+            # committed now and fsynced by the first durable write below (its events, its hand
+            # row, its error state, or an explicit sync): one fsync per input, and nothing of
+            # the input is published before it is on disk
             record = self.journal.append_input(InputRecord(
                 source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
-                hand_id=hand_id))
+                hand_id=hand_id), durable=False)
         except JournalError as exc:
             self._fault(f"the journal cannot be written: {exc}")
             raise
         outcome = self.controller.handle(inp)
         try:
             self._record(outcome, record.seq)
+            wrote = bool(outcome.events or outcome.secure_events or outcome.errors
+                         or outcome.hand_started or outcome.hand_ended)
+            if not wrote:
+                self.journal.sync()
         except JournalError as exc:
-            # the input is durable: a restart replays it and rebuilds exactly this state
+            # the input is committed: a restart replays it and rebuilds exactly this state
             self._fault(f"the journal cannot be written: {exc}")
         self.applied += 1
         for note in outcome.log:

@@ -86,7 +86,10 @@ class MemoryJournal:
         self._epoch += 1
         return self._epoch
 
-    def append_input(self, record: InputRecord) -> JournalRecord:
+    def sync(self) -> None:
+        """Nothing to do in memory (see :meth:`Journal.sync`)."""
+
+    def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
         """Append one input (see :meth:`Journal.append_input`)."""
         epoch = self._need_epoch()
         self._hand(record.hand_id)

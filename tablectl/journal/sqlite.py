@@ -252,27 +252,46 @@ class SqliteJournal:
         except sqlite3.Error as exc:
             raise JournalError(f"journal {self._path}: read failed: {exc}") from exc
 
-    def _write(self, operation: str, fn: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``fn`` in one IMMEDIATE transaction; commit (fsync) or roll back and raise."""
+    def _write(self, operation: str, fn: Callable[[sqlite3.Connection], _T], *,
+               durable: bool = True) -> _T:
+        """Run ``fn`` in one IMMEDIATE transaction; commit or roll back and raise.
+
+        A durable commit is fsynced before this returns. With ``durable=False`` the commit is
+        in the WAL but not yet fsynced: the next durable commit's fsync covers it (the WAL is
+        written in order), and a process kill cannot lose it, only a power cut can.
+        """
         if self._closed:
             raise JournalStateError("journal is closed")
         conn = self._conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            if not durable:
+                conn.execute("PRAGMA synchronous=NORMAL")
             try:
-                result = fn(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    try:
-                        conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        _LOGGER.exception("journal %s: rollback failed", self._path)
-                raise
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = fn(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        try:
+                            conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            _LOGGER.exception("journal %s: rollback failed", self._path)
+                    raise
+            finally:
+                if not durable:
+                    conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as exc:
             _LOGGER.error("journal %s: %s failed: %s", self._path, operation, exc)
             raise JournalWriteError(operation, self._path, str(exc)) from exc
         return result
+
+    def sync(self) -> None:
+        """Make every committed write durable now (see :meth:`Journal.sync`)."""
+        def do(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('sync', "
+                         "coalesce((SELECT value FROM meta WHERE key='sync'), 0) + 1)")
+        self._write("sync", do)
 
     def _now(self) -> str:
         return check_aware(self._clock.now()).isoformat()
@@ -317,8 +336,9 @@ class SqliteJournal:
         _LOGGER.info("journal %s: epoch %d", self._path, epoch)
         return epoch
 
-    def append_input(self, record: InputRecord) -> JournalRecord:
-        """Append one input; it is on disk (fsynced) when this returns.
+    def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
+        """Append one input; it is on disk (fsynced) when this returns, unless ``durable`` is
+        False (see :meth:`Journal.append_input`).
 
         Raises:
             JournalWriteError: it could not be written; it is not in the journal.
@@ -337,7 +357,7 @@ class SqliteJournal:
                 (epoch, self._now(), record.source, record.actor, record.kind, payload,
                  record.hand_id))
             return _input(cur.fetchone())
-        return self._write("append_input", do)
+        return self._write("append_input", do, durable=durable)
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
         """All inputs with ``seq > after_seq``, in order."""
@@ -455,7 +475,8 @@ class SqliteJournal:
             if row is None:
                 raise JournalStateError(f"unknown event {event_id!r}")
             return _event(row)
-        return self._write("mark_published", do)
+        # a lost mark only means the event is sent once more, which consumers drop by seq
+        return self._write("mark_published", do, durable=False)
 
     def events_range(self, topic: str, epoch: int, from_seq: int,
                      to_seq: int) -> list[EventRecord]:
