@@ -283,11 +283,17 @@ def _demo(args: argparse.Namespace) -> int:
     def on_note(text: str) -> None:
         print(f"tablectl demo: {text}", file=sys.stderr, flush=True)
 
-    if args.broker is None:
-        pass
-    elif not args.broker.startswith("mqtt://"):
+    if args.broker is not None and not args.broker.startswith("mqtt://"):
         print("tablectl demo: --broker must be mqtt://host:port", file=sys.stderr)
         return 2
+
+    def interrupted(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt        # so the private broker and the simulator are stopped
+
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, interrupted)
     try:
         if live is not None:
             with live:
