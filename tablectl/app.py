@@ -66,11 +66,10 @@ def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
     return user, password
 
 
-def broker_settings(url: str, *, credentials: Path | None, cafile: Path | None = None,
-                    certfile: Path | None = None, keyfile: Path | None = None,
-                    role: str = "web") -> MqttSettings:
-    """MQTT settings for one of the web server's broker connections (no persistent session:
-    displays rebuild their view from the retained snapshot)."""
+def _broker_parts(url: str, *, credentials: Path | None, cafile: Path | None,
+                  certfile: Path | None, keyfile: Path | None
+                  ) -> tuple[str, int, str | None, str | None, ssl.SSLContext | None]:
+    """Host, port, username, password and TLS context of a broker connection."""
     parts = urlsplit(url)
     user, password = read_credentials(credentials)
     context: ssl.SSLContext | None = None
@@ -78,10 +77,19 @@ def broker_settings(url: str, *, credentials: Path | None, cafile: Path | None =
         context = ssl.create_default_context(cafile=str(cafile) if cafile else None)
         if certfile is not None:
             context.load_cert_chain(str(certfile), str(keyfile) if keyfile else None)
+    return parts.hostname or "127.0.0.1", parts.port or 1883, user, password, context
+
+
+def broker_settings(url: str, *, credentials: Path | None, cafile: Path | None = None,
+                    certfile: Path | None = None, keyfile: Path | None = None,
+                    role: str = "web") -> MqttSettings:
+    """MQTT settings for one of the web server's broker connections (no persistent session:
+    displays rebuild their view from the retained snapshot)."""
+    host, port, user, password, context = _broker_parts(
+        url, credentials=credentials, cafile=cafile, certfile=certfile, keyfile=keyfile)
     client_id = user or f"tablectl-{role}-{secrets.token_hex(4)}"
-    return MqttSettings(host=parts.hostname or "127.0.0.1", port=parts.port or 1883,
-                        client_id=client_id, username=user, password=password, tls=context,
-                        session_expiry=0)
+    return MqttSettings(host=host, port=port, client_id=client_id, username=user,
+                        password=password, tls=context, session_expiry=0)
 
 
 class _QueueFeed:
@@ -306,16 +314,12 @@ def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
     """The controller's broker connection: a fixed client id (its persistent session) equal to
     its username, as ``use_username_as_clientid`` requires."""
     mq = config.mqtt
-    parts = urlsplit(mq.url)
-    user, password = read_credentials(mq.credentials)
-    context: ssl.SSLContext | None = None
-    if parts.scheme == "mqtts":
-        context = ssl.create_default_context(cafile=str(mq.cafile) if mq.cafile else None)
-        if mq.certfile is not None:
-            context.load_cert_chain(str(mq.certfile), str(mq.keyfile) if mq.keyfile else None)
-    return MqttSettings(host=parts.hostname or "127.0.0.1", port=parts.port or 1883,
-                        client_id=user or f"controller-{config.table.id}", username=user,
-                        password=password, tls=context, reconnect_min=1, reconnect_max=4)
+    host, port, user, password, context = _broker_parts(
+        mq.url, credentials=mq.credentials, cafile=mq.cafile, certfile=mq.certfile,
+        keyfile=mq.keyfile)
+    return MqttSettings(host=host, port=port, client_id=user or f"controller-{config.table.id}",
+                        username=user, password=password, tls=context, reconnect_min=1,
+                        reconnect_max=4)
 
 
 async def run_daemon(config: TableConfig, *, clock: Clock | None = None,

@@ -25,19 +25,15 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
 from tablectl import __version__
 from tablectl.clock import Clock
 from tablectl.controller import HandController
 from tablectl.controller.inputs import (
-    CardRead,
     Command,
     ControllerInput,
-    DeviceStatus,
-    TagGone,
     input_from_json,
     input_to_json,
 )
@@ -77,14 +73,6 @@ MAX_RECALL_HANDS: Final = 50
 JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
 
 
-@dataclass(frozen=True, slots=True)
-class Journaled:
-    """An input as it sits in the journal, for replay."""
-
-    seq: int
-    input: ControllerInput
-
-
 def status_payloads(table: str, epoch: int) -> tuple[bytes, bytes]:
     """``(online, offline)`` status payloads (birth and last will) for ``epoch``."""
     online = encode(StatusPayload(table=table, state="online", version=__version__,
@@ -116,8 +104,6 @@ class TableDaemon:
         self.controller = HandController(setup, initial)
         self._initial = initial
         self._hand: HandRecord | None = None
-        self._inputs: asyncio.Queue[tuple[ControllerInput, IncomingMessage | None]] = \
-            asyncio.Queue()
         self._wake = asyncio.Event()
         self._public_dirty = True
         self._secure_dirty = True
@@ -490,14 +476,4 @@ def recall_json(journal: Journal, n: int) -> list[dict[str, object]]:
     return [hand.to_json() for hand in recall_hands(journal, n)]
 
 
-def journaled_inputs(journal: Journal, after_seq: int = 0) -> Sequence[Journaled]:
-    """Every readable journaled input after ``after_seq`` (for tests and recall)."""
-    out = []
-    for record in journal.inputs(after_seq=after_seq):
-        with contextlib.suppress(ValueError):
-            out.append(Journaled(record.seq, input_from_json(record.payload)))
-    return out
-
-
-__all__ = ["CardRead", "DeviceStatus", "Journaled", "TableDaemon", "TagGone",
-           "journaled_inputs", "recall_json", "status_payloads"]
+__all__ = ["TableDaemon", "recall_json", "status_payloads"]
