@@ -114,12 +114,14 @@ class Subscriber:
         self.cond = threading.Condition()
         self.events: list[tuple[float, dict[str, object]]] = []
         self.floor: dict[int, float] = {}
+        self.online = threading.Event()
         self.client = client(f"bench-sub-{uuid.uuid4().hex[:6]}")
         self.client.on_message = self._on_message
         subscribed = threading.Event()
         self.client.on_subscribe = lambda *_a: subscribed.set()
         self.client.connect("127.0.0.1", port)
-        self.client.subscribe([(f"poker/v1/tables/{TABLE}/events", 1), ("bench/floor", 1)])
+        self.client.subscribe([(f"poker/v1/tables/{TABLE}/events", 1), ("bench/floor", 1),
+                               (f"poker/v1/tables/{TABLE}/status", 1)])
         self.client.loop_start()
         if not subscribed.wait(10):
             raise SystemExit("subscriber: no SUBACK")
@@ -130,6 +132,9 @@ class Subscriber:
         with self.cond:
             if msg.topic == "bench/floor":
                 self.floor[body["n"]] = now
+            elif msg.topic.endswith("/status"):
+                if body.get("state") == "online":
+                    self.online.set()
             else:
                 self.events.append((now, body))
             self.cond.notify_all()
@@ -180,11 +185,16 @@ class Console:
         props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
         props.ResponseTopic = self.reply_topic
         props.CorrelationData = cid.encode()
-        self.client.publish(f"poker/v1/tables/{TABLE}/cmd/{name}/{USER}",
-                            json.dumps({"v": 1, "id": cid, "args": args or {}}), qos=1,
-                            properties=props)
+        # the same id again is idempotent: resend while the daemon may still be subscribing
+        for _ in range(10):
+            self.client.publish(f"poker/v1/tables/{TABLE}/cmd/{name}/{USER}",
+                                json.dumps({"v": 1, "id": cid, "args": args or {}}), qos=1,
+                                properties=props)
+            with self.cond:
+                if self.cond.wait_for(lambda: cid in self.replies, 2):
+                    break
         with self.cond:
-            if not self.cond.wait_for(lambda: cid in self.replies, 10):
+            if cid not in self.replies:
                 raise SystemExit(f"no reply to {name}")
             reply = self.replies[cid]
         if reply["status"] != "ok":
@@ -283,7 +293,10 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
                 stderr=subprocess.DEVNULL)
             console = Console(port)
             try:
-                await asyncio.sleep(1.0)  # the daemon connects, subscribes, opens the shoe
+                # the daemon imports, recovers, connects (its birth), opens the shoe
+                if not await asyncio.to_thread(sub.online.wait, 60):
+                    raise SystemExit("the daemon never came online")
+                await asyncio.sleep(0.5)
                 # warm-up hand (imports, first snapshots), not measured
                 await measure_reads(shoe, sub, console, 2 * SEATS, args.gap_ms / 1000)
                 reads = await measure_reads(shoe, sub, console, args.samples,
