@@ -2,26 +2,47 @@
 
 Method: for each variant, a seeded random dealer (built on the engine) records the inputs of
 ``--hands`` whole hands dealt from the shoe (card reads and dealer commands, four seats). Then,
-per run, three timings of the same hands:
+per run, these timings of the same hands:
 
 * ``engine``: the bare :class:`tablectl.game.Hand` fed the same cards and decisions (baseline);
-* ``controller``: :meth:`HandController.handle` for every input (reads resolved through the
-  deck, commands authorised and checked, events folded, both snapshots rebuilt and compared);
-* ``replay``: every input decoded from its journal JSON, then handled (crash recovery).
+* ``controller``: :meth:`HandController.handle` for every input, each call timed on its own
+  (reads resolved through the deck, commands authorised and checked, events folded): the
+  controller's share of the critical path from a card read to its event. Also split by kind:
+  ``read`` (card reads) and ``action`` (action commands), mean and ``_p50`` (the median call);
+  the remaining inputs are start_hand, next_hand and adjust_stack;
+* ``with_snapshots``: per input, ``handle()``, then ``public_changed`` / ``secure_changed``
+  and, when one is set, both snapshots, as the daemon takes them after publishing the events
+  (the read-only ``*_snapshot_view`` accessors where the controller has them, else the
+  copying ``*_snapshot``): everything the controller costs the daemon per input;
+* ``replay``: every input decoded from its journal JSON, then handled, outcomes dropped
+  (crash recovery).
 
 Figures are medians over ``--runs`` runs, in microseconds per input; the last line printed is
 one JSON object with every figure.
 
-Usage: ``.venv/bin/python bench/controller.py [--hands 40] [--runs 5]``
+``--baseline REV`` times the ``tablectl`` of git revision ``REV`` (extracted with
+``git archive`` into a temporary directory) against the working tree's, each run in a child
+process, the two alternating run by run so that both see the same machine; it prints both
+sets of medians and the ratios now / baseline (below 1: faster now). The bench script itself is
+the working tree's for both, so it uses only what both controllers offer.
+
+Usage: ``.venv/bin/python bench/controller.py [--hands 40] [--runs 5] [--baseline REV]``
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import random
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -58,12 +79,14 @@ from tablectl.game import (
     Stakes,
 )
 
-DECKS = Path(__file__).resolve().parents[1] / "config" / "decks"
+ROOT = Path(__file__).resolve().parents[1]
+DECKS = ROOT / "config" / "decks"
 FL, NL, PL = (BettingStructure.FIXED_LIMIT, BettingStructure.NO_LIMIT,
               BettingStructure.POT_LIMIT)
 VARIANTS = [(GameKind.HOLDEM, NL), (GameKind.OMAHA_HI_LO, FL), (GameKind.OMAHA, PL),
             (GameKind.STUD, FL), (GameKind.RAZZ, FL)]
 CARD_STEPS = (DealHole, DealUp, DealDown, Burn, DealBoard)
+RATIOS = ("controller", "read", "read_p50", "action", "action_p50", "with_snapshots", "replay")
 
 
 def stakes(game: GameKind, structure: BettingStructure) -> Stakes:
@@ -135,50 +158,169 @@ def record(setup: TableSetup, hands: int, rng: random.Random) -> tuple[
     return inputs, engine
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=40)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def kind_of(inp: ControllerInput) -> str:
+    """``read`` (a card read), ``action`` (an action command) or ``other`` (other commands)."""
+    if isinstance(inp, CardRead):
+        return "read"
+    return "action" if isinstance(inp, Command) and inp.name == "action" else "other"
+
+
+def snapshot_reader(ctl: HandController) -> Callable[[], object]:
+    """What the daemon does after publishing an input's events: read the outcome's flags,
+    then take both snapshots to serialise (the read-only accessors where the controller has
+    them, fresh copies on a controller that has none: the baseline of ``--baseline``)."""
+    public = getattr(ctl, "public_snapshot_view", ctl.public_snapshot)
+    secure = getattr(ctl, "secure_snapshot_view", ctl.secure_snapshot)
+    return lambda: (public(), secure())
+
+
+def one_run(setups: list[tuple[str, TableSetup, list[ControllerInput],
+                               list[tuple[HandStart, list[HandInput]]]]],
+            initial: TableState) -> dict[str, dict[str, float]]:
+    """One timing of every variant: figures in microseconds per input."""
+    out: dict[str, dict[str, float]] = {}
+    clock = time.perf_counter
+    for name, setup, inputs, engine in setups:
+        row: dict[str, float] = {}
+        engine_inputs = sum(len(fed) for _, fed in engine)
+        t0 = clock()
+        for start, fed in engine:
+            hand = Hand(start)
+            for hinp in fed:
+                hand.apply(hinp)
+        row["engine"] = (clock() - t0) / engine_inputs * 1e6
+        # handle() alone, each call timed (the critical path of a read)
+        ctl = HandController(setup, initial)
+        kinds = [kind_of(i) for i in inputs]
+        spent: list[float] = []
+        outcomes = []
+        for inp in inputs:
+            t0 = clock()
+            outcome = ctl.handle(inp)
+            spent.append(clock() - t0)
+            outcomes.append(outcome)
+        refused = [o.reply for o in outcomes if o.reply is not None and not o.reply.ok]
+        assert not refused, refused[:3]
+        row["controller"] = sum(spent) / len(inputs) * 1e6
+        for kind in ("read", "action"):
+            mine = [t for t, k in zip(spent, kinds, strict=True) if k == kind]
+            row[kind] = sum(mine) / len(mine) * 1e6
+            row[f"{kind}_p50"] = statistics.median(mine) * 1e6
+        # handle(), then the flags and both snapshots, as the daemon does per input
+        ctl = HandController(setup, initial)
+        take = snapshot_reader(ctl)
+        t0 = clock()
+        for inp in inputs:
+            outcome = ctl.handle(inp)
+            if outcome.public_changed or outcome.secure_changed:
+                take()
+        row["with_snapshots"] = (clock() - t0) / len(inputs) * 1e6
+        # replay: decoded from the journal's JSON, outcomes dropped (crash recovery)
+        journal = [json.dumps(input_to_json(i)) for i in inputs]
+        ctl = HandController(setup, initial)
+        t0 = clock()
+        for text in journal:
+            ctl.handle(input_from_json(json.loads(text)))
+        row["replay"] = (clock() - t0) / len(inputs) * 1e6
+        out[name] = row
+    return out
+
+
+def prepare(hands: int) -> tuple[list[tuple[str, TableSetup, list[ControllerInput],
+                                            list[tuple[HandStart, list[HandInput]]]]],
+                                 TableState]:
+    """The recorded hands of every variant, and the table they start from."""
     decks = {p.stem: Deck.load(p) for p in DECKS.glob("*.csv")}
-    figures: dict[str, dict[str, float]] = {}
+    initial = TableState.initial([SeatState(n, f"P{n}", 100_000) for n in (1, 3, 5, 8)], 1)
+    setups = []
     for game, structure in VARIANTS:
         setup = TableSetup(table="t01", game=game, structure=structure,
                            stakes=stakes(game, structure), deck_id="demo-red", decks=decks,
                            roles={"dealer": "floor"}, max_command_age=1e9)
-        initial = TableState.initial([SeatState(n, f"P{n}", 100_000) for n in (1, 3, 5, 8)],
-                                     1)
-        inputs, engine = record(setup, args.hands, random.Random(f"bench-{game}"))
-        journal = [json.dumps(input_to_json(i)) for i in inputs]
-        engine_inputs = sum(len(fed) for _, fed in engine)
-        timings: dict[str, list[float]] = {"engine": [], "controller": [], "replay": []}
+        inputs, engine = record(setup, hands, random.Random(f"bench-{game}"))
+        setups.append((f"{game.value}/{structure.value}", setup, inputs, engine))
+    return setups, initial
+
+
+def medians(runs: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Per variant and figure, the median over runs."""
+    return {name: {fig: round(statistics.median(r[name][fig] for r in runs), 1)
+                   for fig in runs[0][name]} for name in runs[0]}
+
+
+def child_run(tree: Path, hands: int) -> dict[str, dict[str, float]]:
+    """One run in a child process importing ``tablectl`` from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, __file__, "--one-run", "--hands", str(hands)],
+                          env=env, check=True, capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    imported = Path(lines[0].removeprefix("tablectl: ")).resolve()
+    if not imported.is_relative_to(tree.resolve()):
+        raise SystemExit(f"the child imported {imported}, not the tree {tree}")
+    figures: dict[str, dict[str, float]] = json.loads(lines[-1])
+    return figures
+
+
+def print_rows(label: str, figures: dict[str, dict[str, float]], runs: int) -> None:
+    for name, row in figures.items():
+        print(f"{label}{name:24s} engine {row['engine']:6.1f}  handle {row['controller']:6.1f} "
+              f"(read {row['read']:6.1f} p50 {row['read_p50']:6.1f}, action "
+              f"{row['action']:6.1f} p50 {row['action_p50']:6.1f})  with snapshots "
+              f"{row['with_snapshots']:6.1f}  replay {row['replay']:6.1f} us/input  "
+              f"(x{row['controller_over_engine']} engine, {row['inputs_per_hand']} "
+              f"inputs/hand, median of {runs} runs)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time tablectl as of git revision REV, alternating runs")
+    parser.add_argument("--one-run", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one_run:  # a child of --baseline: one run of the tablectl on PYTHONPATH
+        import tablectl
+        print(f"tablectl: {Path(tablectl.__file__).parent.parent}")
+        setups, initial = prepare(args.hands)
+        print(json.dumps(one_run(setups, initial)))
+        return
+    setups, initial = prepare(args.hands)
+    per_hand = {name: round(len(inputs) / args.hands, 1) for name, _, inputs, _ in setups}
+
+    def finish(figures: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for name, row in figures.items():
+            row["controller_over_engine"] = round(row["controller"] / row["engine"], 1)
+            row["inputs_per_hand"] = per_hand[name]
+        return figures
+
+    if args.baseline is None:
+        figures = finish(medians([one_run(setups, initial) for _ in range(args.runs)]))
+        print_rows("", figures, args.runs)
+        print(json.dumps(figures))
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-controller-") as tmp:
+        old = Path(tmp)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "tablectl"],
+                                 check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(old, filter="data")
+        before: list[dict[str, dict[str, float]]] = []
+        after: list[dict[str, dict[str, float]]] = []
         for _ in range(args.runs):
-            t0 = time.perf_counter()
-            for start, fed in engine:
-                hand = Hand(start)
-                for inp in fed:
-                    hand.apply(inp)
-            timings["engine"].append((time.perf_counter() - t0) / engine_inputs * 1e6)
-            ctl = HandController(setup, initial)
-            t0 = time.perf_counter()
-            outcomes = [ctl.handle(inp) for inp in inputs]
-            timings["controller"].append((time.perf_counter() - t0) / len(inputs) * 1e6)
-            refused = [o.reply for o in outcomes if o.reply is not None and not o.reply.ok]
-            assert not refused, refused[:3]
-            ctl = HandController(setup, initial)
-            t0 = time.perf_counter()
-            for text in journal:
-                ctl.handle(input_from_json(json.loads(text)))
-            timings["replay"].append((time.perf_counter() - t0) / len(inputs) * 1e6)
-        row = {k: round(statistics.median(v), 1) for k, v in timings.items()}
-        row["controller_over_engine"] = round(row["controller"] / row["engine"], 1)
-        row["inputs_per_hand"] = round(len(inputs) / args.hands, 1)
-        figures[f"{game.value}/{structure.value}"] = row
-        print(f"{game.value:12s} {structure.value:12s} engine {row['engine']:7.1f} us/input  "
-              f"controller {row['controller']:7.1f} us/input  replay {row['replay']:7.1f} "
-              f"us/input  (x{row['controller_over_engine']}, {row['inputs_per_hand']} "
-              f"inputs/hand, median of {args.runs} runs)", flush=True)
-    print(json.dumps(figures))
+            before.append(child_run(old, args.hands))
+            after.append(child_run(ROOT, args.hands))
+    result: dict[str, object] = {"baseline": args.baseline}
+    was, now = finish(medians(before)), finish(medians(after))
+    print_rows(f"{args.baseline[:10]:10s} ", was, args.runs)
+    print_rows(f"{'now':10s} ", now, args.runs)
+    ratios = {name: {fig: round(now[name][fig] / was[name][fig], 2)
+                     for fig in RATIOS} for name in now}
+    for name, row in ratios.items():
+        print(f"now/{args.baseline[:10]} {name:24s} " + "  ".join(
+            f"{fig} x{value}" for fig, value in row.items()), flush=True)
+    result.update(before=was, now=now, now_over_baseline=ratios)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
