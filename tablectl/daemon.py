@@ -1,17 +1,18 @@
 """The table daemon's run loop: inputs in, journal first, controller, outbox, MQTT out.
 
 One task applies inputs strictly one at a time (card reads from the sources, commands from the
-broker), in this order:
+broker), each in one journal transaction:
 
-1. the input is appended to the journal (durable when ``append_input`` returns); if that fails
-   the daemon stops accepting input (``journal_unavailable``): nothing it could not journal is
-   ever applied;
+1. the input is appended to the journal; if that fails the daemon stops accepting input
+   (``journal_unavailable``): nothing it could not journal is ever applied;
 2. the controller handles it (sans-IO, deterministic), returning an outcome;
 3. the outcome's events go to the journal's outbox (public and secure), hand boundaries and
-   error states to their tables;
-4. the publisher task is woken: it publishes the outbox in order (an event is marked published
-   only after its PUBACK), then the retained public snapshot and the secure snapshot; replies go
-   straight to the sender's reply topic.
+   error states to their tables; the transaction commits (one fsync for all of it). If the
+   commit fails, nothing of the input is on disk: the controller is rebuilt from the journal
+   and the daemon faults as in 1;
+4. the events are queued for the publisher task and it is woken: it publishes them in order
+   (an event is marked published only after its PUBACK), then the retained public snapshot
+   and the secure snapshot; replies go straight to the sender's reply topic.
 
 On start the daemon begins a new epoch, restores the controller from the checkpoint of the last
 hand started and replays every input journaled since (the same inputs give the same state),
@@ -25,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
@@ -41,10 +43,12 @@ from tablectl.controller.outcome import Outcome
 from tablectl.controller.table import TableSetup, TableState
 from tablectl.history.recall import recall_hands
 from tablectl.journal import (
+    EventRecord,
     HandRecord,
     InputRecord,
     Journal,
     JournalError,
+    JournalStateError,
     JournalWriteError,
     JsonValue,
     NewEvent,
@@ -109,6 +113,10 @@ class TableDaemon:
         self._secure_dirty = True
         self.faulted: str | None = None
         self._journaled_seq: dict[str, int] = {}
+        # the outbox's unpublished events in order, kept in memory so that publishing an
+        # input's events needs no query; None: not loaded (at start, after a reconnect or a
+        # failure), the publisher reads it again from the journal
+        self._outbox: deque[EventRecord] | None = None
         self.applied = 0
         self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
         """Called after every applied input (the demo and tests watch hands end with it)."""
@@ -125,9 +133,25 @@ class TableDaemon:
             JournalError: the journal cannot be read or written.
         """
         epoch = self.journal.start_epoch()
+        replayed, derived = self._rebuild()
+        self._restore_lost_events(derived)
+        _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
+                     replayed, extra={"table": self.table})
+        self._public_dirty = self._secure_dirty = True
+        self._wake.set()
+        return replayed
+
+    def _rebuild(self) -> tuple[int, list[tuple[int, NewEvent]]]:
+        """Rebuild the controller and the open hand row from the journal: the checkpoint of
+        the last hand started, then every input journaled since.
+
+        Returns:
+            The number of inputs replayed, and the events they derived (with their hand row).
+        """
         recent = self.journal.last_hands(1)
         after = 0
         state = self._initial
+        self._hand = None
         if recent:
             hand = recent[0].hand
             checkpoint = hand.summary.get("checkpoint")
@@ -153,12 +177,7 @@ class TableDaemon:
             if row is not None:
                 derived += [(row.id, e) for e in self._new_events(outcome, row.id)]
             replayed += 1
-        self._restore_lost_events(derived)
-        _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
-                     replayed, extra={"table": self.table})
-        self._public_dirty = self._secure_dirty = True
-        self._wake.set()
-        return replayed
+        return replayed, derived
 
     def _new_events(self, outcome: Outcome, hand_id: int | None) -> list[NewEvent]:
         """The outbox rows of ``outcome``: public events, then secure ones."""
@@ -229,35 +248,43 @@ class TableDaemon:
     def apply(self, inp: ControllerInput) -> Outcome:
         """Journal, handle and record one input (synchronous; the publisher is only woken).
 
+        The input, its events, hand rows and error states are one journal transaction: one
+        fsync, and on disk all together or not at all. The input is written first and the
+        controller handles it inside the transaction; nothing of it is published before the
+        commit returns.
+
         Raises:
-            JournalWriteError: the input could not be journaled; nothing was applied and the
-                daemon is faulted (every later input is refused).
+            JournalWriteError: the input could not be journaled; nothing of it was applied
+                (a controller that had handled it is rebuilt from the journal) and the daemon
+                is faulted (every later input is refused).
         """
         if self.faulted is not None:
             raise JournalWriteError("append_input", self._journal_path(), self.faulted)
         hand_id = self._hand.id if self._hand is not None else None
         actor = inp.user if isinstance(inp, Command) else None
         source = "console" if isinstance(inp, Command) else inp.source
+        outcome: Outcome | None = None
         try:
-            # committed now and fsynced by the first durable write below (its events, its hand
-            # row, its error state, or an explicit sync): one fsync per input, and nothing of
-            # the input is published before it is on disk
-            record = self.journal.append_input(InputRecord(
-                source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
-                hand_id=hand_id), durable=False)
+            with self.journal.transaction():
+                record = self.journal.append_input(InputRecord(
+                    source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
+                    hand_id=hand_id))
+                outcome = self.controller.handle(inp)
+                records = self._record(outcome, record.seq)
         except JournalError as exc:
+            if outcome is not None:
+                # the controller applied an input the journal does not have: undo it
+                try:
+                    self._rebuild()
+                except JournalError as again:
+                    _LOGGER.critical("table %s: the controller cannot be rebuilt from the "
+                                     "journal either: %s", self.table, again,
+                                     extra={"table": self.table})
             self._fault(f"the journal cannot be written: {exc}")
-            raise
-        outcome = self.controller.handle(inp)
-        try:
-            self._record(outcome, record.seq)
-            wrote = bool(outcome.events or outcome.secure_events or outcome.errors
-                         or outcome.hand_started or outcome.hand_ended)
-            if not wrote:
-                self.journal.sync()
-        except JournalError as exc:
-            # the input is committed: a restart replays it and rebuilds exactly this state
-            self._fault(f"the journal cannot be written: {exc}")
+            if isinstance(exc, JournalWriteError):
+                raise
+            raise JournalWriteError("apply", self._journal_path(), str(exc)) from exc
+        self._committed(outcome, records)
         self.applied += 1
         for note in outcome.log:
             _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})
@@ -268,24 +295,31 @@ class TableDaemon:
     def _journal_path(self) -> str:
         return str(getattr(self.journal, "path", "journal"))
 
-    def _record(self, outcome: Outcome, input_seq: int) -> None:
+    def _record(self, outcome: Outcome, input_seq: int) -> list[EventRecord]:
+        """Journal what ``outcome`` caused (inside :meth:`apply`'s transaction)."""
         before = self._hand
         self._track_hand_rows(outcome, input_seq, replaying=False)
         row = self._hand or before
         hand_id = row.id if row is not None else None
         events = self._new_events(outcome, hand_id)
-        if events:
-            for record in self.journal.append_events(events):
-                self._journaled_seq[record.topic] = max(
-                    self._journaled_seq.get(record.topic, 0), record.seq)
+        records = self.journal.append_events(events) if events else []
         for change in outcome.errors:
             if change.active:
                 self.journal.raise_error(change.code.value, {"message": change.message,
                                                              **change.detail},
                                          hand_id=hand_id)
             elif change.by is not None:
-                with contextlib.suppress(JournalError):
+                with contextlib.suppress(JournalStateError):
                     self.journal.clear_error(change.code.value, by=change.by)
+        return records
+
+    def _committed(self, outcome: Outcome, records: list[EventRecord]) -> None:
+        """After the commit: queue the events for the publisher and wake it."""
+        for record in records:
+            self._journaled_seq[record.topic] = max(
+                self._journaled_seq.get(record.topic, 0), record.seq)
+        if records and self._outbox is not None:
+            self._outbox.extend(records)
         self._public_dirty |= outcome.public_changed or bool(outcome.events)
         self._secure_dirty |= outcome.secure_changed or bool(outcome.secure_events)
         self._wake.set()
@@ -321,9 +355,19 @@ class TableDaemon:
             PublishError: the broker is unreachable; what was not acknowledged stays pending.
         """
         self._wake.clear()
-        for record in self.journal.unpublished():
-            secret = topics.Topic(record.topic).is_secure
-            await publish_event(self.publisher, self.journal, self.table, record, secret=secret)
+        if self._outbox is None:
+            self._outbox = deque(self.journal.unpublished())
+        outbox = self._outbox
+        try:
+            while outbox:
+                record = outbox[0]
+                secret = topics.Topic(record.topic).is_secure
+                await publish_event(self.publisher, self.journal, self.table, record,
+                                    secret=secret)
+                outbox.popleft()
+        except BaseException:
+            self._outbox = None     # read it again from the journal next time
+            raise
         # The snapshot's body and its seq are taken together, with no await between them: the
         # body is the state after every event journaled so far, and seq names the last of
         # them, so a display drops exactly the events the snapshot already contains.
@@ -374,6 +418,7 @@ class TableDaemon:
         """The broker (re)connected: the retained snapshot may be gone (no persistence), so
         republish it, and everything unacknowledged."""
         self._public_dirty = self._secure_dirty = True
+        self._outbox = None
         self._wake.set()
 
     # ---- commands from the broker ----------------------------------------------------------

@@ -14,8 +14,9 @@ For demos, replays and tests of the layers above. It validates exactly as
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Self
 
 from tablectl.clock import Clock
@@ -48,6 +49,7 @@ class MemoryJournal:
         self._hands: list[HandRecord] = []
         self._errors: list[ErrorRecord] = []
         self._closed = False
+        self._in_transaction = False
 
     def __enter__(self) -> Self:
         """Return self."""
@@ -88,6 +90,23 @@ class MemoryJournal:
 
     def sync(self) -> None:
         """Nothing to do in memory (see :meth:`Journal.sync`)."""
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All the block's writes or none (see :meth:`Journal.transaction`)."""
+        self._live()
+        if self._in_transaction:
+            raise JournalStateError("journal transactions do not nest")
+        saved = (self._epoch, list(self._inputs), list(self._events), list(self._hands),
+                 list(self._errors))
+        self._in_transaction = True
+        try:
+            yield
+        except BaseException:
+            (self._epoch, self._inputs, self._events, self._hands, self._errors) = saved
+            raise
+        finally:
+            self._in_transaction = False
 
     def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
         """Append one input (see :meth:`Journal.append_input`)."""

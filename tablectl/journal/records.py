@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, Self, TypeAlias
@@ -313,6 +314,17 @@ class Journal(Protocol):
 
     def sync(self) -> None:
         """Make every committed write durable now (one fsync)."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Group the writes of a ``with`` block into one atomic, durable commit.
+
+        The writes inside commit together when the block ends (one fsync for all of them),
+        or none of them does: when the block raises, or any write in it failed (even one
+        whose error the block caught), everything is rolled back and the block ends with
+        the exception (a storage failure as :class:`JournalWriteError`). Does not nest.
+        The daemon journals an input and everything it caused in one transaction.
+        """
         ...
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:

@@ -25,9 +25,10 @@ Times are ISO 8601 strings of aware UTC datetimes from the injected clock.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Self, TypeVar
@@ -165,6 +166,12 @@ class SqliteJournal:
         self._path = path
         self._clock = clock
         self._closed = False
+        # the writer's own epoch (set by start_epoch) and the hand ids known to exist: hands
+        # are never deleted, so both spare a query per write on the hot path
+        self._own_epoch: int | None = None
+        self._known_hands: set[int] = set()
+        self._in_transaction = False
+        self._transaction_failed: str | None = None
 
     @classmethod
     def open(cls, path: str | Path, clock: Clock, *,
@@ -263,6 +270,19 @@ class SqliteJournal:
         if self._closed:
             raise JournalStateError("journal is closed")
         conn = self._conn
+        if self._in_transaction:
+            # part of the caller's transaction (see transaction()): it commits, or not, there
+            if self._transaction_failed is not None:
+                raise JournalWriteError(operation, self._path, "an earlier write of this "
+                                        f"transaction failed: {self._transaction_failed}")
+            try:
+                return fn(conn)
+            except sqlite3.Error as exc:
+                # SQLite may have rolled the whole transaction back already (a full disk):
+                # nothing more may be written in it, and its end rolls back the rest
+                self._transaction_failed = str(exc)
+                _LOGGER.error("journal %s: %s failed: %s", self._path, operation, exc)
+                raise JournalWriteError(operation, self._path, str(exc)) from exc
         try:
             if not durable:
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -286,6 +306,46 @@ class SqliteJournal:
             raise JournalWriteError(operation, self._path, str(exc)) from exc
         return result
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic, durable commit for every write of the block (see
+        :meth:`Journal.transaction`)."""
+        if self._closed:
+            raise JournalStateError("journal is closed")
+        if self._in_transaction:
+            raise JournalStateError("journal transactions do not nest")
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            _LOGGER.error("journal %s: begin failed: %s", self._path, exc)
+            raise JournalWriteError("begin", self._path, str(exc)) from exc
+        self._in_transaction = True
+        self._transaction_failed = None
+        try:
+            yield
+            if self._transaction_failed is not None:
+                raise JournalWriteError("commit", self._path, "a write of this transaction "
+                                        f"failed: {self._transaction_failed}")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _LOGGER.error("journal %s: commit failed: %s", self._path, exc)
+                raise JournalWriteError("commit", self._path, str(exc)) from exc
+        except BaseException:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    _LOGGER.exception("journal %s: rollback failed", self._path)
+            # what the block learnt may be gone with it
+            self._known_hands.clear()
+            self._own_epoch = None
+            raise
+        finally:
+            self._in_transaction = False
+            self._transaction_failed = None
+
     def sync(self) -> None:
         """Make every committed write durable now (see :meth:`Journal.sync`)."""
         def do(conn: sqlite3.Connection) -> None:
@@ -301,16 +361,19 @@ class SqliteJournal:
         return _int(conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
 
     def _need_epoch(self, conn: sqlite3.Connection) -> int:
+        if self._own_epoch is not None:
+            return self._own_epoch
         epoch = self._epoch_of(conn)
         if epoch == 0:
             raise JournalStateError("no epoch: call start_epoch() first")
         return epoch
 
-    @staticmethod
-    def _check_hand(conn: sqlite3.Connection, hand_id: int | None) -> None:
-        if hand_id is not None and conn.execute(
-                "SELECT 1 FROM hands WHERE id=?", (hand_id,)).fetchone() is None:
+    def _check_hand(self, conn: sqlite3.Connection, hand_id: int | None) -> None:
+        if hand_id is None or hand_id in self._known_hands:
+            return
+        if conn.execute("SELECT 1 FROM hands WHERE id=?", (hand_id,)).fetchone() is None:
             raise JournalStateError(f"unknown hand {hand_id}")
+        self._known_hands.add(hand_id)
 
     @staticmethod
     def _open_hand(conn: sqlite3.Connection) -> HandRecord | None:
@@ -325,6 +388,8 @@ class SqliteJournal:
     @property
     def epoch(self) -> int:
         """The current (persisted) epoch; 0 before the first :meth:`start_epoch`."""
+        if self._own_epoch is not None:
+            return self._own_epoch
         return self._read(self._epoch_of)
 
     def start_epoch(self) -> int:
@@ -333,6 +398,7 @@ class SqliteJournal:
             conn.execute("UPDATE meta SET value = value + 1 WHERE key='epoch'")
             return self._epoch_of(conn)
         epoch = self._write("start_epoch", do)
+        self._own_epoch = epoch
         _LOGGER.info("journal %s: epoch %d", self._path, epoch)
         return epoch
 

@@ -195,3 +195,55 @@ def test_error_states_raise_clear_and_who(journal: Journal, clock: ManualClock) 
         journal.clear_error("reader_link_lost", by="floor-1")
     again = journal.raise_error("reader_link_lost")
     assert again.id != e1.id and again.active
+
+
+def test_a_transaction_commits_every_write_of_its_block(journal: Journal) -> None:
+    journal.start_epoch()
+    with journal.transaction():
+        hand = journal.start_hand()
+        journal.append_input(card(1, hand.id))
+        journal.append_events([NewEvent("t/events", "a", {}, hand.id)])
+        journal.raise_error("duplicate_card", {"card": "As"}, hand_id=hand.id)
+    assert [r.payload for r in journal.inputs()] == [{"uid": "0001"}]
+    assert [e.type for e in journal.unpublished()] == ["a"]
+    assert [e.code for e in journal.active_errors()] == ["duplicate_card"]
+    assert journal.current_hand() == hand
+
+
+def test_a_block_that_raises_leaves_the_journal_as_before(journal: Journal) -> None:
+    journal.start_epoch()
+    hand = journal.start_hand()
+    journal.append_input(card(1, hand.id))
+    before = (journal.inputs(), journal.unpublished(), journal.active_errors(),
+              journal.current_hand(), journal.epoch)
+    with pytest.raises(RuntimeError, match="controller broke"), journal.transaction():
+        journal.append_input(card(2, hand.id))
+        journal.append_events([NewEvent("t/events", "a", {}, hand.id)])
+        journal.end_hand(hand.id, {"winner": 3})
+        raise RuntimeError("controller broke")
+    assert (journal.inputs(), journal.unpublished(), journal.active_errors(),
+            journal.current_hand(), journal.epoch) == before
+    # numbering goes on from what is there, as if the block never ran
+    assert journal.append_input(card(3, hand.id)).seq == 2
+    assert [e.seq for e in journal.append_events([NewEvent("t/events", "b", {}, hand.id)])
+            ] == [1]
+
+
+def test_a_refused_write_in_a_block_changes_nothing_of_its_own(journal: Journal) -> None:
+    journal.start_epoch()
+    with journal.transaction():
+        journal.append_input(card(1))
+        with pytest.raises(JournalStateError):
+            journal.clear_error("duplicate_card", by="dealer")   # none active
+        with pytest.raises(JournalStateError):
+            journal.append_input(card(2, hand_id=99))            # no such hand
+    assert [r.payload for r in journal.inputs()] == [{"uid": "0001"}]
+
+
+def test_transactions_do_not_nest(journal: Journal) -> None:
+    journal.start_epoch()
+    with journal.transaction():
+        journal.append_input(card(1))
+        with pytest.raises(JournalStateError, match="nest"), journal.transaction():
+            pass
+    assert len(journal.inputs()) == 1

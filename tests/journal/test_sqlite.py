@@ -269,3 +269,27 @@ def test_a_deferred_input_is_committed_and_sync_keeps_full_sync(tmp_path: Path) 
                                  (stored.seq,)).fetchone()[0] == 1
         finally:
             other.close()
+
+
+def test_a_failed_write_rolls_back_its_whole_transaction_even_when_caught(
+        tmp_path: Path) -> None:
+    """A full disk inside a transaction: SQLite may roll back on its own; nothing of the
+    block may be committed afterwards, even if the block went on after catching the error."""
+    with SqliteJournal.open(tmp_path / "j.db", ManualClock()) as j:
+        j.start_epoch()
+        hand = j.start_hand()
+        j.append_input(card(1, hand.id))
+        before = (j.inputs(), j.unpublished())
+        pages = j._conn.execute("PRAGMA page_count").fetchone()[0]
+        big = {"pad": "x" * 50_000}
+        with pytest.raises(JournalWriteError), j.transaction():
+            j._conn.execute(f"PRAGMA max_page_count={pages}")
+            j.append_input(card(2, hand.id))
+            with pytest.raises(JournalWriteError, match="full"):
+                j.append_events([NewEvent("t/events", "big", big, hand.id)])
+            # a later write of the same block is refused, not autocommitted
+            with pytest.raises(JournalWriteError, match="earlier write"):
+                j.append_input(card(3, hand.id))
+        j._conn.execute("PRAGMA max_page_count=1073741823")
+        assert (j.inputs(), j.unpublished()) == before
+        assert j.append_input(card(4, hand.id)).seq == 2
