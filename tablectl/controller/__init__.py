@@ -3,7 +3,8 @@
 Feed :class:`HandController` one input at a time (:class:`CardRead`, :class:`TagGone`,
 :class:`Command`, :class:`DeviceStatus`); each :meth:`HandController.handle` returns an
 :class:`Outcome` (reply, public and secure events, snapshot changes, error states, hand
-boundaries) for the app to journal and publish. Inputs have a JSON codec
+boundaries) for the app to journal and publish; the snapshots are built lazily, when asked for
+(:meth:`HandController.public_snapshot`, :class:`SnapshotChange`). Inputs have a JSON codec
 (:func:`input_to_json` / :func:`input_from_json`) for the journal; :class:`TableState` is the
 checkpoint to restore from. Payload models and JSON Schemas: :mod:`tablectl.controller.payloads`.
 """
@@ -33,6 +34,7 @@ from tablectl.controller.outcome import (
     HandStarted,
     Outcome,
     Reply,
+    SnapshotChange,
 )
 from tablectl.controller.table import (
     COMMANDS,
@@ -53,6 +55,6 @@ __all__ = [
     "ControllerError", "ControllerInput", "DeviceState", "DeviceStatus", "ErrorChange",
     "ErrorCode", "Event", "HandController", "HandEnded", "HandStarted", "Location",
     "LocationKind", "Outcome", "Phase", "ReadMissed", "ReadStatus", "Reply", "Role", "SeatState",
-    "SetupError", "TableSetup", "TableState", "TagGone", "game_label", "input_from_json",
-    "input_to_json",
+    "SetupError", "SnapshotChange", "TableSetup", "TableState", "TagGone", "game_label",
+    "input_from_json", "input_to_json",
 ]

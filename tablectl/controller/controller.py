@@ -37,11 +37,20 @@ Rules the controller enforces (on top of the rules engine, which it asks what co
 Determinism: the outcome of an input depends only on the controller's state and the input
 (times come in on inputs), so replaying the journaled inputs rebuilds the same state, replies
 and events.
+
+Snapshots are built lazily: :meth:`HandController.handle` builds none. The public and the
+secure snapshot of a state are built together the first time anything asks for them (a
+snapshot accessor, or an outcome's ``public_changed`` / ``secure_changed``) and cached until
+the next input; the outcome's flags compare them with the snapshots of the state before the
+input (see :class:`~tablectl.controller.outcome.SnapshotChange`). So the daemon can apply an
+input, journal and publish its events, and only then read the flags and take the snapshots
+to publish: the snapshots cost nothing on the path from a read to its event.
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -68,6 +77,8 @@ from tablectl.controller.outcome import (
     HandStarted,
     Outcome,
     Reply,
+    SnapshotChange,
+    Snapshots,
 )
 from tablectl.controller.table import (
     COMMANDS,
@@ -228,7 +239,18 @@ class HandController:
         self._staged: dict[_Key, list[tuple[Card, CardRead]]] = {}
         self._pending: _Pending | None = None
         self._run = _Run()
-        self._public, self._secure = self._snapshots()
+        # the snapshots of the current state once built (None: not since the last input), and
+        # the last outcome's snapshot change while anybody holds it
+        self._snaps: Snapshots | None = None
+        self._last_change: weakref.ref[SnapshotChange] | None = None
+        self._game_json: dict[str, JsonValue] = {
+            "variant": setup.game.value, "structure": setup.structure.value,
+            "preset": setup.preset.value, "label": setup.label}
+        self._stakes_json: dict[str, JsonValue] = {
+            "small_blind": setup.stakes.small_blind, "big_blind": setup.stakes.big_blind,
+            "ante": setup.stakes.ante, "bring_in": setup.stakes.bring_in,
+            "small_bet": setup.stakes.small_bet, "big_bet": setup.stakes.big_bet,
+            "currency": setup.currency, "units_per_currency": setup.units_per_currency}
 
     @classmethod
     def restore(cls, setup: TableSetup, checkpoint: TableState) -> HandController:
@@ -289,18 +311,48 @@ class HandController:
         return self._table_state()
 
     def public_snapshot(self) -> dict[str, JsonValue]:
-        """The public snapshot (mqtt_payloads.md), without epoch/seq/ts. A fresh copy."""
-        return _copy(self._public)
+        """The public snapshot (mqtt_payloads.md), without epoch/seq/ts. A fresh copy, the
+        caller's to change."""
+        return _copy(self._current_snapshots()[0])
 
     def secure_snapshot(self) -> dict[str, JsonValue]:
         """The secure snapshot: the public one with every hole card, the burns and the held
-        doubtful read. A fresh copy."""
-        return _copy(self._secure)
+        doubtful read. A fresh copy, the caller's to change."""
+        return _copy(self._current_snapshots()[1])
+
+    def public_snapshot_view(self) -> Mapping[str, JsonValue]:
+        """The public snapshot itself, not a copy: for callers that only read or serialise it.
+
+        Read-only: neither it nor anything in it (lists, dicts) may be changed; it shares
+        parts with the secure snapshot and with later snapshots. The controller never changes
+        it either: it stays the snapshot of the state it was taken in (a later input makes a
+        new one), so it may be kept. Built, if not yet, with the secure one (both cached until
+        the next input); use :meth:`public_snapshot` for a copy to change.
+        """
+        return self._current_snapshots()[0]
+
+    def secure_snapshot_view(self) -> Mapping[str, JsonValue]:
+        """The secure snapshot itself, not a copy: read-only, as :meth:`public_snapshot_view`."""
+        return self._current_snapshots()[1]
 
     # --- the one entry point ---------------------------------------------------------------
 
     def handle(self, inp: ControllerInput) -> Outcome:
-        """Apply one input; return everything it caused. Never raises for a table problem."""
+        """Apply one input; return everything it caused. Never raises for a table problem.
+
+        Builds no snapshot: the outcome's ``public_changed`` / ``secure_changed`` are settled
+        when first read (see :class:`SnapshotChange`). If the last outcome's are still
+        unsettled and that outcome is still held, they are settled here first, on the state
+        they are about, and so are the snapshots of the state before this input built if
+        nothing asked for them since the last input: read the last outcome's flags (or a
+        snapshot) before the next input to keep that work out of it.
+        """
+        last = self._last_change() if self._last_change is not None else None
+        if last is not None:
+            last.settle()
+        before = self._current_snapshots()
+        self._snaps = None  # from here on the state may change
+        self._last_change = None
         self._run = _Run()
         reply: Reply | None = None
         duplicate = False
@@ -315,16 +367,15 @@ class HandController:
                 self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
             case ReadMissed():
                 self._on_missed(inp)
-        public, secure = self._snapshots()
-        public_changed, secure_changed = public != self._public, secure != self._secure
-        self._public, self._secure = public, secure
+        change = SnapshotChange.pending(before, self._current_snapshots)
+        self._last_change = weakref.ref(change)
         run = self._run
         for line in run.log:
             _LOGGER.debug("table %s hand %s: %s", self._setup.table, self._hand_id or "-", line)
         return Outcome(reply=reply, events=tuple(run.events), secure_events=tuple(run.secure),
-                       public_changed=public_changed, secure_changed=secure_changed,
-                       errors=tuple(run.errors), hand_started=run.started,
-                       hand_ended=run.ended, log=tuple(run.log), duplicate=duplicate)
+                       snapshot_change=change, errors=tuple(run.errors),
+                       hand_started=run.started, hand_ended=run.ended, log=tuple(run.log),
+                       duplicate=duplicate)
 
     # --- errors ------------------------------------------------------------------------------
 
@@ -1035,8 +1086,21 @@ class HandController:
         return TableState(tuple(self._seats.values()), self._button, self._number,
                           tuple(self._errors.values()), tuple(self._devices.values()), replies)
 
-    def _snapshots(self) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
-        """The public and the secure snapshot, built from one view of the hand."""
+    def _current_snapshots(self) -> Snapshots:
+        """The snapshots of the current state: built on the first call after an input, then
+        the cached ones (never changed: callers of the views may keep them)."""
+        snaps = self._snaps
+        if snaps is None:
+            snaps = self._snaps = self._build_snapshots()
+        return snaps
+
+    def _build_snapshots(self) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
+        """The public and the secure snapshot, built from one view of the hand.
+
+        They share parts with each other (the seats out of the hand, everything but the seats,
+        burns and held read) and with every snapshot of this controller (the game and the
+        stakes): nothing in them is ever changed in place.
+        """
         setup = self._setup
         hand = self._hand
         folder = self._folder
@@ -1084,13 +1148,8 @@ class HandController:
             "schema": STATE_SCHEMA,
             "table": setup.table,
             "hand": self._hand_json() if hand is not None else None,
-            "game": {"variant": setup.game.value, "structure": setup.structure.value,
-                     "preset": setup.preset.value, "label": setup.label},
-            "stakes": {"small_blind": setup.stakes.small_blind,
-                       "big_blind": setup.stakes.big_blind, "ante": setup.stakes.ante,
-                       "bring_in": setup.stakes.bring_in, "small_bet": setup.stakes.small_bet,
-                       "big_bet": setup.stakes.big_bet, "currency": setup.currency,
-                       "units_per_currency": setup.units_per_currency},
+            "game": self._game_json,
+            "stakes": self._stakes_json,
             "button": None if self._stud else self._button,
             "phase": self.phase.value,
             "street": street,
@@ -1127,7 +1186,7 @@ def _input_kind(inp: HandInput) -> str:
     return "show" if isinstance(inp, ShowIn) else "muck"
 
 
-def _copy(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+def _copy(value: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     out: dict[str, JsonValue] = {}
     for k, v in value.items():
         out[k] = _copy_value(v)
