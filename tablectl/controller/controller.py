@@ -533,16 +533,19 @@ class HandController:
         """Where a read goes (None: the current expectation, for a shoe), or _Refused."""
         exp = hand.expected()
         loc = read.location
-        card_name = self._name(card)
+
+        def name() -> str:  # only for a refusal: it needs a view of the hand
+            return self._name(card)
+
         if loc is None:
             if isinstance(exp, _CARD_EXPECTATIONS):
                 return None
             if self._betting_before_board(hand):
                 raise _Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
-                               f"{card_name} came out of {read.source} while the "
+                               f"{name()} came out of {read.source} while the "
                                f"{hand.street} betting is open")
             raise _Refused(ErrorCode.TOO_MANY_CARDS,
-                           f"{card_name} came out of {read.source}, but no card is expected now")
+                           f"{name()} came out of {read.source}, but no card is expected now")
         key = self._location_key(loc)
         assert key is not None
         run = [k for e in self._upcoming(hand) if (k := _key_of(e)) is not None]
@@ -552,7 +555,7 @@ class HandController:
             view = {s.seat: s for s in hand.view().seats}
             if n not in view or view[n].folded:
                 raise _Refused(ErrorCode.WRONG_ANTENNA,
-                               f"{card_name} read at {loc}, but seat {n} is not in the hand")
+                               f"{name()} read at {loc}, but seat {n} is not in the hand")
             have, need = len(hand.hole_cards(n)), run.count(key)
             if loc.slot is not None:
                 taken = {r.location.slot for _, r in self._staged.get(key, [])
@@ -561,30 +564,30 @@ class HandController:
                     return key
                 if loc.slot <= have or loc.slot in taken:
                     raise _Refused(ErrorCode.TOO_MANY_CARDS,
-                                   f"{card_name} read at {loc}, which already holds a card")
+                                   f"{name()} read at {loc}, which already holds a card")
             elif need > staged:
                 return key
             if any(k[0] == "seat" for k in run) or not run:
                 raise _Refused(ErrorCode.TOO_MANY_CARDS,
-                               f"{card_name} read at {loc}, but seat {n} has all its cards for "
+                               f"{name()} read at {loc}, but seat {n} has all its cards for "
                                "this round")
             raise _Refused(ErrorCode.WRONG_ANTENNA,
-                           f"{card_name} read at {loc} while the board is being dealt")
+                           f"{name()} read at {loc} while the board is being dealt")
         if key in run and run.count(key) > staged:
             return key
         if kind == "board" and n < len(hand.board):
             raise _Refused(ErrorCode.TOO_MANY_CARDS,
-                           f"{card_name} read at {loc}, which already holds a card")
+                           f"{name()} read at {loc}, which already holds a card")
         if self._betting_before_board(hand):
             raise _Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
-                           f"{card_name} read at {loc} while the {hand.street} betting is open")
+                           f"{name()} read at {loc} while the {hand.street} betting is open")
         if kind == "board" and (len(hand.board) >= 5 or isinstance(exp, Showdown | Done)):
             raise _Refused(ErrorCode.TOO_MANY_CARDS,
-                           f"{card_name} read at {loc}, but the board is complete")
+                           f"{name()} read at {loc}, but the board is complete")
         raise _Refused(ErrorCode.WRONG_ANTENNA,
-                       f"{card_name} read at {loc}, but {_target_text(_key_of(exp))} is expected"
+                       f"{name()} read at {loc}, but {_target_text(_key_of(exp))} is expected"
                        if isinstance(exp, _CARD_EXPECTATIONS)
-                       else f"{card_name} read at {loc}, but no card is expected now")
+                       else f"{name()} read at {loc}, but no card is expected now")
 
     def _accept(self, card: Card, read: CardRead, key: _Key | None) -> None:
         hand = self._hand

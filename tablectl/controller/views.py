@@ -47,8 +47,14 @@ def action_name(kind: ActionKind) -> str:
 
 
 def card_text(card: Card | None) -> str | None:
-    """``"Ah"``, or None for a card nobody read."""
-    return str(card) if card is not None else None
+    """``"Ah"`` (``str(card)``), or None for a card nobody read.
+
+    >>> card_text(Card.parse("ah")), card_text(None)
+    ('Ah', None)
+    """
+    # rank and suit are StrEnums, each its own value: their sum is the plain str of the card,
+    # several times faster than str(card) (the snapshots spell every card they show)
+    return card.rank + card.suit if card is not None else None
 
 
 def pots_json(pots: Sequence[PotView]) -> list[JsonValue]:
