@@ -7,13 +7,17 @@ per run, these timings of the same hands:
 * ``engine``: the bare :class:`tablectl.game.Hand` fed the same cards and decisions (baseline);
 * ``controller``: :meth:`HandController.handle` for every input, each call timed on its own
   (reads resolved through the deck, commands authorised and checked, events folded): the
-  controller's share of the critical path from a card read to its event. Also split by kind:
-  ``read`` (card reads) and ``action`` (action commands), mean and ``_p50`` (the median call);
-  the remaining inputs are start_hand, next_hand and adjust_stack;
-* ``with_snapshots``: per input, ``handle()``, then ``public_changed`` / ``secure_changed``
-  and, when one is set, both snapshots, as the daemon takes them after publishing the events
-  (the read-only ``*_snapshot_view`` accessors where the controller has them, else the
-  copying ``*_snapshot``): everything the controller costs the daemon per input;
+  controller's share of the critical path from a card read to its event. After each call,
+  untimed there, ``public_changed`` / ``secure_changed`` are read and, when one is set, both
+  snapshots taken, as the daemon does once the input's events are published (the read-only
+  ``*_snapshot_view`` accessors where the controller has them, else the copying
+  ``*_snapshot``). Also split by kind: ``read`` (card reads) and ``action`` (action
+  commands), mean and ``_p50`` (the median call); the other inputs are start_hand, next_hand
+  and adjust_stack;
+* ``with_snapshots``: the same ``handle()`` calls plus those flag and snapshot reads:
+  everything the controller costs the daemon per input;
+* ``unread``: ``handle()`` for every input with every outcome kept and no flag read until the
+  end (with lazy snapshots, each call then settles the last outcome first);
 * ``replay``: every input decoded from its journal JSON, then handled, outcomes dropped
   (crash recovery).
 
@@ -86,7 +90,8 @@ FL, NL, PL = (BettingStructure.FIXED_LIMIT, BettingStructure.NO_LIMIT,
 VARIANTS = [(GameKind.HOLDEM, NL), (GameKind.OMAHA_HI_LO, FL), (GameKind.OMAHA, PL),
             (GameKind.STUD, FL), (GameKind.RAZZ, FL)]
 CARD_STEPS = (DealHole, DealUp, DealDown, Burn, DealBoard)
-RATIOS = ("controller", "read", "read_p50", "action", "action_p50", "with_snapshots", "replay")
+RATIOS = ("controller", "read", "read_p50", "action", "action_p50", "with_snapshots", "unread",
+          "replay")
 
 
 def stakes(game: GameKind, structure: BettingStructure) -> Stakes:
@@ -189,15 +194,23 @@ def one_run(setups: list[tuple[str, TableSetup, list[ControllerInput],
             for hinp in fed:
                 hand.apply(hinp)
         row["engine"] = (clock() - t0) / engine_inputs * 1e6
-        # handle() alone, each call timed (the critical path of a read)
+        # as the daemon applies an input: handle() (timed alone: the critical path from a
+        # read to its event), then, after the events are out, the flags and the snapshots
         ctl = HandController(setup, initial)
+        take = snapshot_reader(ctl)
+        take()  # the daemon publishes the snapshot it starts with
         kinds = [kind_of(i) for i in inputs]
         spent: list[float] = []
+        after: list[float] = []
         outcomes = []
         for inp in inputs:
             t0 = clock()
             outcome = ctl.handle(inp)
-            spent.append(clock() - t0)
+            t1 = clock()
+            if outcome.public_changed or outcome.secure_changed:
+                take()
+            after.append(clock() - t1)
+            spent.append(t1 - t0)
             outcomes.append(outcome)
         refused = [o.reply for o in outcomes if o.reply is not None and not o.reply.ok]
         assert not refused, refused[:3]
@@ -206,15 +219,16 @@ def one_run(setups: list[tuple[str, TableSetup, list[ControllerInput],
             mine = [t for t, k in zip(spent, kinds, strict=True) if k == kind]
             row[kind] = sum(mine) / len(mine) * 1e6
             row[f"{kind}_p50"] = statistics.median(mine) * 1e6
-        # handle(), then the flags and both snapshots, as the daemon does per input
+        row["with_snapshots"] = (sum(spent) + sum(after)) / len(inputs) * 1e6
+        # handle() with every outcome kept and no flag read until the end: with lazy
+        # snapshots each handle() then settles the last outcome first (builds its snapshots)
         ctl = HandController(setup, initial)
-        take = snapshot_reader(ctl)
+        kept = []
         t0 = clock()
         for inp in inputs:
-            outcome = ctl.handle(inp)
-            if outcome.public_changed or outcome.secure_changed:
-                take()
-        row["with_snapshots"] = (clock() - t0) / len(inputs) * 1e6
+            kept.append(ctl.handle(inp))
+        row["unread"] = (clock() - t0) / len(inputs) * 1e6
+        assert sum(o.public_changed for o in kept) == sum(o.public_changed for o in outcomes)
         # replay: decoded from the journal's JSON, outcomes dropped (crash recovery)
         journal = [json.dumps(input_to_json(i)) for i in inputs]
         ctl = HandController(setup, initial)
@@ -266,7 +280,8 @@ def print_rows(label: str, figures: dict[str, dict[str, float]], runs: int) -> N
         print(f"{label}{name:24s} engine {row['engine']:6.1f}  handle {row['controller']:6.1f} "
               f"(read {row['read']:6.1f} p50 {row['read_p50']:6.1f}, action "
               f"{row['action']:6.1f} p50 {row['action_p50']:6.1f})  with snapshots "
-              f"{row['with_snapshots']:6.1f}  replay {row['replay']:6.1f} us/input  "
+              f"{row['with_snapshots']:6.1f}  unread {row['unread']:6.1f}  replay "
+              f"{row['replay']:6.1f} us/input  "
               f"(x{row['controller_over_engine']} engine, {row['inputs_per_hand']} "
               f"inputs/hand, median of {runs} runs)", flush=True)
 
