@@ -259,25 +259,33 @@ class DeviceClient:
         reason = "closed"
         session.connect(self._clock.monotonic())
         reader: asyncio.Task[bytes] = asyncio.create_task(link.read())
+        # the timer and the waker live across iterations: a frame in wakes the loop through
+        # the reader alone, with no task made or cancelled for it
+        timer: asyncio.Task[None] | None = None
+        timer_at = 0.0
+        waker: asyncio.Task[bool] = asyncio.create_task(self._wake.wait())
         try:
             await link.write(session.data_to_send())
             while True:
                 now = self._clock.monotonic()
                 deadline = session.next_deadline()
-                waits: set[asyncio.Future[object]] = {reader}  # type: ignore[arg-type]
-                timer: asyncio.Task[None] | None = None
-                if deadline is not None:
+                if timer is not None and (timer.done() or deadline is None
+                                          or deadline < timer_at):
+                    timer.cancel()
+                    timer = None
+                if timer is None and deadline is not None:
+                    timer_at = deadline
                     timer = asyncio.create_task(self._clock.sleep(max(0.0, deadline - now)))
+                waits: set[asyncio.Future[object]] = {reader, waker}  # type: ignore[arg-type]
+                if timer is not None:
                     waits.add(timer)  # type: ignore[arg-type]
-                waker = asyncio.create_task(self._wake.wait())
-                waits.add(waker)  # type: ignore[arg-type]
-                try:
+                if not (reader.done() or waker.done() or (timer is not None and timer.done())):
                     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for t in (timer, waker):
-                        if t is not None and not t.done():
-                            t.cancel()
-                self._wake.clear()
+                if waker.done():
+                    self._wake.clear()
+                    waker = asyncio.create_task(self._wake.wait())
+                if timer is not None and timer.done():
+                    timer = None
                 now = self._clock.monotonic()
                 events: list[SessionEvent] = []
                 if reader.done():
@@ -306,9 +314,13 @@ class DeviceClient:
             reason = f"{type(cause).__name__}: {cause}" if cause else str(exc)
             return was_up
         finally:
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
+            for task in (reader, waker, timer):
+                if task is not None:
+                    task.cancel()
+            for task in (reader, waker, timer):
+                if task is not None:
+                    with contextlib.suppress(BaseException):
+                        await task
             await link.aclose()
             session.link_lost(self._clock.monotonic())
             if was_up:

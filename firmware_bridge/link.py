@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -177,17 +178,22 @@ class SerialLink:
         self.address = address
         self._port = port
         self._fd: int = port.fileno()
+        # pyserial's own class for a local port (not a URL handler with a protocol of its
+        # own in read(), such as rfc2217), on an fd it opened non-blocking
+        self._raw = (type(port) is serial.Serial and os.name == "posix"
+                     and bool(fcntl.fcntl(self._fd, fcntl.F_GETFL) & os.O_NONBLOCK))
         self._loop = asyncio.get_running_loop()
         self._readable: asyncio.Future[None] | None = None
         self._closed = False
 
     async def read(self) -> bytes:
         """See :class:`Link`."""
+        readable = False
         while True:
             if self._closed:
                 return b""
             try:
-                data: bytes = self._port.read(_CHUNK)  # timeout=0: whatever is there, now
+                data = self._read_now(readable)
             except (serial.SerialException, OSError) as exc:
                 await self.aclose()
                 raise LinkClosedError(f"{self.address}: {exc}") from exc
@@ -202,6 +208,29 @@ class SerialLink:
                 with contextlib.suppress(Exception):
                     self._loop.remove_reader(self._fd)
                 self._readable = None
+            readable = True
+
+    def _read_now(self, readable: bool) -> bytes:
+        """Whatever bytes are there now, b"" if none (raises when the device is gone).
+
+        ``readable``: the event loop just reported the port readable.
+        """
+        if not self._raw:
+            data: bytes = self._port.read(_CHUNK)  # timeout=0: whatever is there, now
+            return data
+        # a plain POSIX port (opened O_NONBLOCK by pyserial): one read() system call where
+        # pyserial's read makes three (select, read, select)
+        try:
+            data = os.read(self._fd, _CHUNK)
+        except BlockingIOError:
+            return b""
+        if not data and readable:
+            # (a tty polled with VMIN=0 reads b"" when it has nothing) reported readable with
+            # nothing to read: a device that went away, as pyserial's read() has it
+            raise serial.SerialException("device reports readiness to read but returned no "
+                                         "data (device disconnected or multiple access on "
+                                         "port?)")
+        return data
 
     async def write(self, data: bytes) -> None:
         """See :class:`Link`."""
