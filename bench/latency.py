@@ -4,18 +4,21 @@ Method: a private mosquitto on a free loopback port (``set_tcp_nodelay true``); 
 a simulated RFID shoe served on a real pty (``hardware_sim.serve.PtyDevice``, the wire protocol
 a real shoe speaks) and ``tablectl run --config`` as a child process reading it with pyserial
 (no camera source). A paho console (TCP_NODELAY) starts hold'em hands at ten seats; a paho
-subscriber on the events topic timestamps every message. Each sample is one hole card: the time
-just before the shoe model emits the read (the simulator writes it on the pty master at once)
-to the arrival of that card's ``cards_dealt`` event at the subscriber, both
-``time.perf_counter()`` in this process. One read at a time, ``--gap-ms`` apart so the daemon
-has published the snapshot of the previous read; after twenty hole cards the console folds the
-hand away and starts the next one.
+subscriber on the events topic, in a process of its own as a display would be, timestamps
+every message. Each sample is one hole card: the time just before the shoe model emits the read
+(the simulator writes it on the pty master at once) to the arrival of that card's
+``cards_dealt`` event at the subscriber, both ``time.monotonic_ns()`` (CLOCK_MONOTONIC, one
+clock for every process on Linux). The subscriber has its own process so that the simulated
+shoe, which runs in this one, never holds the GIL the subscriber needs to take a message.
+One read at a time, ``--gap-ms`` apart so the daemon has published the snapshot of the
+previous read; after twenty hole cards the console folds the hand away and starts the next one.
 
-Floor, in the same run and on the same broker: a bare paho QoS 1 publish of a same-sized payload
-to the same subscriber (publish call -> on_message), ``--samples`` times.
+Floor, in the same run and on the same broker: a bare paho QoS 1 publish (from this process)
+of a same-sized payload to the same subscriber process (publish call -> on_message),
+``--samples`` times.
 
 The journal is where a table keeps it: a file in a temporary directory on the default file
-system (``synchronous=FULL``: fsync per write). ``--journal-dir /dev/shm`` shows the daemon
+system (``synchronous=FULL``: one fsync per input). ``--journal-dir /dev/shm`` shows the daemon
 without the disk. Peak RSS is ``VmHWM`` of the daemon process from /proc after the run.
 
 Targets (issue 6): p99 <= 3 ms; p50 <= 4x the floor's p50; daemon peak RSS <= 80 MB.
@@ -107,46 +110,82 @@ def client(name: str) -> mqtt.Client:
     return c
 
 
+SUBSCRIBER = """
+import json, socket, sys, time
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+port, table = int(sys.argv[1]), sys.argv[2]
+def on_socket_open(_c, _u, sock):
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+def on_message(_c, _u, msg):
+    now = time.monotonic_ns()
+    body = json.loads(msg.payload)
+    if msg.topic == "bench/floor":
+        line = f"F {now} {body['n']}"
+    elif msg.topic.endswith("/status"):
+        line = f"S {now} {body.get('state')}"
+    else:
+        line = f"E {now} {body.get('type')} {len(msg.payload)}"
+    sys.stdout.write(line + "\\n")
+    sys.stdout.flush()
+def on_subscribe(*_a):
+    sys.stdout.write("READY 0 0\\n")
+    sys.stdout.flush()
+c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-sub", protocol=mqtt.MQTTv5)
+c.on_socket_open, c.on_message, c.on_subscribe = on_socket_open, on_message, on_subscribe
+c.connect("127.0.0.1", port)
+c.subscribe([(f"poker/v1/tables/{table}/events", 1), ("bench/floor", 1),
+             (f"poker/v1/tables/{table}/status", 1)])
+c.loop_forever()
+"""
+
+
 class Subscriber:
-    """Timestamps every message on the table's events topic and the floor topic."""
+    """A paho subscriber in a child process; it timestamps every message on the table's
+    events topic, its status topic and the floor topic (``time.monotonic_ns()``)."""
 
     def __init__(self, port: int) -> None:
         self.cond = threading.Condition()
-        self.events: list[tuple[float, dict[str, object]]] = []
+        self.events: list[tuple[float, str]] = []
+        self.sizes: list[int] = []
         self.floor: dict[int, float] = {}
         self.online = threading.Event()
-        self.client = client(f"bench-sub-{uuid.uuid4().hex[:6]}")
-        self.client.on_message = self._on_message
-        subscribed = threading.Event()
-        self.client.on_subscribe = lambda *_a: subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.subscribe([(f"poker/v1/tables/{TABLE}/events", 1), ("bench/floor", 1),
-                               (f"poker/v1/tables/{TABLE}/status", 1)])
-        self.client.loop_start()
-        if not subscribed.wait(10):
+        ready = threading.Event()
+        self.proc = subprocess.Popen([sys.executable, "-c", SUBSCRIBER, str(port), TABLE],
+                                     stdout=subprocess.PIPE, text=True)
+        self._ready = ready
+        threading.Thread(target=self._read, daemon=True).start()
+        if not ready.wait(10):
             raise SystemExit("subscriber: no SUBACK")
 
-    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
-        now = time.perf_counter()
-        body = json.loads(msg.payload)
-        with self.cond:
-            if msg.topic == "bench/floor":
-                self.floor[body["n"]] = now
-            elif msg.topic.endswith("/status"):
-                if body.get("state") == "online":
-                    self.online.set()
-            else:
-                self.events.append((now, body))
-            self.cond.notify_all()
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            kind, stamp, what = line.split(" ", 2)
+            what = what.strip()
+            at = int(stamp) / 1e6               # ms
+            with self.cond:
+                if kind == "READY":
+                    self._ready.set()
+                elif kind == "F":
+                    self.floor[int(what)] = at
+                elif kind == "S":
+                    if what == "online":
+                        self.online.set()
+                else:
+                    kind, size = what.split()
+                    self.events.append((at, kind))
+                    self.sizes.append(int(size))
+                self.cond.notify_all()
 
-    def wait_event(self, start: int, pred: object, timeout: float = 5.0) -> tuple[float, int]:
-        """The arrival time and index of the first event at or after ``start`` matching."""
-        assert callable(pred)
+    def wait_event(self, start: int, kind: str, timeout: float = 5.0) -> tuple[float, int]:
+        """The arrival time (ms) and index of the first event of ``kind`` at or after
+        ``start``."""
         found: list[tuple[float, int]] = []
 
         def check() -> bool:
             for i in range(start, len(self.events)):
-                if pred(self.events[i][1]):
+                if self.events[i][1] == kind:
                     found.append((self.events[i][0], i))
                     return True
             return False
@@ -157,8 +196,8 @@ class Subscriber:
         return found[0]
 
     def close(self) -> None:
-        self.client.loop_stop()
-        self.client.disconnect()
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 class Console:
@@ -229,11 +268,10 @@ async def measure_reads(shoe: SimShoe, sub: Subscriber, console: Console, sample
         for _ in range(2 * SEATS):
             await asyncio.sleep(gap)
             mark = len(sub.events)
-            start = time.perf_counter()
+            start = time.monotonic_ns() / 1e6
             shoe.draw()
-            arrived, _ = await asyncio.to_thread(
-                sub.wait_event, mark, lambda e: e.get("type") == "cards_dealt")
-            out.append(1000 * (arrived - start))
+            arrived, _ = await asyncio.to_thread(sub.wait_event, mark, "cards_dealt")
+            out.append(arrived - start)
         # fold everyone but the big blind: seats act in turn from the one to act
         for _ in range(SEATS - 1):
             await asyncio.to_thread(console.send, "action", {"kind": "fold"})
@@ -253,7 +291,7 @@ def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
         for n in range(samples):
             time.sleep(gap)
             payload = json.dumps({"n": n, "pad": "x" * max(0, size - 20)})
-            sent[n] = time.perf_counter()
+            sent[n] = time.monotonic_ns() / 1e6
             pub.publish("bench/floor", payload, qos=1)
             with sub.cond:
                 if not sub.cond.wait_for(lambda: n in sub.floor, 5):  # noqa: B023 (waits here)
@@ -261,7 +299,7 @@ def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
     finally:
         pub.loop_stop()
         pub.disconnect()
-    return [1000 * (sub.floor[n] - sent[n]) for n in sent]
+    return [sub.floor[n] - sent[n] for n in sent]
 
 
 async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
@@ -301,9 +339,9 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
                 await measure_reads(shoe, sub, console, 2 * SEATS, args.gap_ms / 1000)
                 reads = await measure_reads(shoe, sub, console, args.samples,
                                             args.gap_ms / 1000)
-                sample = sub.events[-1][1]
+                size = sorted(sub.sizes)[len(sub.sizes) // 2]
                 floor = await asyncio.to_thread(measure_floor, port, sub, args.samples,
-                                                args.gap_ms / 1000, len(json.dumps(sample)))
+                                                args.gap_ms / 1000, size)
                 rss = vm_hwm_mb(daemon.pid)
             finally:
                 console.close()
