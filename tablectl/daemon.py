@@ -117,6 +117,7 @@ class TableDaemon:
         # input's events needs no query; None: not loaded (at start, after a reconnect or a
         # failure), the publisher reads it again from the journal
         self._outbox: deque[EventRecord] | None = None
+        self._changes: list[Outcome] = []
         self.applied = 0
         self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
         """Called after every applied input (the demo and tests watch hands end with it)."""
@@ -320,8 +321,11 @@ class TableDaemon:
                 self._journaled_seq.get(record.topic, 0), record.seq)
         if records and self._outbox is not None:
             self._outbox.extend(records)
-        self._public_dirty |= outcome.public_changed or bool(outcome.events)
-        self._secure_dirty |= outcome.secure_changed or bool(outcome.secure_events)
+        self._public_dirty |= bool(outcome.events)
+        self._secure_dirty |= bool(outcome.secure_events)
+        # whether the snapshots changed is asked only after the events are out: answering
+        # builds the snapshots (see SnapshotChange)
+        self._changes.append(outcome)
         self._wake.set()
 
     def _fault(self, reason: str) -> None:
@@ -336,7 +340,7 @@ class TableDaemon:
 
     def public_snapshot(self) -> dict[str, JsonValue]:
         """The public snapshot body, with the journal fault shown as an error if any."""
-        body = dict(self.controller.public_snapshot())
+        body = dict(self.controller.public_snapshot_view())
         if self.faulted is not None:
             shown = body.get("errors")
             errors: list[JsonValue] = list(shown) if isinstance(shown, list) else []
@@ -368,6 +372,10 @@ class TableDaemon:
         except BaseException:
             self._outbox = None     # read it again from the journal next time
             raise
+        for outcome in self._changes:
+            self._public_dirty |= outcome.public_changed
+            self._secure_dirty |= outcome.secure_changed
+        self._changes.clear()
         # The snapshot's body and its seq are taken together, with no await between them: the
         # body is the state after every event journaled so far, and seq names the last of
         # them, so a display drops exactly the events the snapshot already contains.
@@ -393,7 +401,7 @@ class TableDaemon:
                                    seq=self._journaled_seq.get(topic, 0), ts=now,
                                    hand=hand_id,
                                    data=json.loads(json.dumps(
-                                       self.controller.secure_snapshot())))
+                                       self.controller.secure_snapshot_view())))
             try:
                 await self.publisher.publish(topics.secure_state(self.table), encode(env),
                                              qos=1, secret=True, props=_JSON)
@@ -407,6 +415,7 @@ class TableDaemon:
             await self._wake.wait()
             if not connected():
                 self._wake.clear()
+                self._changes.clear()   # the snapshots go out anew at the next connection
                 continue
             try:
                 await self.publish_pending()

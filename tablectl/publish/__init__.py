@@ -23,6 +23,7 @@ from tablectl.publish.envelope import (
     StatusPayload,
     decode,
     encode,
+    encode_event,
     event_from_record,
 )
 from tablectl.publish.errors import (
@@ -60,6 +61,7 @@ __all__ = [
     "TopicError",
     "decode",
     "encode",
+    "encode_event",
     "event_from_record",
     "flush_outbox",
     "publish_event",

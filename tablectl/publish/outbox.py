@@ -12,7 +12,7 @@ import logging
 
 from tablectl.journal import EventRecord, Journal
 from tablectl.publish.base import MessageProps, Publisher
-from tablectl.publish.envelope import encode, event_from_record
+from tablectl.publish.envelope import encode_event
 from tablectl.publish.topics import Topic
 
 _LOGGER = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ async def publish_event(publisher: Publisher, journal: Journal, table: str,
             again later, which consumers tolerate).
     """
     topic = Topic(record.topic)
-    await publisher.publish(topic, encode(event_from_record(table, record)), qos=1,
+    await publisher.publish(topic, encode_event(table, record), qos=1,
                             secret=secret, props=_JSON)
     journal.mark_published(record.id)
 
