@@ -10,11 +10,18 @@ are medians over the runs. Variants:
 * ``adapter_q0`` / ``adapter_q1``: :class:`tablectl.publish.mqtt.MqttPublisher` (NODELAY set,
   QoS 1 awaits the PUBACK);
 * ``paho_nodelay_q0``: bare paho with TCP_NODELAY set in ``on_connect`` (the research baseline);
-* ``paho_q0`` / ``paho_q1``: bare paho as it comes (Nagle on).
+* ``paho_q0`` / ``paho_q1``: bare paho as it comes (Nagle on);
+* ``adapter_busy_q0`` / ``paho_nodelay_busy_q0``: as ``adapter_q0`` / ``paho_nodelay_q0``, but
+  after each publish call the publishing thread keeps the CPU (pure Python, holding the GIL)
+  for ``--busy-ms``, as the daemon does while it builds the next payload. Bare paho writes from
+  its own thread (``loop_start``), which must first win the GIL back (up to the 5 ms switch
+  interval): that is the hand-off the adapter avoids by writing on the loop, in the publish
+  call itself.
 
 The last line printed is one JSON object with every figure (milliseconds).
 
-Usage: ``.venv/bin/python bench/publish.py [--count 1000] [--interval-ms 2] [--runs 3]``
+Usage: ``.venv/bin/python bench/publish.py [--count 1000] [--interval-ms 2] [--runs 3]
+[--busy-ms 1]``
 """
 
 from __future__ import annotations
@@ -101,7 +108,15 @@ def payload() -> bytes:
     return b"%020d" % time.monotonic_ns() + PAD
 
 
-def run_paho(port: int, count: int, interval: float, qos: int, nodelay: bool) -> None:
+def burn(seconds: float) -> None:
+    """Keep the CPU and the GIL for ``seconds`` (no system call that would release it)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        sum(range(50))
+
+
+def run_paho(port: int, count: int, interval: float, *, qos: int, nodelay: bool,
+             busy: float = 0.0) -> None:
     client = paho.Client(CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5)
     connected = threading.Event()
 
@@ -122,12 +137,15 @@ def run_paho(port: int, count: int, interval: float, qos: int, nodelay: bool) ->
         if delay > 0:
             time.sleep(delay)
         client.publish(TOPIC, payload(), qos=qos)
+        if busy:
+            burn(busy)
     client.publish(TOPIC, DONE, qos=1).wait_for_publish(10)
     client.loop_stop()
     client.disconnect()
 
 
-async def run_adapter(port: int, count: int, interval: float, qos: int) -> None:
+async def run_adapter(port: int, count: int, interval: float, qos: int,
+                      busy: float = 0.0) -> None:
     topic = Topic(TOPIC)
     async with MqttPublisher(MqttSettings(host="127.0.0.1", port=port,
                                           client_id=f"bench-{os.getpid()}")) as pub:
@@ -138,18 +156,22 @@ async def run_adapter(port: int, count: int, interval: float, qos: int) -> None:
             if delay > 0:
                 await asyncio.sleep(delay)
             await pub.publish(topic, payload(), qos=qos)
+            if busy:
+                burn(busy)
         await pub.publish(topic, DONE, qos=1)
 
 
-def measure(port: int, variant: str, count: int, interval: float) -> list[float]:
+def measure(port: int, variant: str, count: int, interval: float, busy: float) -> list[float]:
     sub = subprocess.Popen([sys.executable, __file__, "--subscriber", str(port)],
                            stdout=subprocess.PIPE, text=True)
     assert sub.stdout is not None
     assert sub.stdout.readline().strip() == "ready"
+    busy = busy if "busy" in variant else 0.0
     if variant.startswith("adapter"):
-        asyncio.run(run_adapter(port, count, interval, qos=int(variant[-1])))
+        asyncio.run(run_adapter(port, count, interval, qos=int(variant[-1]), busy=busy))
     else:
-        run_paho(port, count, interval, qos=int(variant[-1]), nodelay="nodelay" in variant)
+        run_paho(port, count, interval, qos=int(variant[-1]), nodelay="nodelay" in variant,
+                 busy=busy)
     out, _ = sub.communicate(timeout=120)
     lat: list[float] = json.loads(out.strip().splitlines()[-1])
     if len(lat) != count:
@@ -167,21 +189,25 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--interval-ms", type=float, default=2.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--busy-ms", type=float, default=1.0,
+                        help="CPU kept after each publish by the *_busy_* variants")
     parser.add_argument("--subscriber", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.subscriber:
         subscriber(args.subscriber)
         return
-    variants = ["adapter_q0", "adapter_q1", "paho_nodelay_q0", "paho_q0", "paho_q1"]
+    variants = ["adapter_q0", "adapter_q1", "paho_nodelay_q0", "paho_q0", "paho_q1",
+                "adapter_busy_q0", "paho_nodelay_busy_q0"]
     figures: dict[str, Any] = {"count": args.count, "interval_ms": args.interval_ms,
-                               "runs": args.runs}
+                               "runs": args.runs, "busy_ms": args.busy_ms}
     with tempfile.TemporaryDirectory() as tmp:
         broker, port = start_broker(Path(tmp))
         try:
             for variant in variants:
                 p50s, p99s, maxes = [], [], []
                 for _ in range(args.runs):
-                    lat = measure(port, variant, args.count, args.interval_ms / 1000)
+                    lat = measure(port, variant, args.count, args.interval_ms / 1000,
+                                  args.busy_ms / 1000)
                     p50s.append(pct(lat, 50))
                     p99s.append(pct(lat, 99))
                     maxes.append(max(lat))
@@ -189,7 +215,7 @@ def main() -> None:
                        "p99_ms": round(statistics.median(p99s), 3),
                        "max_ms": round(statistics.median(maxes), 3)}
                 figures[variant] = row
-                print(f"{variant:16s} p50 {row['p50_ms']:7.3f} ms  p99 {row['p99_ms']:7.3f} ms"
+                print(f"{variant:20s} p50 {row['p50_ms']:7.3f} ms  p99 {row['p99_ms']:7.3f} ms"
                       f"  max {row['max_ms']:7.3f} ms  (median of {args.runs} runs)", flush=True)
         finally:
             broker.terminate()
