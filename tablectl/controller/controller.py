@@ -194,6 +194,45 @@ def _json_time(at: datetime) -> str:
     return at.isoformat()
 
 
+class _HandMemo:
+    """What table reads and snapshots ask of one state of the hand, worked out once.
+
+    A state is the hand object with its number of inputs (the engine changes a hand only by
+    applying an input; a correction makes a new hand object). Everything kept is immutable.
+    """
+
+    __slots__ = ("_upcoming", "_view", "hand", "moves")
+
+    def __init__(self, hand: Hand, moves: int) -> None:
+        self.hand = hand
+        self.moves = moves
+        self._view: HandView | None = None
+        self._upcoming: tuple[Expectation, ...] | None = None
+
+    def view(self) -> HandView:
+        """The engine's (frozen) view of the hand."""
+        if self._view is None:
+            self._view = self.hand.view()
+        return self._view
+
+    def upcoming(self) -> tuple[Expectation, ...]:
+        """The card expectations of the current dealing round, from the current one on (on
+        past rounds without betting: as far as the next decision), probed on a copy of the
+        hand fed unknown cards."""
+        if self._upcoming is None:
+            out: list[Expectation] = []
+            if isinstance(self.hand.expected(), _CARD_EXPECTATIONS):
+                probe = self.hand.copy()
+                while isinstance(exp := probe.expected(), _CARD_EXPECTATIONS):
+                    out.append(exp)
+                    try:
+                        probe.apply(CardIn(None))
+                    except (RuleViolation, ValueError):  # the last card settles unknowns
+                        break
+            self._upcoming = tuple(out)
+        return self._upcoming
+
+
 class _Run:
     """Per-input accumulator of what becomes the Outcome."""
 
@@ -238,6 +277,7 @@ class HandController:
         self._accepted: dict[Card, _Placed] = {}
         self._staged: dict[_Key, list[tuple[Card, CardRead]]] = {}
         self._pending: _Pending | None = None
+        self._memo: _HandMemo | None = None
         self._run = _Run()
         # the snapshots of the current state once built (None: not since the last input), and
         # the last outcome's snapshot change while anybody holds it
@@ -454,7 +494,7 @@ class HandController:
         if hand is None or folder is None:
             return set()
         seen = {c for c in hand.board if c is not None}
-        for sv in hand.view().seats:
+        for sv in self._memo_of(hand).view().seats:
             seen.update(c.card for c in sv.cards
                         if c.card is not None and (c.face_up or sv.seat in folder.revealed))
         return seen
@@ -510,19 +550,13 @@ class HandController:
             return ("burn", 0)
         return None
 
-    def _upcoming(self, hand: Hand) -> list[Expectation]:
-        """The card expectations of the current dealing round, from the current one on."""
-        if not isinstance(hand.expected(), _CARD_EXPECTATIONS):
-            return []
-        probe = hand.copy()
-        out: list[Expectation] = []
-        while isinstance(exp := probe.expected(), _CARD_EXPECTATIONS):
-            out.append(exp)
-            try:
-                probe.apply(CardIn(None))
-            except (RuleViolation, ValueError):  # the last card settles a hand of unknowns
-                break
-        return out
+    def _memo_of(self, hand: Hand) -> _HandMemo:
+        """The memo of ``hand``'s current state (a new one once the hand has moved)."""
+        memo = self._memo
+        moves = len(hand.inputs)
+        if memo is None or memo.hand is not hand or memo.moves != moves:
+            memo = self._memo = _HandMemo(hand, moves)
+        return memo
 
     def _betting_before_board(self, hand: Hand) -> bool:
         """Betting is open and a board card (with its burn) will follow it."""
@@ -548,11 +582,12 @@ class HandController:
                            f"{name()} came out of {read.source}, but no card is expected now")
         key = self._location_key(loc)
         assert key is not None
-        run = [k for e in self._upcoming(hand) if (k := _key_of(e)) is not None]
+        memo = self._memo_of(hand)
+        run = [k for e in memo.upcoming() if (k := _key_of(e)) is not None]
         kind, n = key
         staged = len(self._staged.get(key, []))
         if kind == "seat":
-            view = {s.seat: s for s in hand.view().seats}
+            view = {s.seat: s for s in memo.view().seats}
             if n not in view or view[n].folded:
                 raise _Refused(ErrorCode.WRONG_ANTENNA,
                                f"{name()} read at {loc}, but seat {n} is not in the hand")
@@ -1107,7 +1142,7 @@ class HandController:
         setup = self._setup
         hand = self._hand
         folder = self._folder
-        view = hand.view() if hand is not None else None
+        view = self._memo_of(hand).view() if hand is not None else None
         in_hand = {s.seat: s for s in view.seats} if view is not None else {}
         exp = hand.expected() if hand is not None else None
         to_act = exp.seat if isinstance(exp, Act) and not self._settled else None
