@@ -214,7 +214,7 @@ class SnapshotChange:
     the snapshots off the critical path of an input; it is paid once per input either way
     (when nobody read the flags, at the start of the next ``handle()``).
 
-    Equal when both flags are equal (settling both sides).
+    Equal when both flags are equal (settling both sides); a copy or a pickle is settled.
 
     >>> SnapshotChange.settled(public=True, secure=False)
     SnapshotChange(public=True, secure=False)
@@ -283,6 +283,14 @@ class SnapshotChange:
 
     def __repr__(self) -> str:
         return f"SnapshotChange(public={self.public}, secure={self.secure})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # a pickled or copied change is a settled one: it never takes the controller along
+        return _settled_change, (self.public, self.secure)
+
+
+def _settled_change(public: bool, secure: bool) -> SnapshotChange:
+    return SnapshotChange.settled(public=public, secure=secure)
 
 
 UNCHANGED: Final = SnapshotChange.settled(public=False, secure=False)

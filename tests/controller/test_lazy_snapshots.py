@@ -10,7 +10,9 @@ compared with a reference controller whose snapshots are built after every input
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import random
 from collections.abc import Callable
 from typing import Any
@@ -295,3 +297,13 @@ def test_a_refused_input_changes_no_snapshot() -> None:
     assert not out.public_changed and not out.secure_changed
     assert (d.ctl.public_snapshot_view(), d.ctl.secure_snapshot_view()) == before
     assert builds[0] == 2  # the state before it, and the one after it (equal)
+
+
+def test_a_copied_or_pickled_outcome_is_settled_and_leaves_the_controller_behind() -> None:
+    d = fresh()
+    out = d.cmd("start_hand")
+    assert not out.snapshot_change.is_settled
+    for twin in (copy.copy(out), copy.deepcopy(out), pickle.loads(pickle.dumps(out))):
+        assert twin == out and twin.snapshot_change.is_settled
+        assert twin.public_changed and twin.secure_changed
+    assert "HandController" not in str(pickle.dumps(out.snapshot_change))
