@@ -38,10 +38,12 @@ the socket when :meth:`MqttPublisher.publish` starts waiting for its PUBACK (a t
 daemon with the former threaded client: the hand-off to paho's thread cost a median 0.73 ms per
 publish on the 2-core table computer). paho's callbacks therefore run on the loop and act
 directly. The one exception is the blocking part of
-(re)connecting, paho's ``reconnect()`` (DNS, TCP connect, TLS and websocket handshakes, bounded
-by paho's connect timeout of at most 5 s): it runs in a worker thread of the loop's default
-executor, during which nothing on the loop touches the client; the socket callbacks it triggers
-there only set TCP_NODELAY, and the loop registers the new socket when the thread returns.
+(re)connecting, paho's ``reconnect()`` (DNS, TCP connect, TLS and websocket handshakes, each
+bounded by paho's connect timeout, here at most 5 s): it runs in a worker thread of the loop's
+default executor, during which nothing on the loop touches the client (publish and subscribe
+need a CONNACK first, and no reader, writer or ``loop_misc`` is active); the socket callbacks it
+triggers there only set TCP_NODELAY, and the loop registers the new socket when the thread
+returns.
 Reusable after exit, not re-entrant.
 """
 
@@ -303,7 +305,11 @@ class MqttPublisher:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        """Publish ``offline`` (clean exit), disconnect, close the socket."""
+        """Publish ``offline`` (clean exit), disconnect, close the socket.
+
+        A connection attempt under way is let finish first (each of its steps is bounded by
+        the connect timeout, at most 5 s), then its socket is closed.
+        """
         if self._client is None:
             return
         if self._connected and self._availability is not None:
@@ -544,7 +550,7 @@ class MqttPublisher:
 
     async def _subscribe(self, topic_filter: str, qos: int) -> None:
         client = self._client
-        if client is None:
+        if client is None or not self._connected:    # (never while reconnect() owns it)
             raise NotConnectedError("not connected", topic_filter)
         rc, mid = self._quiet(client.subscribe, topic_filter, options=SubscribeOptions(qos=qos))
         if rc != MQTTErrorCode.MQTT_ERR_SUCCESS or mid is None:
