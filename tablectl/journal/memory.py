@@ -88,9 +88,6 @@ class MemoryJournal:
         self._epoch += 1
         return self._epoch
 
-    def sync(self) -> None:
-        """Nothing to do in memory (see :meth:`Journal.sync`)."""
-
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """All the block's writes or none (see :meth:`Journal.transaction`)."""
@@ -108,7 +105,7 @@ class MemoryJournal:
         finally:
             self._in_transaction = False
 
-    def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
+    def append_input(self, record: InputRecord) -> JournalRecord:
         """Append one input (see :meth:`Journal.append_input`)."""
         epoch = self._need_epoch()
         self._hand(record.hand_id)

@@ -302,18 +302,9 @@ class Journal(Protocol):
         """Begin a new daemon run: persist and return epoch + 1."""
         ...
 
-    def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
-        """Append one input; durable when this returns. Needs an epoch.
-
-        With ``durable=False`` the write is committed but its fsync waits for the next durable
-        write (the input's events, or :meth:`sync`): the daemon applies the input in memory
-        and publishes nothing of it before that, so a power cut loses the input and all its
-        effects together, never one without the other.
-        """
-        ...
-
-    def sync(self) -> None:
-        """Make every committed write durable now (one fsync)."""
+    def append_input(self, record: InputRecord) -> JournalRecord:
+        """Append one input; durable when this returns (or when the transaction it is part
+        of commits). Needs an epoch."""
         ...
 
     def transaction(self) -> AbstractContextManager[None]:

@@ -346,13 +346,6 @@ class SqliteJournal:
             self._in_transaction = False
             self._transaction_failed = None
 
-    def sync(self) -> None:
-        """Make every committed write durable now (see :meth:`Journal.sync`)."""
-        def do(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('sync', "
-                         "coalesce((SELECT value FROM meta WHERE key='sync'), 0) + 1)")
-        self._write("sync", do)
-
     def _now(self) -> str:
         return check_aware(self._clock.now()).isoformat()
 
@@ -402,9 +395,9 @@ class SqliteJournal:
         _LOGGER.info("journal %s: epoch %d", self._path, epoch)
         return epoch
 
-    def append_input(self, record: InputRecord, *, durable: bool = True) -> JournalRecord:
-        """Append one input; it is on disk (fsynced) when this returns, unless ``durable`` is
-        False (see :meth:`Journal.append_input`).
+    def append_input(self, record: InputRecord) -> JournalRecord:
+        """Append one input; it is on disk (fsynced) when this returns, or when the
+        transaction it is part of commits.
 
         Raises:
             JournalWriteError: it could not be written; it is not in the journal.
@@ -423,7 +416,7 @@ class SqliteJournal:
                 (epoch, self._now(), record.source, record.actor, record.kind, payload,
                  record.hand_id))
             return _input(cur.fetchone())
-        return self._write("append_input", do, durable=durable)
+        return self._write("append_input", do)
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
         """All inputs with ``seq > after_seq``, in order."""

@@ -252,25 +252,6 @@ def test_a_read_only_file_system(tiny_tmpfs: Path) -> None:
         assert [r.payload for r in j2.inputs()] == [{"i": 1}]
 
 
-def test_a_deferred_input_is_committed_and_sync_keeps_full_sync(tmp_path: Path) -> None:
-    """``append_input(durable=False)`` commits without its own fsync; afterwards the journal is
-    back to ``synchronous=FULL`` so the next write (events, ``sync()``) fsyncs both."""
-    path = tmp_path / "j.sqlite"
-    with SqliteJournal.open(path, ManualClock()) as journal:
-        journal.start_epoch()
-        stored = journal.append_input(card(1), durable=False)
-        assert journal.pragma("synchronous") == 2                   # FULL again
-        journal.sync()
-        assert journal.pragma("synchronous") == 2
-        # committed: another connection (a restarted daemon) sees it
-        other = sqlite3.connect(path)
-        try:
-            assert other.execute("SELECT count(*) FROM inputs WHERE seq=?",
-                                 (stored.seq,)).fetchone()[0] == 1
-        finally:
-            other.close()
-
-
 def test_a_failed_write_rolls_back_its_whole_transaction_even_when_caught(
         tmp_path: Path) -> None:
     """A full disk inside a transaction: SQLite may roll back on its own; nothing of the
