@@ -5,10 +5,10 @@ a simulated RFID shoe served on a real pty (``hardware_sim.serve.PtyDevice``, th
 a real shoe speaks) and ``tablectl run --config`` as a child process reading it with pyserial
 (no camera source). A paho console (TCP_NODELAY) starts hold'em hands at ten seats; a paho
 subscriber on the events topic, in a process of its own as a display would be, timestamps
-every message. Each sample is one hole card: the time just before the shoe model emits the read
-(the simulator writes it on the pty master at once) to the arrival of that card's
-``cards_dealt`` event at the subscriber, both ``time.monotonic_ns()`` (CLOCK_MONOTONIC, one
-clock for every process on Linux). The subscriber has its own process so that the simulated
+every message. Each sample is one hole card: the time just before the simulator writes the
+frame of the read on the pty master to the arrival of that card's ``cards_dealt`` event at the
+subscriber, both ``time.monotonic_ns()`` (CLOCK_MONOTONIC, one clock for every process on
+Linux). The subscriber has its own process so that the simulated
 shoe, which runs in this one, never holds the GIL the subscriber needs to take a message.
 One read at a time, ``--gap-ms`` apart so the daemon has published the snapshot of the
 previous read; after twenty hole cards the console folds the hand away and starts the next one.
@@ -49,6 +49,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from firmware_bridge.frames import Frame, FrameDecoder
+from firmware_bridge.messages import MessageType
 from hardware_sim.devices import SimShoe
 from hardware_sim.serve import PtyDevice
 from tablectl.clock import SystemClock
@@ -257,8 +259,37 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def measure_reads(shoe: SimShoe, sub: Subscriber, console: Console, samples: int,
-                        gap: float) -> list[float]:
+class TimedWrites:
+    """Times every write of the simulated shoe on the pty master (``time.monotonic_ns()``,
+    taken just before the write), to find the one that carries a read."""
+
+    def __init__(self, device: PtyDevice) -> None:
+        link = device._link  # bench only: timestamp the device's own write
+        assert link is not None
+        self.writes: list[tuple[float, bytes]] = []
+        real_write = link.write
+
+        async def timed_write(data: bytes) -> None:
+            self.writes.append((time.monotonic_ns() / 1e6, data))
+            await real_write(data)
+
+        link.write = timed_write  # type: ignore[method-assign]
+
+    def read_written(self) -> float:
+        """When the first TAG_SEEN frame since the last call was written (ms)."""
+        decoder = FrameDecoder()
+        try:
+            for at, data in self.writes:
+                if any(isinstance(f, Frame) and f.type == MessageType.TAG_SEEN
+                       for f in decoder.feed(data)):
+                    return at
+        finally:
+            self.writes.clear()
+        raise SystemExit("no TAG_SEEN frame was written")
+
+
+async def measure_reads(shoe: SimShoe, wire: TimedWrites, sub: Subscriber, console: Console,
+                        *, samples: int, gap: float) -> list[float]:
     """Card read -> cards_dealt latencies (ms), hands of ten seats folded after the deal."""
     out: list[float] = []
     while len(out) < samples:
@@ -268,10 +299,10 @@ async def measure_reads(shoe: SimShoe, sub: Subscriber, console: Console, sample
         for _ in range(2 * SEATS):
             await asyncio.sleep(gap)
             mark = len(sub.events)
-            start = time.monotonic_ns() / 1e6
+            wire.writes.clear()             # forget what was written before this read
             shoe.draw()
             arrived, _ = await asyncio.to_thread(sub.wait_event, mark, "cards_dealt")
-            out.append(arrived - start)
+            out.append(arrived - wire.read_written())
         # fold everyone but the big blind: seats act in turn from the one to act
         for _ in range(SEATS - 1):
             await asyncio.to_thread(console.send, "action", {"kind": "fold"})
@@ -323,7 +354,8 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
         cfg = work / "table.toml"
         cfg.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, pty=pty, user=USER,
                                      port=port, journal=journal_dir / "journal.sqlite"))
-        async with PtyDevice(shoe, pty, clock=clock):
+        async with PtyDevice(shoe, pty, clock=clock) as device:
+            wire = TimedWrites(device)
             sub = Subscriber(port)
             daemon = subprocess.Popen(  # noqa: ASYNC220 (set-up, before any measurement)
                 [sys.executable, "-m", "tablectl", "--log-level", "warning", "run",
@@ -336,9 +368,10 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
                     raise SystemExit("the daemon never came online")
                 await asyncio.sleep(0.5)
                 # warm-up hand (imports, first snapshots), not measured
-                await measure_reads(shoe, sub, console, 2 * SEATS, args.gap_ms / 1000)
-                reads = await measure_reads(shoe, sub, console, args.samples,
-                                            args.gap_ms / 1000)
+                await measure_reads(shoe, wire, sub, console, samples=2 * SEATS,
+                                    gap=args.gap_ms / 1000)
+                reads = await measure_reads(shoe, wire, sub, console, samples=args.samples,
+                                            gap=args.gap_ms / 1000)
                 size = sorted(sub.sizes)[len(sub.sizes) // 2]
                 floor = await asyncio.to_thread(measure_floor, port, sub, args.samples,
                                                 args.gap_ms / 1000, size)
