@@ -118,6 +118,9 @@ class TableDaemon:
         # failure), the publisher reads it again from the journal
         self._outbox: deque[EventRecord] | None = None
         self._changes: list[Outcome] = []
+        self._events_topic = topics.events(self.table)
+        self._secure_topic = topics.secure_holecards(self.table)
+        self._topics = {t.value: t for t in (self._events_topic, self._secure_topic)}
         self.applied = 0
         self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
         """Called after every applied input (the demo and tests watch hands end with it)."""
@@ -182,10 +185,10 @@ class TableDaemon:
 
     def _new_events(self, outcome: Outcome, hand_id: int | None) -> list[NewEvent]:
         """The outbox rows of ``outcome``: public events, then secure ones."""
-        events = [NewEvent(topics.events(self.table).value, e.type, dict(e.data), hand_id)
+        events = [NewEvent(self._events_topic.value, e.type, dict(e.data), hand_id)
                   for e in outcome.events]
-        events += [NewEvent(topics.secure_holecards(self.table).value, e.type, dict(e.data),
-                            hand_id) for e in outcome.secure_events]
+        events += [NewEvent(self._secure_topic.value, e.type, dict(e.data), hand_id)
+                   for e in outcome.secure_events]
         return events
 
     def _restore_lost_events(self, derived: list[tuple[int, NewEvent]]) -> None:
@@ -365,9 +368,9 @@ class TableDaemon:
         try:
             while outbox:
                 record = outbox[0]
-                secret = topics.Topic(record.topic).is_secure
+                topic = self._topics.get(record.topic) or topics.Topic(record.topic)
                 await publish_event(self.publisher, self.journal, self.table, record,
-                                    secret=secret)
+                                    secret=topic.is_secure, topic=topic)
                 outbox.popleft()
         except BaseException:
             self._outbox = None     # read it again from the journal next time
@@ -383,9 +386,9 @@ class TableDaemon:
         hand_id = self._hand.id if self._hand is not None else None
         if self._public_dirty:
             self._public_dirty = False
-            topic = topics.events(self.table).value
             env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._journaled_seq.get(topic, 0), ts=now,
+                                   seq=self._journaled_seq.get(self._events_topic.value, 0),
+                                   ts=now,
                                    hand=hand_id,
                                    data=json.loads(json.dumps(self.public_snapshot())))
             try:
@@ -396,9 +399,9 @@ class TableDaemon:
                 raise
         if self._secure_dirty:
             self._secure_dirty = False
-            topic = topics.secure_holecards(self.table).value
             env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._journaled_seq.get(topic, 0), ts=now,
+                                   seq=self._journaled_seq.get(self._secure_topic.value, 0),
+                                   ts=now,
                                    hand=hand_id,
                                    data=json.loads(json.dumps(
                                        self.controller.secure_snapshot_view())))

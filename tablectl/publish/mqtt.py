@@ -170,9 +170,24 @@ def _close_sockets_of(exc: BaseException) -> None:
         tb = tb.tb_next
 
 
+_SHARED_PROPS: dict[MessageProps, Properties] = {}
+"""paho Properties of the recurring, reply-less property sets (every event and snapshot
+carries the same content type): built once. paho only reads them (``pack``)."""
+
+
 def _props_out(props: MessageProps | None) -> Properties | None:
     if props is None or props == MessageProps():
         return None
+    shareable = props.correlation_data is None and props.response_topic is None
+    if shareable and (known := _SHARED_PROPS.get(props)) is not None:
+        return known
+    out = _build_props(props)
+    if shareable and len(_SHARED_PROPS) < 32:
+        _SHARED_PROPS[props] = out
+    return out
+
+
+def _build_props(props: MessageProps) -> Properties:
     out = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
     if props.response_topic is not None:
         out.ResponseTopic = props.response_topic

@@ -21,15 +21,19 @@ _JSON = MessageProps(content_type="application/json")
 
 
 async def publish_event(publisher: Publisher, journal: Journal, table: str,
-                        record: EventRecord, *, secret: bool = False) -> None:
+                        record: EventRecord, *, secret: bool = False,
+                        topic: Topic | None = None) -> None:
     """Publish one outbox event (QoS 1, not retained) and mark it published after PUBACK.
+
+    ``topic``: ``Topic(record.topic)`` if the caller has it already.
 
     Raises:
         PublishError: not sent or not acknowledged; the event stays unpublished.
         JournalWriteError: acknowledged, but the mark could not be written (it will be sent
             again later, which consumers tolerate).
     """
-    topic = Topic(record.topic)
+    if topic is None:
+        topic = Topic(record.topic)
     await publisher.publish(topic, encode_event(table, record), qos=1,
                             secret=secret, props=_JSON)
     journal.mark_published(record.id)
