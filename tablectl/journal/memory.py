@@ -35,6 +35,7 @@ from tablectl.journal.records import (
     check_new_error,
     check_range,
     freeze_json,
+    load_json,
 )
 
 
@@ -112,7 +113,7 @@ class MemoryJournal:
         stored = JournalRecord(
             seq=len(self._inputs) + 1, epoch=epoch, at=check_aware(self._clock.now()),
             source=record.source, kind=record.kind,
-            payload=freeze_json(record.payload, "input payload"), actor=record.actor,
+            payload=load_json(record.payload_json), actor=record.actor,
             hand_id=record.hand_id)
         self._inputs.append(stored)
         return stored
@@ -180,7 +181,7 @@ class MemoryJournal:
             out.append(EventRecord(
                 id=len(self._events) + len(out) + 1, epoch=epoch, seq=next_seq[event.topic],
                 topic=event.topic, type=event.type,
-                payload=freeze_json(event.payload, "event payload"), hand_id=event.hand_id,
+                payload=load_json(event.payload_json), hand_id=event.hand_id,
                 created_at=now, published_at=None))
             next_seq[event.topic] += 1
         self._events.extend(out)

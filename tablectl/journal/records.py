@@ -124,6 +124,8 @@ class InputRecord:
     payload: JsonObject
     actor: str | None = None
     hand_id: int | None = None
+    payload_json: str = field(init=False, repr=False, compare=False)
+    """The payload as the journal stores it (:func:`dump_json`), made once by the check."""
 
     def __post_init__(self) -> None:
         _check_name(self.source, "input source")
@@ -131,7 +133,7 @@ class InputRecord:
         if self.actor is not None:
             _check_name(self.actor, "input actor")
         _check_id(self.hand_id, "input hand_id")
-        dump_json(self.payload, "input payload")
+        object.__setattr__(self, "payload_json", dump_json(self.payload, "input payload"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,12 +172,14 @@ class NewEvent:
     type: str
     payload: JsonObject
     hand_id: int | None = None
+    payload_json: str = field(init=False, repr=False, compare=False)
+    """The payload as the journal stores it (:func:`dump_json`), made once by the check."""
 
     def __post_init__(self) -> None:
         _check_name(self.topic, "event topic")
         _check_name(self.type, "event type")
         _check_id(self.hand_id, "event hand_id")
-        dump_json(self.payload, "event payload")
+        object.__setattr__(self, "payload_json", dump_json(self.payload, "event payload"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -347,7 +347,12 @@ class SqliteJournal:
             self._transaction_failed = None
 
     def _now(self) -> str:
-        return check_aware(self._clock.now()).isoformat()
+        return self._stamp()[1]
+
+    def _stamp(self) -> tuple[datetime, str]:
+        """Now, and as stored (ISO 8601); read back, the text gives the same instant."""
+        now = check_aware(self._clock.now())
+        return now, now.isoformat()
 
     @staticmethod
     def _epoch_of(conn: sqlite3.Connection) -> int:
@@ -405,17 +410,21 @@ class SqliteJournal:
         """
         if not isinstance(record, InputRecord):
             raise JournalStateError(f"not an InputRecord: {record!r}")
-        payload = dump_json(record.payload, "input payload")
+        payload = record.payload_json
 
         def do(conn: sqlite3.Connection) -> JournalRecord:
             epoch = self._need_epoch(conn)
             self._check_hand(conn, record.hand_id)
+            at, text = self._stamp()
             cur = conn.execute(
                 "INSERT INTO inputs(epoch, at, source, actor, kind, payload, hand_id) "
-                "VALUES(?, ?, ?, ?, ?, ?, ?) RETURNING " + _INPUT_COLS,
-                (epoch, self._now(), record.source, record.actor, record.kind, payload,
+                "VALUES(?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+                (epoch, text, record.source, record.actor, record.kind, payload,
                  record.hand_id))
-            return _input(cur.fetchone())
+            return JournalRecord(seq=_int(cur.fetchone()[0]), epoch=epoch, at=at,
+                                 source=record.source, kind=record.kind,
+                                 payload=load_json(payload), actor=record.actor,
+                                 hand_id=record.hand_id)
         return self._write("append_input", do)
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
@@ -497,25 +506,27 @@ class SqliteJournal:
 
     def append_events(self, events: Sequence[NewEvent]) -> list[EventRecord]:
         """Put events in the outbox in one transaction (see :meth:`Journal.append_events`)."""
-        texts = []
         for event in events:
             if not isinstance(event, NewEvent):
                 raise JournalStateError(f"not a NewEvent: {event!r}")
-            texts.append(dump_json(event.payload, "event payload"))
 
         def do(conn: sqlite3.Connection) -> list[EventRecord]:
             epoch = self._need_epoch(conn)
-            now = self._now()
+            at, now = self._stamp()
             out = []
-            for event, text in zip(events, texts, strict=True):
+            for event in events:
                 self._check_hand(conn, event.hand_id)
                 cur = conn.execute(
                     "INSERT INTO events(epoch, seq, topic, type, payload, hand_id, created_at) "
                     "VALUES(?, (SELECT coalesce(max(seq), 0) + 1 FROM events "
-                    "WHERE epoch=? AND topic=?), ?, ?, ?, ?, ?) RETURNING " + _EVENT_COLS,
-                    (epoch, epoch, event.topic, event.topic, event.type, text, event.hand_id,
-                     now))
-                out.append(_event(cur.fetchone()))
+                    "WHERE epoch=? AND topic=?), ?, ?, ?, ?, ?) RETURNING id, seq",
+                    (epoch, epoch, event.topic, event.topic, event.type, event.payload_json,
+                     event.hand_id, now))
+                row = cur.fetchone()
+                out.append(EventRecord(
+                    id=_int(row[0]), epoch=epoch, seq=_int(row[1]), topic=event.topic,
+                    type=event.type, payload=load_json(event.payload_json),
+                    hand_id=event.hand_id, created_at=at, published_at=None))
             return out
         return self._write("append_events", do)
 
