@@ -265,7 +265,8 @@ class FrameDecoder:
         except FrameError:
             return self._drop(DropReason.VERSION, raw)
         self.frames += 1
-        _LOGGER.log(TRACE, "rx frame %s", raw.hex(" "))
+        if _LOGGER.isEnabledFor(TRACE):
+            _LOGGER.log(TRACE, "rx frame %s", raw.hex(" "))
         return frame
 
     def _drop(self, reason: DropReason, raw: bytes) -> Dropped:

@@ -273,6 +273,7 @@ class Session:
         self._nonce_source = nonce or (lambda: random.getrandbits(32) or 1)
         self._decoder = FrameDecoder()
         self._out = bytearray()
+        self._ack_due = False   # an ACK is owed; encoded when the bytes are taken
         self._started = now
         self.state = LinkState.IDLE
         # sending
@@ -340,6 +341,7 @@ class Session:
             self.state = LinkState.DEAD
             self._retx_deadline = None
             self._hello_deadline = None
+        self._ack_due = False     # the peer resends what is unacknowledged after a handshake
 
     def can_send(self) -> bool:
         """True when :meth:`send` would accept one more message (the queue has room)."""
@@ -399,7 +401,9 @@ class Session:
                 continue
             self._on_control(message, now, events)
         if saw_reliable and self.state is LinkState.UP:
-            self._emit(Ack(self._last_delivered), now)
+            # written by data_to_send(): the frame is built only when it goes out, off the
+            # path from a read to its delivery (and one ACK covers several receives)
+            self._ack_due = True
         self._fill_window(now)
         return events
 
@@ -441,6 +445,10 @@ class Session:
 
     def data_to_send(self) -> bytes:
         """Take the bytes waiting to be written (empty if none)."""
+        if self._ack_due:
+            self._ack_due = False
+            if self.state is LinkState.UP:
+                self._out[:0] = encode_frame(encode_message(Ack(self._last_delivered)))
         data = bytes(self._out)
         self._out.clear()
         return data
