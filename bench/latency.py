@@ -24,20 +24,26 @@ without the disk. Peak RSS is ``VmHWM`` of the daemon process from /proc after t
 Targets (issue 6): p99 <= 3 ms; p50 <= 4x the floor's p50; daemon peak RSS <= 80 MB.
 The last line printed is one JSON object with the figures (milliseconds, MB) of this run.
 
+``--daemon-rev REV`` runs the daemon of git revision ``REV`` (extracted with ``git archive``
+into a temporary directory; everything else, the simulator and the clients included, is the
+working tree's): run it alternately with and without to compare two daemons on one machine.
+
 Usage: ``.venv/bin/python bench/latency.py [--samples 400] [--gap-ms 15]
-[--journal-dir DIR]``
+[--journal-dir DIR] [--daemon-rev REV]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -247,6 +253,19 @@ class Console:
         self.client.disconnect()
 
 
+def daemon_tree(rev: str | None, work: Path) -> Path:
+    """Where the daemon's ``tablectl`` comes from: this tree, or ``rev`` extracted."""
+    if rev is None:
+        return ROOT
+    tree = work / "daemon-tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
 def vm_hwm_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -357,10 +376,11 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
         async with PtyDevice(shoe, pty, clock=clock) as device:
             wire = TimedWrites(device)
             sub = Subscriber(port)
+            tree = daemon_tree(args.daemon_rev, work)
             daemon = subprocess.Popen(  # noqa: ASYNC220 (set-up, before any measurement)
                 [sys.executable, "-m", "tablectl", "--log-level", "warning", "run",
-                 "--config", str(cfg)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
+                 "--config", str(cfg)], cwd=tree, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(tree)})
             console = Console(port)
             try:
                 # the daemon imports, recovers, connects (its birth), opens the shoe
@@ -397,6 +417,8 @@ def main() -> None:
     parser.add_argument("--gap-ms", type=float, default=15.0)
     parser.add_argument("--journal-dir", default=None,
                         help="where the journal goes (default: the system temp directory)")
+    parser.add_argument("--daemon-rev", default=None,
+                        help="run the daemon of this git revision (default: the working tree)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         fig = asyncio.run(run(args, Path(tmp)))
@@ -410,7 +432,8 @@ def main() -> None:
     print(f"daemon peak RSS (VmHWM, no camera): {fig['rss_peak_mb']:.1f} MB (target <= 80 MB)")
     out: dict[str, object] = {k: round(v, 3) for k, v in fig.items()}
     out.update(p50_over_floor=round(ratio, 2), samples=args.samples, gap_ms=args.gap_ms,
-               journal_dir=args.journal_dir or tempfile.gettempdir(), cpus=os.cpu_count())
+               journal_dir=args.journal_dir or tempfile.gettempdir(), cpus=os.cpu_count(),
+               daemon_rev=args.daemon_rev or "working tree")
     print(json.dumps(out))
 
 
