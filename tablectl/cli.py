@@ -13,10 +13,10 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, TypeVar
 
 from tablectl import __version__
 from tablectl.domain.errors import ConfigError
@@ -28,6 +28,7 @@ TRACE: Final = 5
 
 Handler = Callable[[argparse.Namespace], int]
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+_T = TypeVar("_T")
 
 _HAND_FIELDS: Final = ("table", "hand")
 
@@ -338,9 +339,24 @@ def _add_demo(sub: _Subparsers) -> None:
 
 # --- run (the table daemon) ---------------------------------------------------------------
 
-def _run(args: argparse.Namespace) -> int:
+def run_on_fast_loop(main: Coroutine[object, object, _T]) -> _T:
+    """``asyncio.run(main)``, on uvloop's event loop where uvloop is installed.
+
+    The daemon's loop: every card read crosses it several times (the reader's fd, the
+    source, the publisher, paho's socket), and uvloop's loop costs less per step than the
+    standard one (docs/architecture.md, "Third-party libraries").
+    """
     import asyncio
 
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
+
+
+def _run(args: argparse.Namespace) -> int:
     from tablectl.app import run_daemon
     from tablectl.config import load_config
     from tablectl.domain.errors import TablectlError
@@ -352,7 +368,7 @@ def _run(args: argparse.Namespace) -> int:
         overrides["journal.path"] = str(Path(args.journal).resolve())
     config = load_config(Path(args.config), overrides=overrides)
     try:
-        asyncio.run(run_daemon(config))
+        run_on_fast_loop(run_daemon(config))
     except TablectlError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 1
