@@ -292,11 +292,7 @@ class SqliteJournal:
                     result = fn(conn)
                     conn.execute("COMMIT")
                 except BaseException:
-                    if conn.in_transaction:
-                        try:
-                            conn.execute("ROLLBACK")
-                        except sqlite3.Error:
-                            _LOGGER.exception("journal %s: rollback failed", self._path)
+                    self._rollback()
                     raise
             finally:
                 if not durable:
@@ -305,6 +301,14 @@ class SqliteJournal:
             _LOGGER.error("journal %s: %s failed: %s", self._path, operation, exc)
             raise JournalWriteError(operation, self._path, str(exc)) from exc
         return result
+
+    def _rollback(self) -> None:
+        """Roll back the open transaction (SQLite may have done it already)."""
+        if self._conn.in_transaction:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                _LOGGER.exception("journal %s: rollback failed", self._path)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -333,11 +337,7 @@ class SqliteJournal:
                 _LOGGER.error("journal %s: commit failed: %s", self._path, exc)
                 raise JournalWriteError("commit", self._path, str(exc)) from exc
         except BaseException:
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    _LOGGER.exception("journal %s: rollback failed", self._path)
+            self._rollback()
             # what the block learnt may be gone with it
             self._known_hands.clear()
             self._own_epoch = None
