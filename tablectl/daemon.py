@@ -28,6 +28,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
+from datetime import datetime
 from typing import Final
 
 from tablectl import __version__
@@ -386,31 +387,34 @@ class TableDaemon:
         hand_id = self._hand.id if self._hand is not None else None
         if self._public_dirty:
             self._public_dirty = False
-            env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._journaled_seq.get(self._events_topic.value, 0),
-                                   ts=now,
-                                   hand=hand_id,
-                                   data=json.loads(json.dumps(self.public_snapshot())))
             try:
-                await self.publisher.publish(topics.state(self.table), encode(env),
-                                             retain=True, qos=1, props=_JSON)
+                await self._publish_snapshot(self._events_topic, topics.state(self.table),
+                                             self.public_snapshot(), now, hand_id,
+                                             secret=False)
             except PublishError:
                 self._public_dirty = True
                 raise
         if self._secure_dirty:
             self._secure_dirty = False
-            env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
-                                   seq=self._journaled_seq.get(self._secure_topic.value, 0),
-                                   ts=now,
-                                   hand=hand_id,
-                                   data=json.loads(json.dumps(
-                                       self.controller.secure_snapshot_view())))
             try:
-                await self.publisher.publish(topics.secure_state(self.table), encode(env),
-                                             qos=1, secret=True, props=_JSON)
+                await self._publish_snapshot(self._secure_topic,
+                                             topics.secure_state(self.table),
+                                             self.controller.secure_snapshot_view(), now,
+                                             hand_id, secret=True)
             except PublishError:
                 self._secure_dirty = True
                 raise
+
+    async def _publish_snapshot(self, events: topics.Topic, state: topics.Topic,
+                                body: Mapping[str, JsonValue], now: datetime,
+                                hand_id: int | None, *, secret: bool) -> None:
+        """One snapshot: ``seq`` is the last event journaled on ``events``; the public one
+        is retained, the secure one is not (it goes only to the secure root)."""
+        env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
+                               seq=self._journaled_seq.get(events.value, 0), ts=now,
+                               hand=hand_id, data=dict(body))
+        await self.publisher.publish(state, encode(env), retain=not secret, qos=1,
+                                     secret=secret, props=_JSON)
 
     async def run_publisher(self, connected: Callable[[], bool]) -> None:
         """Publish whenever something is pending and the broker is connected (forever)."""
