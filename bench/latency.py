@@ -63,6 +63,10 @@ from tablectl.clock import SystemClock
 from tablectl.domain.deck import Deck
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import Broker, free_port  # noqa: E402
+
 TABLE = "bench"
 USER = "dealer-bench"
 SEATS = 10
@@ -88,23 +92,6 @@ url = "mqtt://127.0.0.1:{port}"
 [journal]
 path = "{journal}"
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_port(port: int) -> None:
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.02)
-    raise SystemExit(f"port {port} did not open")
 
 
 def nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
@@ -357,9 +344,8 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
     conf = work / "mosquitto.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
                     "persistence false\n")
-    mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    broker = subprocess.Popen([mosquitto, "-c", str(conf)],  # noqa: ASYNC220 (set-up, unmeasured)
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    broker = Broker("127.0.0.1", port, work, conf)
+    broker.start()                     # set-up, unmeasured: waits until it accepts connections
     clock = SystemClock()
     deck = Deck.load(ROOT / "config/decks/demo-red.csv")
     shoe = SimShoe(deck, clock=clock, seed=1)
@@ -367,7 +353,6 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
     journal_dir = Path(tempfile.mkdtemp(dir=args.journal_dir))
     daemon: subprocess.Popen[bytes] | None = None
     try:
-        wait_port(port)
         seats = "\n".join(f"[[seats]]\nnumber = {i}\nname = \"P{i}\"\nstack = 100000\n"
                           for i in range(1, SEATS + 1))
         cfg = work / "table.toml"
@@ -403,8 +388,7 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
         if daemon is not None:
             daemon.terminate()
             daemon.wait(15)
-        broker.terminate()
-        broker.wait(15)
+        broker.stop()
         shutil.rmtree(journal_dir, ignore_errors=True)
     return {"read_p50": pct(reads, 0.5), "read_p99": pct(reads, 0.99), "read_max": max(reads),
             "floor_p50": pct(floor, 0.5), "floor_p99": pct(floor, 0.99),
