@@ -1,9 +1,10 @@
 """Drain the journal's outbox through a publisher, marking each event only after its PUBACK.
 
 This is the reliability rule of docs/mqtt.md: an event is journaled before it is published,
-and ``published_at`` is set only once the broker acknowledged it. After a (re)connect or a
-restart the daemon calls :func:`flush_outbox` again and everything unacknowledged goes out once
-more (consumers drop duplicates by ``seq``).
+and ``published_at`` is set only once the broker acknowledged it. The daemon publishes each
+event with :func:`publish_event`; after a (re)connect or a restart it reads the unacknowledged
+events from the journal again and they go out once more (consumers drop duplicates by
+``seq``). :func:`flush_outbox` does the same for a whole outbox in one call.
 """
 
 from __future__ import annotations
