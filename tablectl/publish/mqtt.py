@@ -119,6 +119,27 @@ class MqttSettings:
     connect_timeout: float = 10.0
     transport: Literal["tcp", "websockets"] = "tcp"
 
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0 < self.port < 65536:
+            problems.append(f"port {self.port} is not 1..65535")
+        if self.keepalive < 1:
+            problems.append(f"keepalive must be at least 1 s, not {self.keepalive}")
+        if self.session_expiry < 0:
+            problems.append(f"session_expiry must be 0 s or more, not {self.session_expiry}")
+        if self.reconnect_min < 1:
+            # 0 would retry a refused connection in a loop with no pause at all
+            problems.append(f"reconnect_min must be at least 1 s, not {self.reconnect_min}")
+        if self.reconnect_max < self.reconnect_min:
+            problems.append(f"reconnect_max ({self.reconnect_max}) is below reconnect_min "
+                            f"({self.reconnect_min})")
+        if not self.connect_timeout > 0:
+            problems.append(f"connect_timeout must be above 0 s, not {self.connect_timeout}")
+        if self.transport not in ("tcp", "websockets"):
+            problems.append(f"transport must be tcp or websockets, not {self.transport!r}")
+        if problems:
+            raise ValueError("MQTT settings: " + "; ".join(problems))
+
 
 @dataclass(frozen=True, slots=True)
 class Availability:

@@ -322,3 +322,23 @@ async def test_start_while_the_broker_is_down_then_connect_later(mosquitto: Brok
         async with display(mosquitto, tp.status("t1").value) as disp:
             birth = decode(StatusPayload, (await next_message(disp, lambda m: True)).payload)
             assert (birth.state, birth.epoch) == ("online", 3)
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"reconnect_min": 0}, "reconnect_min must be at least 1 s, not 0"),
+    ({"reconnect_min": 5, "reconnect_max": 2}, "reconnect_max (2) is below reconnect_min (5)"),
+    ({"port": 0}, "port 0 is not 1..65535"),
+    ({"port": 70000}, "port 70000 is not 1..65535"),
+    ({"keepalive": 0}, "keepalive must be at least 1 s, not 0"),
+    ({"session_expiry": -1}, "session_expiry must be 0 s or more, not -1"),
+    ({"connect_timeout": 0}, "connect_timeout must be above 0 s, not 0"),
+    ({"transport": "udp"}, "transport must be tcp or websockets, not 'udp'"),
+])
+def test_settings_refuse_values_that_cannot_work(changes: dict[str, object],
+                                                 message: str) -> None:
+    # reconnect_min=0 would retry a refused connection with no pause at all, forever
+    base: dict[str, object] = {"host": "127.0.0.1", "port": 1883, "client_id": "x"}
+    with pytest.raises(ValueError, match="MQTT settings: ") as caught:
+        MqttSettings(**{**base, **changes})  # type: ignore[arg-type]
+    assert message in str(caught.value)
+    MqttSettings(**base)  # type: ignore[arg-type]  (the defaults are fine)
