@@ -29,7 +29,7 @@ into a temporary directory; everything else, the simulator and the clients inclu
 working tree's): run it alternately with and without to compare two daemons on one machine.
 
 Usage: ``.venv/bin/python bench/latency.py [--samples 400] [--gap-ms 15]
-[--journal-dir DIR] [--daemon-rev REV]``
+[--journal-dir DIR] [--daemon-rev REV] [--dump FILE]``
 """
 
 from __future__ import annotations
@@ -390,6 +390,8 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, float]:
             daemon.wait(15)
         broker.stop()
         shutil.rmtree(journal_dir, ignore_errors=True)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps({"reads": reads, "floor": floor}))
     return {"read_p50": pct(reads, 0.5), "read_p99": pct(reads, 0.99), "read_max": max(reads),
             "floor_p50": pct(floor, 0.5), "floor_p99": pct(floor, 0.99),
             "rss_peak_mb": rss}
@@ -403,6 +405,8 @@ def main() -> None:
                         help="where the journal goes (default: the system temp directory)")
     parser.add_argument("--daemon-rev", default=None,
                         help="run the daemon of this git revision (default: the working tree)")
+    parser.add_argument("--dump", default=None,
+                        help="also write every sample (ms, in order) to this JSON file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         fig = asyncio.run(run(args, Path(tmp)))
