@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import socket
 import statistics
 import subprocess
@@ -47,33 +46,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablectl.publish.mqtt import MqttPublisher, MqttSettings
 from tablectl.publish.topics import Topic
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import Broker, free_port  # noqa: E402
+
 TOPIC = "bench/latency"
 DONE = b"done"
 PAD = b"x" * 480
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_broker(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    conf = workdir / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
-                    "persistence false\nmax_queued_messages 100000\nlog_dest none\n")
-    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    proc = subprocess.Popen([binary, "-c", str(conf)], cwd=workdir)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("mosquitto did not start")
 
 
 def subscriber(port: int) -> None:
@@ -201,7 +181,13 @@ def main() -> None:
     figures: dict[str, Any] = {"count": args.count, "interval_ms": args.interval_ms,
                                "runs": args.runs, "busy_ms": args.busy_ms}
     with tempfile.TemporaryDirectory() as tmp:
-        broker, port = start_broker(Path(tmp))
+        port = free_port()
+        conf = Path(tmp) / "mosquitto.conf"
+        conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+                        "set_tcp_nodelay true\npersistence false\n"
+                        "max_queued_messages 100000\n")
+        broker = Broker("127.0.0.1", port, Path(tmp), conf)
+        broker.start()               # waits until it accepts connections
         try:
             for variant in variants:
                 p50s, p99s, maxes = [], [], []
@@ -218,8 +204,7 @@ def main() -> None:
                 print(f"{variant:20s} p50 {row['p50_ms']:7.3f} ms  p99 {row['p99_ms']:7.3f} ms"
                       f"  max {row['max_ms']:7.3f} ms  (median of {args.runs} runs)", flush=True)
         finally:
-            broker.terminate()
-            broker.wait(10)
+            broker.stop()
     print(json.dumps(figures))
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import socket
 import statistics
 import subprocess
@@ -35,6 +34,10 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import Broker, free_port  # noqa: E402
+
 TOPIC = "poker/v1/tables/t01/state"
 CONFIG = """deck = "deck.csv"
 [table]
@@ -62,12 +65,6 @@ port = {port}
 """
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def wait_port(port: int) -> None:
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
@@ -80,15 +77,17 @@ def wait_port(port: int) -> None:
 
 
 def snapshot(seq: int) -> bytes:
+    """The retained public snapshot, as the daemon publishes it (envelope and body); the pot
+    carries ``seq`` too, since a browser's view holds the body only."""
     seats = [{"seat": s, "name": n, "stack": 20000 - seq, "bet": seq % 400, "status": "active",
               "cards": [{"card": None, "up": False}] * 2, "to_act": False}
              for s, n in ((1, "Ada"), (3, "Brook"), (5, "Cy"), (8, "Dee"))]
-    return json.dumps({"schema": "tablectl.state/1", "table": "t01", "epoch": 1, "seq": seq,
-                       "ts": "2026-11-29T18:00:00.000Z", "hand": {"id": "h", "number": 1},
-                       "phase": "betting", "street": "flop", "seats": seats,
-                       "board": ["Ah", "Kd", "7c"], "pots": [{"amount": seq, "eligible": [1]}],
-                       "to_act": None, "last_action": None, "results": [], "errors": [],
-                       "devices": []}).encode()
+    body = {"hand": {"id": "h", "number": 1}, "phase": "betting", "street": "flop",
+            "seats": seats, "board": ["Ah", "Kd", "7c"],
+            "pots": [{"amount": seq, "eligible": [1]}], "to_act": None, "last_action": None,
+            "results": [], "errors": [], "devices": []}
+    return json.dumps({"table": "t01", "epoch": 1, "seq": seq, "type": "snapshot",
+                       "ts": "2026-11-29T18:00:00.000Z", "hand": 1, "data": body}).encode()
 
 
 def client(name: str) -> mqtt.Client:
@@ -101,10 +100,8 @@ def one_run(count: int, interval: float, work: Path) -> dict[str, list[float]]:
     conf = work / "mosquitto.conf"
     conf.write_text(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\n"
                     "set_tcp_nodelay true\npersistence false\n")
-    mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    broker = subprocess.Popen([mosquitto, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    wait_port(broker_port)
+    broker = Broker("127.0.0.1", broker_port, work, conf)
+    broker.start()                   # waits until it accepts connections
     cfg = work / "t01.toml"
     cfg.write_text(CONFIG.format(broker=broker_port, port=web_port))
     web = subprocess.Popen([sys.executable, "-m", "tablectl", "--log-level", "warning", "web",
@@ -134,8 +131,9 @@ def one_run(count: int, interval: float, work: Path) -> dict[str, list[float]]:
                     if raw.startswith(b"data: "):
                         snap = json.loads(raw[6:])["snapshot"]
                         if snap is not None:
-                            got_sse.setdefault(snap["seq"], time.monotonic())
-                            if snap["seq"] == count:
+                            seq = snap["pots"][0]["amount"]
+                            got_sse.setdefault(seq, time.monotonic())
+                            if seq == count:
                                 done.set()
                                 return
 
@@ -157,8 +155,7 @@ def one_run(count: int, interval: float, work: Path) -> dict[str, list[float]]:
     finally:
         web.terminate()
         web.wait(15)
-        broker.terminate()
-        broker.wait(15)
+        broker.stop()
     return {"mqtt": [1000 * (got_mqtt[s] - sent[s]) for s in sent if s in got_mqtt],
             "sse": [1000 * (got_sse[s] - sent[s]) for s in sent if s in got_sse]}
 
