@@ -163,7 +163,7 @@ def main() -> int:
         cards = rng.sample(FULL_DECK, 9)
         samples.append((tuple(cards[:4]), tuple(cards[4:])))
     ids = [tuple(c.index for c in board + hole) for hole, board in samples]
-    check = rng.sample(range(len(samples)), 2000)
+    check = rng.sample(range(len(samples)), min(2000, len(samples)))
     for i, j in zip(check[::2], check[1::2], strict=True):
         ours = (omaha_high_key(*samples[i]) > omaha_high_key(*samples[j])) - (
             omaha_high_key(*samples[i]) < omaha_high_key(*samples[j]))

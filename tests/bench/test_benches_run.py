@@ -1,0 +1,56 @@
+"""Every bench script runs to its end on a small input and prints its figures as the last line.
+
+No figure is judged here (timings belong in the bench output, not in tests): this only keeps
+the scripts from rotting between the sessions that quote them: ``web_latency.py`` once failed
+before printing its figures, because the snapshot it published had an older shape than the
+daemon's and the web server ignored it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# script, small arguments, keys whose values must be numbers in the last line
+CASES = [
+    ("bridge.py", ["--frames", "2000", "--samples", "50", "--corrupt", "2000"],
+     ["decode_frames_per_s"]),
+    ("camera.py", ["--frames", "2", "--repeat", "1"], ["threads"]),
+    ("controller.py", ["--hands", "2", "--runs", "1"], []),
+    ("engine.py", ["--hands", "5", "--repeats", "1", "--evals", "200"],
+     ["engine_hands_per_s", "eval_per_s"]),
+    ("evaluate.py", ["--repeats", "1", "--scale", "0.01"], ["cross_check_disagreements"]),
+    ("soak.py", ["--hands", "2", "--variants", "1"], ["hands_played", "hands_mismatched"]),
+    ("latency.py", ["--samples", "20"],
+     ["read_p50", "read_p99", "floor_p50", "rss_peak_mb", "p50_over_floor"]),
+    ("publish.py", ["--count", "20", "--runs", "1"], []),
+    ("web_latency.py", ["--count", "20", "--runs", "1"],
+     ["mqtt_p50", "sse_p50", "sse_delivered"]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(("script", "args", "keys"), CASES, ids=[c[0] for c in CASES])
+def test_bench_prints_its_figures(script: str, args: list[str], keys: list[str],
+                                  tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=170, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    figures = json.loads(last)
+    assert isinstance(figures, dict) and figures
+    for key in keys:
+        value = figures[key]
+        assert isinstance(value, int | float) and not isinstance(value, bool), (key, value)
+
+
+def test_every_bench_script_is_covered() -> None:
+    scripts = {p.name for p in (ROOT / "bench").glob("*.py")}
+    assert scripts == {c[0] for c in CASES}
