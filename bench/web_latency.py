@@ -116,8 +116,11 @@ def one_run(count: int, interval: float, work: Path) -> dict[str, list[float]]:
         subscribed = threading.Event()
         sub.on_connect = lambda c, *a: c.subscribe(TOPIC, qos=0)
         sub.on_subscribe = lambda *a: subscribed.set()
-        sub.on_message = lambda c, u, m: got_mqtt.setdefault(
-            json.loads(m.payload)["seq"], time.monotonic())
+
+        def on_message(_c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+            got_mqtt.setdefault(json.loads(msg.payload)["seq"], time.monotonic())
+
+        sub.on_message = on_message
         sub.connect("127.0.0.1", broker_port)
         sub.loop_start()
         subscribed.wait(10)
@@ -184,8 +187,11 @@ def main() -> None:
                   f"max {row['max']:.2f} ms  delivered {100 * row['delivered']:.0f}%")
             for key, value in row.items():
                 figures.setdefault(f"{name}_{key}", []).append(value)
-    out = {key: round(statistics.median(values), 3) for key, values in figures.items()}
-    out["sse_overhead_p50_ms"] = round(out["sse_p50"] - out["mqtt_p50"], 3)
+    out: dict[str, object] = {key: round(statistics.median(values), 3)
+                              for key, values in figures.items()}
+    sse, bare = out["sse_p50"], out["mqtt_p50"]
+    assert isinstance(sse, float) and isinstance(bare, float)
+    out["sse_overhead_p50_ms"] = round(sse - bare, 3)
     out.update(count=args.count, interval_ms=args.interval_ms, runs=args.runs,
                cpus=os.cpu_count())
     print(json.dumps(out))
