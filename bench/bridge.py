@@ -90,11 +90,15 @@ async def raw_pty(samples: int, size: int) -> tuple[list[float], list[float]]:
     os.set_blocking(slave, False)
     payload = b"\x55" * (size - 1) + b"\x00"
 
+    def _wake(fut: asyncio.Future[None]) -> None:
+        if not fut.done():
+            fut.set_result(None)
+
     async def read_exactly(fd: int, n: int) -> None:
         got = 0
         while got < n:
             fut: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, lambda f=fut: f.done() or f.set_result(None))
+            loop.add_reader(fd, _wake, fut)
             try:
                 await fut
             finally:
