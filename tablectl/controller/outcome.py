@@ -12,7 +12,6 @@ events, publish, reply.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -96,10 +95,7 @@ class Reply:
         Raises:
             JournalStateError: ``result`` is not a JSON object.
         """
-        frozen = _plain_copy(result) if result else {}
-        if frozen is None:  # not only plain JSON types: the journal's own round trip
-            return cls(command_id, True, freeze_json(result or {}, "reply result"))
-        return cls(command_id, True, frozen)
+        return cls(command_id, True, freeze_json(result or {}, "reply result"))
 
     @classmethod
     def failure(cls, command_id: str, code: ErrorCode, reason: str) -> Reply:
@@ -340,45 +336,3 @@ class Outcome:
         """The secure snapshot differs from before the input (settled as
         :attr:`public_changed`)."""
         return self.snapshot_change.secure
-
-
-_PLAIN: Final = frozenset({str, int, bool, type(None)})
-
-
-class _NotPlain(Exception):  # noqa: N818 (internal control flow, never escapes)
-    pass
-
-
-def _plain_copy(value: Mapping[str, JsonValue]) -> dict[str, JsonValue] | None:
-    """What :func:`freeze_json` makes of ``value`` (a copy, keys sorted at every level), made
-    without its JSON round trip; None when ``value`` holds anything but dicts with str keys,
-    lists, str, int, bool, None and finite floats (then only the round trip says what it is).
-
-    >>> _plain_copy({"b": [1, {"d": None, "c": 2.5}], "a": True})
-    {'a': True, 'b': [1, {'c': 2.5, 'd': None}]}
-    >>> _plain_copy({"a": (1, 2)}) is None
-    True
-    """
-    try:
-        return _plain_dict(value)
-    except (_NotPlain, RecursionError):
-        return None
-
-
-def _plain_dict(value: object) -> dict[str, JsonValue]:
-    if type(value) is not dict or not all(type(k) is str for k in value):
-        raise _NotPlain
-    return {k: _plain_value(value[k]) for k in sorted(value)}
-
-
-def _plain_value(value: object) -> JsonValue:
-    kind = type(value)
-    if kind in _PLAIN:
-        return value  # type: ignore[return-value]
-    if kind is float:
-        if not math.isfinite(value):  # type: ignore[arg-type]
-            raise _NotPlain
-        return value  # type: ignore[return-value]
-    if kind is list:
-        return [_plain_value(v) for v in value]  # type: ignore[attr-defined]
-    return _plain_dict(value)

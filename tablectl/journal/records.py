@@ -23,11 +23,12 @@ tablectl.journal.records.JournalStateError: input source must be a non-empty str
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, Self, TypeAlias
+from typing import Final, Protocol, Self, TypeAlias
 
 from tablectl.domain.errors import TablectlError
 
@@ -86,8 +87,60 @@ def load_json(text: str) -> JsonObject:
 
 
 def freeze_json(payload: JsonObject, what: str) -> JsonObject:
-    """A private copy of ``payload`` as plain dicts/lists (validated as :func:`dump_json`)."""
-    return load_json(dump_json(payload, what))
+    """A private copy of ``payload`` as plain dicts/lists (validated as :func:`dump_json`):
+    what its JSON round trip gives, keys sorted. A payload of plain JSON types is copied
+    directly; anything else takes the round trip, which converts or refuses it.
+
+    Raises:
+        JournalStateError: ``payload`` is not a JSON object of JSON values.
+    """
+    copy = _plain_copy(payload)
+    if copy is None:
+        return load_json(dump_json(payload, what))
+    return copy
+
+
+_PLAIN: Final = frozenset({str, int, bool, type(None)})
+
+
+class _NotPlain(Exception):  # noqa: N818 (internal control flow, never escapes)
+    pass
+
+
+def _plain_copy(value: Mapping[str, JsonValue]) -> dict[str, JsonValue] | None:
+    """What the JSON round trip of :func:`freeze_json` makes of ``value`` (a copy, keys
+    sorted at every level), made without it; None when ``value`` holds anything but dicts
+    with str keys, lists, str, int, bool, None and finite floats (then only the round trip
+    says what it is).
+
+    >>> _plain_copy({"b": [1, {"d": None, "c": 2.5}], "a": True})
+    {'a': True, 'b': [1, {'c': 2.5, 'd': None}]}
+    >>> _plain_copy({"a": (1, 2)}) is None
+    True
+    """
+    try:
+        return _plain_dict(value)
+    except (_NotPlain, RecursionError):
+        return None
+
+
+def _plain_dict(value: object) -> dict[str, JsonValue]:
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise _NotPlain
+    return {k: _plain_value(value[k]) for k in sorted(value)}
+
+
+def _plain_value(value: object) -> JsonValue:
+    kind = type(value)
+    if kind in _PLAIN:
+        return value  # type: ignore[return-value]
+    if kind is float:
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise _NotPlain
+        return value  # type: ignore[return-value]
+    if kind is list:
+        return [_plain_value(v) for v in value]  # type: ignore[attr-defined]
+    return _plain_dict(value)
 
 
 def _check_name(value: object, what: str) -> None:
