@@ -315,10 +315,7 @@ class MqttPublisher:
         client.on_publish = self._on_publish
         client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = s.session_expiry
-        # only records where and how to connect: the connecting is the supervisor's
-        client.connect_async(s.host, s.port, s.keepalive, clean_start=False, properties=props)
+        self._record_address(client)   # the connecting is the supervisor's
         self._client = client
         self._first = self._loop.create_future() if self._wait_connected else None
         self._supervisor = self._loop.create_task(self._supervise(client),
@@ -508,13 +505,16 @@ class MqttPublisher:
             self._loop.add_writer(fd, self._on_writable, client)
             self._writer_fd = fd
 
+    def _unwatch_writable(self) -> None:
+        if self._writer_fd is not None and self._loop is not None:
+            self._loop.remove_writer(self._writer_fd)
+            self._writer_fd = None
+
     def _unwatch(self) -> None:
         loop = self._loop
         if loop is None:
             return
-        if self._writer_fd is not None:
-            loop.remove_writer(self._writer_fd)
-            self._writer_fd = None
+        self._unwatch_writable()
         if self._reader_fd is not None:
             loop.remove_reader(self._reader_fd)
             self._reader_fd = None
@@ -522,11 +522,16 @@ class MqttPublisher:
     def _drop_socket(self, client: mqtt.Client) -> None:
         """Close paho's socket without a DISCONNECT (paho's ``connect_async`` does exactly
         that, through the socket callbacks, and only records the address again)."""
+        self._record_address(client)
+        self._handle_disconnect("socket dropped")
+
+    def _record_address(self, client: mqtt.Client) -> None:
+        """paho's ``connect_async``: where and how to connect (persistent session), nothing
+        more; it closes a socket still open."""
         s = self._settings
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = s.session_expiry
         client.connect_async(s.host, s.port, s.keepalive, clean_start=False, properties=props)
-        self._handle_disconnect("socket dropped")
 
     async def _supervise(self, client: mqtt.Client) -> None:
         """Connect, serve the connection until it is lost, back off, and again, forever."""
@@ -689,9 +694,8 @@ class MqttPublisher:
 
     def _on_socket_unregister_write(self, _client: mqtt.Client, _userdata: object,
                                     _sock: SocketLike) -> None:
-        if self._on_loop() and self._writer_fd is not None and self._loop is not None:
-            self._loop.remove_writer(self._writer_fd)
-            self._writer_fd = None
+        if self._on_loop():
+            self._unwatch_writable()
 
     def _on_connect(self, _client: mqtt.Client, _userdata: object, flags: mqtt.ConnectFlags,
                     reason_code: ReasonCode, _props: Properties | None) -> None:
