@@ -35,15 +35,18 @@ from tablectl.journal.records import (
     check_new_error,
     check_range,
     freeze_json,
+    journal_id_text,
     load_json,
+    new_journal_id,
 )
 
 
 class MemoryJournal:
     """A :class:`~tablectl.journal.records.Journal` held in lists."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, *, journal_id: str | None = None) -> None:
         self._clock = clock
+        self._journal_id = journal_id or journal_id_text(new_journal_id())
         self._epoch = 0
         self._inputs: list[JournalRecord] = []
         self._events: list[EventRecord] = []
@@ -77,6 +80,11 @@ class MemoryJournal:
     def _hand(self, hand_id: int | None) -> None:
         if hand_id is not None and not 1 <= hand_id <= len(self._hands):
             raise JournalStateError(f"unknown hand {hand_id}")
+
+    @property
+    def journal_id(self) -> str:
+        """This journal's id (random unless given)."""
+        return self._journal_id
 
     @property
     def epoch(self) -> int:

@@ -10,6 +10,9 @@ never interprets them. Sequence numbers:
   contiguous: a display sees a gap exactly when it missed an event. ``EventRecord.id`` is the
   outbox row, unique journal-wide, used to mark an event published.
 * ``epoch`` increments at every daemon start (:meth:`Journal.start_epoch`) and is persisted.
+  It orders the runs of one journal only: two journals both start at 1. ``journal_id``, a
+  random id given to a journal when it is created, tells journals apart, so
+  ``(journal_id, epoch)`` names one run of one journal, unique across journals and machines.
 
 >>> rec = InputRecord(source="shoe", kind="card_read", payload={"uid": "04a1", "antenna": 0})
 >>> rec.hand_id is None
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -342,6 +346,24 @@ def check_count(n: int) -> None:
         raise JournalStateError("hand count must be a positive int")
 
 
+JOURNAL_ID_BITS: Final = 63
+"""A journal id is this many random bits (it fits SQLite's signed 64-bit integer)."""
+
+
+def new_journal_id() -> int:
+    """The random number a new journal is named by (never 0)."""
+    return secrets.randbits(JOURNAL_ID_BITS) or 1
+
+
+def journal_id_text(value: int) -> str:
+    """A journal id as it is shown and published: 16 lowercase hex digits.
+
+    >>> journal_id_text(0x2A)
+    '000000000000002a'
+    """
+    return f"{value:016x}"
+
+
 class Journal(Protocol):
     """The append-only journal: inputs, the event outbox, hands, error states, epochs.
 
@@ -349,6 +371,12 @@ class Journal(Protocol):
     durable on disk) or raises and changes nothing. Writes raise :class:`JournalWriteError` when
     the storage fails and :class:`JournalStateError` for a request the journal refuses.
     """
+
+    @property
+    def journal_id(self) -> str:
+        """This journal's id (:func:`journal_id_text`), given when it was created and never
+        changed: a fresh journal on the same table has another one."""
+        ...
 
     @property
     def epoch(self) -> int:

@@ -13,12 +13,15 @@ updates are the outbox's ``published_at``, a hand's end, and an error's clearing
 
 Tables (schema version 1)::
 
-    meta(key, value)                 -- schema_version, epoch
+    meta(key, value)                 -- schema_version, epoch, journal_id
     hands(id, number, epoch, started_at, ended_at, summary)
     inputs(seq, epoch, at, source, actor, kind, payload, hand_id)
     events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)
            UNIQUE(epoch, topic, seq)
     errors(id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, cleared_by)
+
+``journal_id`` is a random number written when the file is created (and on the first open of
+a journal made before it existed): it tells this journal's epochs from another journal's.
 
 Times are ISO 8601 strings of aware UTC datetimes from the injected clock.
 """
@@ -51,7 +54,9 @@ from tablectl.journal.records import (
     check_new_error,
     check_range,
     dump_json,
+    journal_id_text,
     load_json,
+    new_journal_id,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -169,6 +174,7 @@ class SqliteJournal:
         # the writer's own epoch (set by start_epoch) and the hand ids known to exist: hands
         # are never deleted, so both spare a query per write on the hot path
         self._own_epoch: int | None = None
+        self._journal_id: str | None = None
         self._known_hands: set[int] = set()
         self._in_transaction = False
         self._transaction_failed: str | None = None
@@ -214,6 +220,9 @@ class SqliteJournal:
                 conn.execute("ROLLBACK")
                 raise JournalError(f"{spath}: journal schema {row[0]}, expected "
                                    f"{SCHEMA_VERSION}")
+            # a journal older than journal ids gets its id now (it keeps its epochs)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES('journal_id', ?)",
+                         (new_journal_id(),))
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             conn.close()
@@ -382,6 +391,23 @@ class SqliteJournal:
         return _hand(row)
 
     # -- epochs and inputs ----------------------------------------------------------------
+
+    @property
+    def journal_id(self) -> str:
+        """This journal's id (see the module docstring).
+
+        Raises:
+            JournalError: the file has none (a journal of an older version opened read-only,
+                which :meth:`open` would have given one).
+        """
+        if self._journal_id is None:
+            row = self._read(lambda c: c.execute(
+                "SELECT value FROM meta WHERE key='journal_id'").fetchone())
+            if row is None:
+                raise JournalError(f"journal {self._path} has no id yet (open it for writing "
+                                   "once)")
+            self._journal_id = journal_id_text(_int(row[0]))
+        return self._journal_id
 
     @property
     def epoch(self) -> int:
