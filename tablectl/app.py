@@ -345,7 +345,7 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         placeholder = MemoryPublisher()
         daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock)
         replayed = daemon.recover()
-        online, offline = status_payloads(config.table.id, journal.epoch)
+        online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
             daemon_mqtt_settings(config),
             availability=Availability(topics.status(config.table.id), online, offline),

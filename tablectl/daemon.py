@@ -78,12 +78,13 @@ MAX_RECALL_HANDS: Final = 50
 JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
 
 
-def status_payloads(table: str, epoch: int) -> tuple[bytes, bytes]:
-    """``(online, offline)`` status payloads (birth and last will) for ``epoch``."""
+def status_payloads(table: str, epoch: int, journal: str | None = None) -> tuple[bytes, bytes]:
+    """``(online, offline)`` status payloads (birth and last will) for the run ``epoch`` of
+    the journal ``journal``."""
     online = encode(StatusPayload(table=table, state="online", version=__version__,
-                                  epoch=epoch))
+                                  journal=journal, epoch=epoch))
     offline = encode(StatusPayload(table=table, state="offline", version=__version__,
-                                   epoch=epoch))
+                                   journal=journal, epoch=epoch))
     return online, offline
 
 
@@ -410,7 +411,8 @@ class TableDaemon:
                                 hand_id: int | None, *, secret: bool) -> None:
         """One snapshot: ``seq`` is the last event journaled on ``events``; the public one
         is retained, the secure one is not (it goes only to the secure root)."""
-        env = SnapshotEnvelope(table=self.table, epoch=self.journal.epoch,
+        env = SnapshotEnvelope(table=self.table, journal=self.journal.journal_id,
+                               epoch=self.journal.epoch,
                                seq=self._journaled_seq.get(events.value, 0), ts=now,
                                hand=hand_id, data=dict(body))
         await self.publisher.publish(state, encode(env), retain=not secret, qos=1,
@@ -505,6 +507,10 @@ class TableDaemon:
                     raise ValueError(f"hands must be 1..{MAX_RECALL_HANDS}")
                 return ReplyPayload(id=cmd.id, status="ok",
                                     data={"hands": recall_json(self.journal, n)})
+            journal = cmd.args.get("journal", self.journal.journal_id)
+            if journal != self.journal.journal_id:
+                raise ValueError(f"journal {journal!r} is not this daemon's journal "
+                                 f"({self.journal.journal_id}): its events are not here")
             epoch = cmd.args.get("epoch", self.journal.epoch)
             lo, hi = cmd.args.get("from_seq", 1), cmd.args.get("to_seq")
             if not isinstance(epoch, int) or not isinstance(lo, int) or not isinstance(
@@ -512,9 +518,11 @@ class TableDaemon:
                 raise ValueError("replay needs integers epoch, from_seq <= to_seq, "
                                  f"at most {MAX_REPLAY_EVENTS} events")
             records = self.journal.events_range(topics.events(self.table).value, epoch, lo, hi)
-            return ReplyPayload(id=cmd.id, status="ok", data={"events": [
-                {"epoch": r.epoch, "seq": r.seq, "type": r.type, "ts": r.created_at.isoformat(),
-                 "data": json.loads(json.dumps(dict(r.payload)))} for r in records]})
+            return ReplyPayload(id=cmd.id, status="ok", data={
+                "journal": self.journal.journal_id, "events": [
+                    {"epoch": r.epoch, "seq": r.seq, "type": r.type,
+                     "ts": r.created_at.isoformat(),
+                     "data": json.loads(json.dumps(dict(r.payload)))} for r in records]})
         except (ValueError, JournalError) as exc:
             return ReplyPayload(id=cmd.id, status="error",
                                 error=ReplyError(code="bad_args", message=str(exc)))

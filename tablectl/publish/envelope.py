@@ -7,10 +7,11 @@ defines it per ``type``). The JSON Schemas in ``tablectl/publish/schemas/`` are 
 these models by :func:`json_schemas` and checked against the code in tests.
 
 >>> from datetime import UTC, datetime
->>> ev = EventEnvelope(table="t07", epoch=3, seq=12, type="board", hand=311,
-...                    ts=datetime(2026, 1, 1, tzinfo=UTC), data={"cards": ["2c", "7d", "Jh"]})
+>>> ev = EventEnvelope(table="t07", journal="5f0c2a9e41d3b870", epoch=3, seq=12, type="board",
+...                    hand=311, ts=datetime(2026, 1, 1, tzinfo=UTC),
+...                    data={"cards": ["2c", "7d", "Jh"]})
 >>> encode(ev)
-b'{"v":1,"table":"t07","epoch":3,"seq":12,"type":"board","ts":"2026-01-01T00:00:00Z","hand":311,"data":{"cards":["2c","7d","Jh"]}}'
+b'{"v":1,"table":"t07","journal":"5f0c2a9e41d3b870","epoch":3,"seq":12,"type":"board","ts":"2026-01-01T00:00:00Z","hand":311,"data":{"cards":["2c","7d","Jh"]}}'
 >>> decode(EventEnvelope, encode(ev)) == ev
 True
 >>> decode(EventEnvelope, b'{"v":1}')
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import (
     AwareDatetime,
@@ -51,15 +52,28 @@ class _Payload(BaseModel):
     v: Literal[1] = Field(default=1, description="payload schema version")
 
 
+_JOURNAL_DESCRIPTION: Final = (
+    "id of the daemon's journal (random, given when the journal was created); with epoch it "
+    "names one run: a different journal is a different table history. Absent from daemons "
+    "older than journal ids")
+
+
+def _journal_field() -> Any:
+    return Field(default=None, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_.-]+$",
+                 description=_JOURNAL_DESCRIPTION)
+
+
 class EventEnvelope(_Payload):
     """One event on ``poker/v1/tables/{t}/events`` (or a secure stream).
 
-    ``seq`` is contiguous per (epoch, topic) from 1; a consumer that sees ``seq`` jump has
-    missed events (docs/mqtt.md, "Resync rules").
+    ``seq`` is contiguous per (journal, epoch, topic) from 1; a consumer that sees ``seq``
+    jump has missed events (docs/mqtt.md, "Resync rules").
     """
 
     table: str = Field(min_length=1, description="table id")
-    epoch: int = Field(ge=1, description="controller run; increments at every start")
+    journal: str | None = _journal_field()
+    epoch: int = Field(ge=1, description="controller run of this journal; increments at "
+                                         "every start")
     seq: int = Field(ge=1, description="+1 per event of this topic within the epoch")
     type: str = Field(min_length=1, description="event type, e.g. board, winner")
     ts: AwareDatetime = Field(description="when the controller journaled the event")
@@ -75,6 +89,7 @@ class SnapshotEnvelope(_Payload):
     """
 
     table: str = Field(min_length=1)
+    journal: str | None = _journal_field()
     epoch: int = Field(ge=1)
     seq: int = Field(ge=0, description="seq of the last event folded into this snapshot")
     type: Literal["snapshot"] = "snapshot"
@@ -89,6 +104,7 @@ class StatusPayload(_Payload):
     table: str = Field(min_length=1)
     state: Literal["online", "offline"]
     version: str = Field(min_length=1, description="tablectl version")
+    journal: str | None = _journal_field()
     epoch: int = Field(ge=1, description="lets a consumer ignore a stale LWT of an older run")
 
 
@@ -143,16 +159,18 @@ def decode(model: type[_M], raw: bytes) -> _M:
         raise EnvelopeError(f"bad {model.__name__} payload: {exc}") from exc
 
 
-def event_from_record(table: str, record: EventRecord) -> EventEnvelope:
-    """The envelope of an outbox event (its ``ts`` is the journaling time, so a resend is
-    byte-identical to the first send)."""
+def event_from_record(table: str, record: EventRecord,
+                      journal: str | None = None) -> EventEnvelope:
+    """The envelope of an outbox event of the journal ``journal`` (its ``ts`` is the
+    journaling time, so a resend is byte-identical to the first send)."""
     return EventEnvelope.model_validate({
-        "table": table, "epoch": record.epoch, "seq": record.seq, "type": record.type,
-        "ts": record.created_at, "hand": record.hand_id, "data": record.payload})
+        "table": table, "journal": journal, "epoch": record.epoch, "seq": record.seq,
+        "type": record.type, "ts": record.created_at, "hand": record.hand_id, "data": record.payload})
 
 
-def encode_event(table: str, record: EventRecord) -> bytes:
-    """``encode(event_from_record(table, record))``, without building and validating a model.
+def encode_event(table: str, record: EventRecord, journal: str | None = None) -> bytes:
+    """``encode(event_from_record(table, record, journal))``, without building and validating
+    a model.
 
     The publisher's hot path: every field is already checked (the journal stores only JSON
     payloads, positive epochs and seqs, aware times), so this only writes the JSON, in the
@@ -166,7 +184,9 @@ def encode_event(table: str, record: EventRecord) -> bytes:
     hand = "null" if record.hand_id is None else str(int(record.hand_id))
     data = json.dumps(record.payload, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False)
-    return (f'{{"v":1,"table":{json.dumps(table, ensure_ascii=False)},"epoch":{record.epoch:d},'
+    run = "null" if journal is None else json.dumps(journal, ensure_ascii=False)
+    return (f'{{"v":1,"table":{json.dumps(table, ensure_ascii=False)},"journal":{run},'
+            f'"epoch":{record.epoch:d},'
             f'"seq":{record.seq:d},"type":{json.dumps(record.type, ensure_ascii=False)},'
             f'"ts":"{stamp}","hand":{hand},"data":{data}}}').encode()
 

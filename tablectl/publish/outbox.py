@@ -35,7 +35,7 @@ async def publish_event(publisher: Publisher, journal: Journal, table: str,
     """
     if topic is None:
         topic = Topic(record.topic)
-    await publisher.publish(topic, encode_event(table, record), qos=1,
+    await publisher.publish(topic, encode_event(table, record, journal.journal_id), qos=1,
                             secret=secret, props=_JSON)
     journal.mark_published(record.id)
 

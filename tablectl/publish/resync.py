@@ -12,10 +12,12 @@ The rules (research/mqtt.md §1.3, Sparkplug's bdSeq/seq):
 4. A gap still open after ``reorder_timeout`` seconds makes :meth:`Resync.poll` return
    :attr:`Outcome.REQUEST_SNAPSHOT` once: take the next snapshot (the controller republishes
    the retained snapshot after every input that changed it), or re-read the retained one.
-5. An event or snapshot of a newer epoch resets everything (the controller restarted); anything
-   of an older epoch is ignored.
-6. ``status`` offline marks the view stale (ignored when its epoch is older than what is shown:
-   a late LWT of a previous run); online of the same or a newer epoch clears it.
+5. A run is ``(journal, epoch)`` (:mod:`tablectl.publish.runs`). An event, snapshot or online
+   status of a new run (a newer epoch of the journal shown, or another journal: a fresh one
+   is a new table history, not an older one) resets everything and waits for that run's
+   snapshot; anything of an older run is ignored.
+6. ``status`` offline marks the view stale (ignored when its run is older than what is shown:
+   a late LWT of a previous run); online of the run shown clears it.
 
 Time is passed in (``now``, monotonic seconds); nothing here reads a clock or does I/O.
 
@@ -42,6 +44,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Generic, TypeVar
 
+from tablectl.publish.runs import Run, RunOrder, RunTracker
+
 S = TypeVar("S")
 E = TypeVar("E")
 
@@ -52,8 +56,8 @@ class Outcome(StrEnum):
     APPLIED = "applied"                    # event applied (maybe with buffered followers)
     BUFFERED = "buffered"                  # kept until the gap before it closes / a snapshot
     DUPLICATE = "duplicate"                # already shown; dropped
-    STALE = "stale"                        # older epoch or older snapshot; ignored
-    RESET = "reset"                        # newer epoch: view dropped, waiting for a snapshot
+    STALE = "stale"                        # older run or older snapshot; ignored
+    RESET = "reset"                        # new run: view dropped, waiting for a snapshot
     SNAPSHOT = "snapshot"                  # snapshot taken as the new view
     STATUS = "status"                      # status recorded (stale flag updated)
     REQUEST_SNAPSHOT = "request_snapshot"  # gap timed out: ask for a snapshot (once per gap)
@@ -69,8 +73,9 @@ class Resync(Generic[S, E]):
             snapshot repairs whatever is lost).
 
     Attributes:
-        view: what to show; None until a snapshot of the current epoch arrived.
-        epoch: the epoch shown or awaited; None before anything arrived.
+        view: what to show; None until a snapshot of the current run arrived.
+        run: the run shown or awaited; None before anything arrived.
+        epoch: its epoch.
         seq: the seq of the last event folded into ``view`` (or the snapshot's seq).
         stale: the controller's status says offline.
     """
@@ -81,13 +86,23 @@ class Resync(Generic[S, E]):
         self._timeout = reorder_timeout
         self._max_buffer = max_buffer
         self.view: S | None = None
-        self.epoch: int | None = None
         self.seq = 0
         self.stale = False
-        self._stale_epoch = 0
+        self._runs = RunTracker()
+        self._stale_run: Run | None = None
         self._buffer: dict[int, E] = {}
         self._gap_since: float | None = None
         self._requested = False
+
+    @property
+    def run(self) -> Run | None:
+        """The run shown or awaited."""
+        return self._runs.current
+
+    @property
+    def epoch(self) -> int | None:
+        """The epoch of :attr:`run`."""
+        return None if self._runs.current is None else self._runs.current.epoch
 
     @property
     def synced(self) -> bool:
@@ -100,15 +115,14 @@ class Resync(Generic[S, E]):
             return None
         return self._gap_since + self._timeout
 
-    def _reset(self, epoch: int, now: float) -> None:
-        self.epoch = epoch
+    def _reset(self, run: Run, now: float) -> None:
+        self._runs.enter(run)
         self.view = None
         self.seq = 0
         self._buffer.clear()
         self._gap_since = now
         self._requested = False
-        if epoch > self._stale_epoch:
-            self.stale = False
+        self.stale = run == self._stale_run
 
     def _drain(self, now: float) -> None:
         assert self.view is not None
@@ -124,13 +138,16 @@ class Resync(Generic[S, E]):
             self._gap_since = None
             self._requested = False
 
-    def on_event(self, epoch: int, seq: int, event: E, *, now: float) -> Outcome:
-        """Feed one event of the sequenced stream."""
+    def on_event(self, epoch: int, seq: int, event: E, *, now: float,
+                 journal: str | None = None) -> Outcome:
+        """Feed one event of the sequenced stream (of run ``(journal, epoch)``)."""
         outcome: Outcome | None = None
-        if self.epoch is not None and epoch < self.epoch:
+        run = Run(journal, epoch)
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
             return Outcome.STALE
-        if self.epoch is None or epoch > self.epoch:
-            self._reset(epoch, now)
+        if order is RunOrder.NEW:
+            self._reset(run, now)
             outcome = Outcome.RESET
         if self.view is not None and seq <= self.seq:
             return Outcome.DUPLICATE
@@ -148,12 +165,15 @@ class Resync(Generic[S, E]):
             self._gap_since = now
         return outcome or Outcome.BUFFERED
 
-    def on_snapshot(self, epoch: int, seq: int, snapshot: S, *, now: float) -> Outcome:
+    def on_snapshot(self, epoch: int, seq: int, snapshot: S, *, now: float,
+                    journal: str | None = None) -> Outcome:
         """Feed a (retained) snapshot whose last applied event is ``seq``."""
-        if self.epoch is not None and epoch < self.epoch:
+        run = Run(journal, epoch)
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
             return Outcome.STALE
-        if self.epoch is None or epoch > self.epoch:
-            self._reset(epoch, now)
+        if order is RunOrder.NEW:
+            self._reset(run, now)
         elif self.view is not None and seq < self.seq:
             return Outcome.STALE
         elif self.view is not None and seq == self.seq:
@@ -163,16 +183,23 @@ class Resync(Generic[S, E]):
         self._drain(now)
         return Outcome.SNAPSHOT
 
-    def on_status(self, online: bool, epoch: int, *, now: float) -> Outcome:
+    def on_status(self, online: bool, epoch: int, *, now: float,
+                  journal: str | None = None) -> Outcome:
         """Feed the controller's status (birth / LWT)."""
-        if online:
-            if epoch >= self._stale_epoch:
-                self.stale = False
+        run = Run(journal, epoch)
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
+            return Outcome.STALE                   # e.g. the LWT of an earlier run, late
+        if not online:
+            # the run shown is offline, or a newer one is (what is shown is not live either)
+            self.stale = True
+            self._stale_run = run
             return Outcome.STATUS
-        if self.epoch is not None and epoch < self.epoch:
-            return Outcome.STALE                   # the LWT of an earlier run, arriving late
-        self.stale = True
-        self._stale_epoch = epoch
+        self._stale_run = None
+        if order is RunOrder.NEW:
+            self._reset(run, now)                  # a new run is live: wait for its snapshot
+            return Outcome.RESET
+        self.stale = False
         return Outcome.STATUS
 
     def poll(self, *, now: float) -> Outcome | None:
