@@ -9,8 +9,10 @@ It follows the resync rules of docs/mqtt.md:
   contains), so a gap in the events never leaves a wrong table on screen;
 * events feed the action log and the hand summaries; one with a ``seq`` already seen in the
   epoch is a duplicate (a resend after a reconnect) and is dropped;
-* anything of a newer epoch resets the view (the controller restarted); of an older, ignored;
-* ``status`` offline marks the view stale (a late will of an older epoch is ignored).
+* anything of a new run resets the view: a run is ``(journal, epoch)``
+  (``tablectl.publish.runs``), a newer epoch of the journal shown or another journal (a fresh
+  journal is a new table history, whatever its epoch); anything of an older run is ignored;
+* ``status`` offline marks the view stale (a late will of an older run is ignored).
 
 :func:`follow_table` runs it on a live broker.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 from tablectl.publish import topics
 from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 
 _LOGGER = logging.getLogger(__name__)
@@ -52,13 +55,13 @@ class TableFollower:
         self._state = topics.state(table)
         self._events = topics.events(table)
         self._status = topics.status(table)
-        self._epoch: int | None = None
+        self._runs = RunTracker()
         self._latest: JsonMap | None = None
         self._latest_seq = -1
         self._seen: set[int] = set()
         self._recent: tuple[JsonMap, ...] = ()
         self._stale = False
-        self._stale_epoch = 0
+        self._offline_run: Run | None = None
         self._hand_events: list[JsonMap] = []
         self.hands_ended = 0
 
@@ -72,16 +75,27 @@ class TableFollower:
         """The newest snapshot of the current epoch, the recent events, and the stale flag."""
         return TableView(self._latest, self._recent, self._stale)
 
-    def _epoch_ok(self, epoch: int) -> bool:
-        if self._epoch is not None and epoch < self._epoch:
+    @property
+    def run(self) -> Run | None:
+        """The daemon run shown or awaited."""
+        return self._runs.current
+
+    @property
+    def seq(self) -> int:
+        """The seq of the snapshot shown (-1: none)."""
+        return self._latest_seq
+
+    def _run_ok(self, run: Run) -> bool:
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
             return False
-        if self._epoch is None or epoch > self._epoch:
-            self._epoch = epoch
+        if order is RunOrder.NEW:
+            self._runs.enter(run)
             self._latest, self._latest_seq = None, -1
             self._seen.clear()
+            self._recent = ()
             self._hand_events = []
-            if epoch > self._stale_epoch:
-                self._stale = False
+            self._stale = run == self._offline_run
         return True
 
     def feed(self, topic: str, payload: bytes, *, now: float) -> FollowUpdate:
@@ -93,17 +107,20 @@ class TableFollower:
             return FollowUpdate(False)
         if not isinstance(data, dict):
             return FollowUpdate(False)
-        epoch, seq = data.get("epoch"), data.get("seq")
-        if not isinstance(epoch, int):
+        run, seq = Run.of(data), data.get("seq")
+        if run is None:
             return FollowUpdate(False)
         if topic == self._status.value:
             online = data.get("state") == "online"
-            if online and epoch >= self._stale_epoch:
-                self._stale = False
-            elif not online and (self._epoch is None or epoch >= self._epoch):
-                self._stale, self._stale_epoch = True, epoch
+            if self._runs.classify(run) is RunOrder.OLD:
+                return FollowUpdate(False)          # e.g. a late will of an earlier run
+            if online:
+                self._run_ok(run)                   # a new run is live: wait for its snapshot
+                self._stale, self._offline_run = False, None
+            else:
+                self._stale, self._offline_run = True, run
             return FollowUpdate(True)
-        if not isinstance(seq, int) or not self._epoch_ok(epoch):
+        if not isinstance(seq, int) or not self._run_ok(run):
             return FollowUpdate(False)
         body = data.get("data")
         body = body if isinstance(body, dict) else {}

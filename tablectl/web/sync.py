@@ -10,10 +10,12 @@
 * events of the same epoch are taken in order (``seq == last + 1``); an event with a larger
   ``seq`` is a gap: the view is marked *resyncing* and later events are not trusted until a
   snapshot with ``seq`` at least as large arrives (the daemon republishes it after every event);
-* a snapshot or status of a new epoch resets the view (the daemon restarted);
+* a run is ``(journal, epoch)`` (``tablectl.publish.runs``): a snapshot, event or online
+  status of a new run (the daemon restarted, or another journal: a fresh journal is a new
+  table history whatever its epoch) resets the view; anything of an older run is ignored;
 * ``status: offline`` (the daemon's last will) or the loss of the web server's own broker link
   makes the view *stale*: the page still shows the last state, marked as not live; a status
-  of an older epoch than the view's (a late will of a previous run) is ignored.
+  of an older run than the view's (a late will of a previous run) is ignored.
 
 Events feed the action log (each action as it happens, winners); the seats, board, pots and
 results come from the snapshot. Nothing here does I/O or reads a clock: :class:`OverlaySync`
@@ -28,6 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
+from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.web.link import FeedItem, LinkChange, LinkState, Message
 
 _LOGGER = logging.getLogger(__name__)
@@ -119,7 +122,8 @@ class PublicSync:
         self._log_size = log_size
         self._four_colour = four_colour
         self.snapshot: JsonObject | None = None
-        self.epoch: int | None = None
+        self._runs = RunTracker()
+        self._offline_run: Run | None = None
         self.seq: int | None = None
         self.status = "unknown"
         self.link_up = False
@@ -127,6 +131,16 @@ class PublicSync:
         self._log: deque[JsonObject] = deque(maxlen=log_size)
         self._logged: set[int] = set()
         self.version = 0
+
+    @property
+    def run(self) -> Run | None:
+        """The daemon run shown or awaited (None before anything arrived)."""
+        return self._runs.current
+
+    @property
+    def epoch(self) -> int | None:
+        """The epoch of :attr:`run`."""
+        return None if self._runs.current is None else self._runs.current.epoch
 
     @property
     def stale(self) -> bool:
@@ -158,28 +172,33 @@ class PublicSync:
             self.version += 1
         return changed
 
-    def _reset(self, epoch: int) -> None:
-        _LOGGER.info("table %s: new epoch %s, view reset", self.table, epoch,
+    def _reset(self, run: Run) -> None:
+        _LOGGER.info("table %s: new run %s, view reset", self.table, run,
                      extra={"table": self.table})
-        self.epoch = epoch
+        self._runs.enter(run)
         self.seq = None
         self.snapshot = None
         self._log.clear()
         self._logged.clear()
         self.resyncing = False
+        # what the status said was about the run left, unless it was about this one
+        self.status = "offline" if run == self._offline_run else "unknown"
 
     def _on_state(self, data: JsonObject) -> bool:
-        epoch, seq = _int(data, "epoch"), _int(data, "seq")
+        run, seq = Run.of(data), _int(data, "seq")
         envelope = data
         body = _body(envelope)
-        if epoch is None or seq is None or body is None \
+        if run is None or seq is None or body is None \
                 or not isinstance(body.get("seats"), list):
             _LOGGER.warning("table %s: ignoring a state without epoch, seq or data.seats",
                             self.table)
             return False
         data = body
-        if epoch != self.epoch:
-            self._reset(epoch)
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
+            return False  # a late copy from a run this view has left
+        if order is RunOrder.NEW:
+            self._reset(run)
         elif self.seq is not None and seq < self.seq:
             return False  # older than what we have: a late retained copy
         if redact_hidden_cards(data):
@@ -196,17 +215,18 @@ class PublicSync:
         return True
 
     def _on_event(self, data: JsonObject) -> bool:
-        epoch, seq = _int(data, "epoch"), _int(data, "seq")
+        run, seq = Run.of(data), _int(data, "seq")
         kind = data.get("type")
         body = _body(data)
-        if epoch is None or seq is None or not isinstance(kind, str) or body is None:
+        if run is None or seq is None or not isinstance(kind, str) or body is None:
             _LOGGER.warning("table %s: ignoring an event without epoch, seq, type or data",
                             self.table)
             return False
-        if epoch != self.epoch:
-            if self.epoch is not None and epoch < self.epoch:
-                return False  # a straggler from a previous run of the daemon
-            self._reset(epoch)
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
+            return False  # a straggler from a previous run of the daemon
+        if order is RunOrder.NEW:
+            self._reset(run)
             self.resyncing = True  # a new run: wait for its snapshot
             return True
         if self.resyncing or self.seq is None:
@@ -237,18 +257,25 @@ class PublicSync:
 
     def _on_status(self, data: JsonObject) -> bool:
         status = data.get("state")
-        if status not in ("online", "offline"):
+        run = Run.of(data)
+        if status not in ("online", "offline") or run is None:
             return False
-        epoch = _int(data, "epoch")
-        if epoch is not None and self.epoch is not None and epoch < self.epoch:
+        order = self._runs.classify(run)
+        if order is RunOrder.OLD:
             return False  # a late will of a previous run of the daemon
+        if status == "offline":
+            # the run shown is offline, or a newer one: either way the view is not live
+            self._offline_run = run
+        elif order is RunOrder.NEW:
+            self._offline_run = None
+            self._reset(run)
+            self.resyncing = True  # a new run is live: wait for its snapshot
+            self.status = "online"
+            return True
+        else:
+            self._offline_run = None
         changed = status != self.status
         self.status = str(status)
-        if status == "online" and epoch is not None and self.epoch is not None \
-                and epoch > self.epoch:
-            self._reset(epoch)
-            self.resyncing = True
-            changed = True
         return changed
 
     def view(self) -> JsonObject:
@@ -259,6 +286,8 @@ class PublicSync:
             "title": self.title,
             "version": self.version,
             "status": self.status,
+            "run": None if self.run is None else {
+                "journal": self.run.journal, "epoch": self.run.epoch, "seq": self.seq},
             "connected": self.link_up,
             "stale": self.stale,
             "resyncing": self.resyncing,

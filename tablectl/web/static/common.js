@@ -172,7 +172,9 @@ function renderResults(node, snapshot) {
   const results = (snapshot && snapshot.results) || [];
   // Name the pot when there are several; a settled snapshot no longer lists the pots, so
   // the awards' own pot numbers tell too.
-  const severalPots = (snapshot.pots && snapshot.pots.length > 1) || results.some((r) => r.pot > 0);
+  // (no snapshot: a new run or a reset view, nothing to show; this must not throw, or the
+  // rest of the page would keep the last table's leftovers)
+  const severalPots = (snapshot && snapshot.pots && snapshot.pots.length > 1) || results.some((r) => r.pot > 0);
   results.forEach((r) => {
     const row = el("div", "result result-" + (r.half || "whole"));
     row.dataset.seat = String(r.seat);

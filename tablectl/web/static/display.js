@@ -37,10 +37,15 @@ function render(view) {
   lastView = view;
   applyDeckColours(view);
   const snap = view.snapshot;
-  document.body.classList.toggle("stale", Boolean(view.stale) || !streamOk);
+  // Live only when the view is the table's state: the server's stream is up, the daemon's run
+  // is online, and no gap or new run is waiting for its snapshot (docs/mqtt.md section 9.1).
+  const notLive = Boolean(view.stale) || Boolean(view.resyncing) || !streamOk;
+  document.body.classList.toggle("stale", notLive);
   const live = document.getElementById("live");
-  live.textContent = !streamOk ? "no server" : view.stale ? (view.status === "offline" ? "OFFLINE" : "stale") : "live";
-  live.className = "live-pill " + (view.stale || !streamOk ? "pill-stale" : "pill-live");
+  live.textContent = !streamOk ? "no server" : view.stale ? (view.status === "offline" ? "OFFLINE" : "stale")
+    : view.resyncing ? "resyncing" : "live";
+  live.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
+  document.body.dataset.run = view.run ? view.run.journal + ":" + view.run.epoch + ":" + view.run.seq : "";
   document.getElementById("table-name").textContent = view.title || view.table;
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
