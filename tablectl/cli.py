@@ -845,6 +845,10 @@ def _watch(args: argparse.Namespace) -> int:
     settings = broker_settings(args.broker, credentials=Path(args.credentials)
                                if args.credentials else None,
                                cafile=Path(args.cafile) if args.cafile else None, role="watch")
+    if args.check:
+        from tablectl.terminal.check import run_watch_check
+
+        return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout)
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0
@@ -889,6 +893,10 @@ def _add_watch(sub: _Subparsers) -> None:
                    help="exit after this many hands have ended")
     p.add_argument("--plain", action="store_true", help="one line per hand")
     p.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    p.add_argument("--check", action="store_true", help="check the view against every "
+                   "snapshot the daemon publishes (docs/mqtt.md 9.2); exit 1 on a difference")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="with --check: stop after S seconds")
     p.set_defaults(handler=_watch)
 
 
