@@ -848,7 +848,8 @@ def _watch(args: argparse.Namespace) -> int:
     if args.check:
         from tablectl.terminal.check import run_watch_check
 
-        return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout)
+        return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout,
+                               out=sys.stdout, err=sys.stderr)
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0

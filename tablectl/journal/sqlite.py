@@ -394,18 +394,12 @@ class SqliteJournal:
 
     @property
     def journal_id(self) -> str:
-        """This journal's id (see the module docstring).
-
-        Raises:
-            JournalError: the file has none (a journal of an older version opened read-only,
-                which :meth:`open` would have given one).
-        """
+        """This journal's id; JournalError for an older journal opened read-only."""
         if self._journal_id is None:
             row = self._read(lambda c: c.execute(
                 "SELECT value FROM meta WHERE key='journal_id'").fetchone())
             if row is None:
-                raise JournalError(f"journal {self._path} has no id yet (open it for writing "
-                                   "once)")
+                raise JournalError(f"journal {self._path} has no id yet (open it for writing)")
             self._journal_id = journal_id_text(_int(row[0]))
         return self._journal_id
 

@@ -165,7 +165,8 @@ def event_from_record(table: str, record: EventRecord,
     journaling time, so a resend is byte-identical to the first send)."""
     return EventEnvelope.model_validate({
         "table": table, "journal": journal, "epoch": record.epoch, "seq": record.seq,
-        "type": record.type, "ts": record.created_at, "hand": record.hand_id, "data": record.payload})
+        "type": record.type, "ts": record.created_at, "hand": record.hand_id,
+        "data": record.payload})
 
 
 def encode_event(table: str, record: EventRecord, journal: str | None = None) -> bytes:

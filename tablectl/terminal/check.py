@@ -25,10 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TextIO
 
 from tablectl.publish import topics
 from tablectl.publish.errors import PublishError
@@ -227,15 +226,16 @@ async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
 
 
 def run_watch_check(settings: MqttSettings, table: str, *, hands: int | None,
-                    seconds: float | None) -> int:
-    """``tablectl watch --check`` from the command line: lines on stdout, the exit status
-    (2: ``hands`` or ``seconds`` not positive)."""
+                    seconds: float | None, out: TextIO, err: TextIO) -> int:
+    """``tablectl watch --check`` from the command line: lines on ``out``, errors on ``err``,
+    and the exit status (2: ``hands`` or ``seconds`` not positive)."""
     if (hands is not None and hands < 1) or (seconds is not None and not seconds > 0):
-        print("tablectl watch --check: --hands and --timeout must be positive",
-              file=sys.stderr)
+        err.write("tablectl watch --check: --hands and --timeout must be positive\n")
         return 2
+
     def emit(line: str) -> None:
-        print(line, flush=True)
+        out.write(line + "\n")
+        out.flush()
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
@@ -245,7 +245,7 @@ def run_watch_check(settings: MqttSettings, table: str, *, hands: int | None,
     try:
         return asyncio.run(main())
     except PublishError as exc:
-        print(f"tablectl watch --check: {exc}", file=sys.stderr)
+        err.write(f"tablectl watch --check: {exc}\n")
         return 1
     except KeyboardInterrupt:
         return 130

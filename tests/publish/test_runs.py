@@ -124,7 +124,7 @@ def test_terminal_view_shows_the_fresh_journal_not_the_old_table(late: bool) -> 
 def test_an_offline_new_run_marks_the_old_view_stale_everywhere() -> None:
     """Daemon 2 came up and died before its snapshot reached us: what is shown (daemon 1's
     table) is not live, whichever journal daemon 2 had."""
-    msgs = REPORTED[:4] + [("status", status("offline", NEW, 1))]
+    msgs = [*REPORTED[:4], ("status", status("offline", NEW, 1))]
     assert public(msgs).view()["stale"]
     assert terminal(msgs).view.stale
 
