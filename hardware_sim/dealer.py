@@ -465,6 +465,9 @@ class SimDealer:
         foreign_deck: the other deck, for FOREIGN_TAG faults.
         table_id: prefix of hand ids.
         strict: raise :class:`ConsoleRefusedError` when a command is refused.
+        rebuy: a player who goes broke buys in again between hands, as at a real cash
+            table: ``adjust_stack {seat, amount: their starting stack, reason: "rebuy"}``
+            (the console user needs the floor role), so the table never runs out of players.
 
     Raises:
         ValueError: the device has no deck, or a table lacks an antenna.
@@ -476,7 +479,7 @@ class SimDealer:
                  strategy: Strategy | None = None, seed: int = 0,
                  faults: Sequence[FaultPlan] = (), cards: Sequence[Card] = (),
                  foreign_deck: Deck | None = None, table_id: str = "sim",
-                 strict: bool = True) -> None:
+                 strict: bool = True, rebuy: bool = False) -> None:
         deck = device.deck
         if deck is None:
             raise ValueError("the dealer's device needs a deck")
@@ -495,6 +498,10 @@ class SimDealer:
         self.strict = strict
         self._names = {s.seat: s.name for s in seats}
         self.stacks: dict[int, int] = {s.seat: s.stack for s in sorted(seats, key=_seat)}
+        self.rebuy = rebuy
+        self._buy_ins = {s.seat: s.stack for s in seats if s.stack > 0}
+        self.rebuys: list[tuple[int, int, int]] = []
+        """``(after hand number, seat, amount)`` of every rebuy so far."""
         self.button = 0 if game.is_stud else button
         self.hands_played = 0
         self._script = list(cards)
@@ -573,7 +580,9 @@ class SimDealer:
         self.hands_played += 1
         self._fired.extend(st.faults)
         self.stacks.update(hand.final_stacks)
-        self._move_button()
+        self._move_button()        # as the daemon does at next_hand, before anyone rebuys
+        if self.rebuy:
+            await self._rebuy_broke(st)
         _LOGGER.info("%s: hand over: %s", start.hand_id, hand.results)
         return HandSummary(
             number=st.number, hand_id=start.hand_id, start=start, cards=tuple(st.cards),
@@ -875,6 +884,17 @@ class SimDealer:
             if reply.get("ok", False) or code != "no_such_error":
                 return
             await self.ports.step()
+
+    async def _rebuy_broke(self, st: _HandState) -> None:
+        """Every seat left without chips buys its starting stack again (between hands)."""
+        for seat, stack in sorted(self.stacks.items()):
+            amount = self._buy_ins.get(seat, 0)
+            if stack > 0 or amount <= 0:
+                continue
+            await self._command(st, "adjust_stack", {"seat": seat, "amount": amount,
+                                                     "reason": "rebuy"})
+            self.stacks[seat] = amount
+            self.rebuys.append((st.number, seat, amount))
 
     def _move_button(self) -> None:
         if self.game.is_stud:

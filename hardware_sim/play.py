@@ -72,6 +72,8 @@ class PlayResult:
         wire: device name -> every byte it put on the wire (after faults).
         links: device name -> link statistics (loopback only).
         missed: planned faults that never fired (their hand ended before their card).
+        wanted: the hands asked for (more than were played: fewer than two seats had chips).
+        rebuys: ``(after hand, seat, amount)`` of every rebuy.
     """
 
     summaries: tuple[HandSummary, ...]
@@ -79,6 +81,8 @@ class PlayResult:
     wire: Mapping[str, bytes]
     links: Mapping[str, LinkStats] = field(default_factory=dict)
     missed: tuple[FaultPlan, ...] = ()
+    wanted: int = 0
+    rebuys: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -94,6 +98,11 @@ class PlayResult:
         out += [f"{name} {stats.line()}" for name, stats in self.links.items()]
         out += [f"fault {p.kind.value} at hand {p.hand} card {p.at_card} did not fire (the "
                 "hand ended before that card)" for p in self.missed]
+        out += [f"seat {seat} rebought {amount} after hand {after}"
+                for after, seat, amount in self.rebuys]
+        if len(self.summaries) < self.wanted:
+            out.append(f"stopped after {len(self.summaries)} of {self.wanted} hands: fewer "
+                       "than two seats have chips (--rebuy lets broke players buy in again)")
         return out
 
 
@@ -113,15 +122,16 @@ def build_device(scenario: Scenario, clock: Clock, seed: int | None = None
 
 
 def make_dealer(scenario: Scenario, *, device: SimShoe | SimTable, console: Console,
-                ports: DevicePorts, seed: int | None = None) -> SimDealer:
-    """A :class:`SimDealer` for ``scenario`` (``seed`` overrides the scenario's)."""
+                ports: DevicePorts, seed: int | None = None, rebuy: bool = False) -> SimDealer:
+    """A :class:`SimDealer` for ``scenario`` (``seed`` overrides the scenario's; ``rebuy``:
+    broke players buy in again)."""
     seed = scenario.seed if seed is None else seed
     return SimDealer(game=scenario.game, structure=scenario.structure, rules=scenario.rules,
                      stakes=scenario.stakes, seats=scenario.seats, button=scenario.button,
                      device=device, console=console, ports=ports,
                      strategy=scenario.strategy(seed), seed=seed, faults=scenario.faults,
                      cards=scenario.cards, foreign_deck=scenario.foreign_deck,
-                     table_id=scenario.table)
+                     table_id=scenario.table, rebuy=rebuy)
 
 
 async def play_loopback(scenario: Scenario, *, seed: int | None = None,
@@ -154,7 +164,7 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
                       hands: int | None = None, pty_dir: Path | None = None,
                       tcp_base: int | None = None, tcp_host: str = "127.0.0.1",
                       pace: float = 0.3, wait_host: float = 30.0, linger: float = 10.0,
-                      clock: Clock | None = None,
+                      clock: Clock | None = None, rebuy: bool = False,
                       on_ready: Callable[[Mapping[str, str]], None] | None = None
                       ) -> PlayResult:
     """Serve the scenario's device to a real host and deal through ``console``.
@@ -165,6 +175,7 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
         pace: seconds between dealer steps. wait_host: seconds to wait for a host to connect
             before dealing (0: do not wait). linger: after the last hand, at most this many
             seconds for the host to acknowledge every event before the device goes away.
+        rebuy: players who go broke buy in again (see :class:`SimDealer`).
         on_ready: told the device addresses once they are served.
 
     Raises:
@@ -191,14 +202,17 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
                                   f"{wait_host} s")
             await clock.sleep(0.1)
             waited += 0.1
-        dealer = make_dealer(scenario, device=device, console=console, ports=ports, seed=seed)
+        dealer = make_dealer(scenario, device=device, console=console, ports=ports, seed=seed,
+                             rebuy=rebuy)
         summaries = await dealer.play(scenario.hands if hands is None else hands)
         waited = 0.0
         while device.session.queued and waited < linger:    # let the host take the rest
             await clock.sleep(0.05)
             waited += 0.05
         return PlayResult(tuple(summaries), (), {scenario.device: bytes(ports.tap(device).wire)},
-                          missed=dealer.missed_faults)
+                          missed=dealer.missed_faults,
+                          wanted=scenario.hands if hands is None else hands,
+                          rebuys=tuple(dealer.rebuys))
 
 
 # ---- command line ----------------------------------------------------------------------------
@@ -221,6 +235,9 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pace", type=float, default=0.3, help="seconds between dealer steps")
     p.add_argument("--wait", type=float, default=30.0,
                    help="seconds to wait for the daemon to open the device")
+    p.add_argument("--rebuy", action="store_true",
+                   help="a player who goes broke buys in again between hands (adjust_stack; "
+                        "the --user needs the floor role)")
     p.add_argument("--dry-run", action="store_true",
                    help="play against the in-process host and engine-only check")
 
@@ -262,7 +279,7 @@ async def _served(args: argparse.Namespace, scenario: Scenario, console: Console
 
     return await play_served(scenario, console=console, seed=args.seed, hands=args.hands,
                              pty_dir=args.pty_dir, tcp_base=args.tcp_base, pace=args.pace,
-                             wait_host=args.wait, on_ready=ready)
+                             wait_host=args.wait, rebuy=args.rebuy, on_ready=ready)
 
 
 def run_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:

@@ -15,7 +15,7 @@ import ssl
 import sys
 import tempfile
 import tomllib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -558,7 +558,7 @@ async def run_demo(options: DemoOptions, *,
             config = demo_config(scenario, table=options.table, broker=broker_url,
                                  workdir=workdir)
             daemon_task = asyncio.create_task(run_daemon(config), name="demo daemon")
-            cmd = [sys.executable, "-m", "hardware_sim", "play", str(scenario),
+            cmd = [sys.executable, "-m", "hardware_sim", "play", str(scenario), "--rebuy",
                    "--pty-dir", str(workdir / "pty"), "--broker", broker_url,
                    "--table", options.table, "--user", DEMO_DEALER,
                    "--seed", str(options.seed), "--pace", str(options.pace),
@@ -590,13 +590,10 @@ async def run_demo(options: DemoOptions, *,
                     done, _ = await asyncio.wait({watcher, daemon_task}, timeout=15,
                                                  return_when=asyncio.FIRST_COMPLETED)
                     done |= {sim_done}
-                if daemon_task in done and daemon_task.exception() is not None:
-                    raise daemon_task.exception()  # type: ignore[misc]
-                if sim_done in done and sim.returncode not in (0, None) and (
-                        options.hands is None or played < options.hands):
-                    err = (workdir / "simulator.log").read_text(errors="replace")
-                    on_note(f"the simulated dealer stopped (exit {sim.returncode}): "
-                            + err.strip()[-800:])
+                if options.hands is None or played < options.hands:
+                    on_note(_demo_stopped(done, daemon_task, watcher=watcher,
+                                          sim_exit=sim.returncode,
+                                          sim_log=workdir / "simulator.log", played=played))
             finally:
                 for task in (watcher, daemon_task):
                     task.cancel()
@@ -606,3 +603,18 @@ async def run_demo(options: DemoOptions, *,
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await waited
             return played
+
+
+def _demo_stopped(done: Collection[object], daemon: asyncio.Task[None], *,
+                  watcher: asyncio.Task[None], sim_exit: int | None, sim_log: Path,
+                  played: int) -> str:
+    """One line: why the demo stopped before the hands it was asked for."""
+    for task, what in ((daemon, "the table daemon"), (watcher, "the display")):
+        if task in done and not task.cancelled() and task.exception() is not None:
+            return f"{what} stopped after {played} hands: {task.exception()}"
+    lines = [line.strip() for line in sim_log.read_text(errors="replace").splitlines()
+             if line.strip()]
+    last = lines[-1] if lines else "no output"
+    if sim_exit is None:
+        return f"the display saw no new hand for 15 s after {played} hands"
+    return f"the simulated dealer stopped (exit {sim_exit}) after {played} hands: {last}"

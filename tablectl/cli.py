@@ -261,7 +261,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     from tablectl.app import DemoOptions, run_demo
     from tablectl.terminal.follow import FollowUpdate, TableFollower
-    from tablectl.terminal.view import hand_summary_line, render
+    from tablectl.terminal.view import describe_event, hand_summary_line, render
 
     if args.hands is not None and args.hands < 1:
         print("tablectl demo: --hands must be at least 1", file=sys.stderr)
@@ -280,6 +280,10 @@ def _demo(args: argparse.Namespace) -> int:
             live.update(render(follower.view, four_colour=args.four_colour))
         elif update.hand_ended is not None:
             print(hand_summary_line(update.hand_ended), flush=True)
+        elif update.seat_change is not None:      # a rebuy between hands
+            stakes = (follower.view.snapshot or {}).get("stakes")
+            print(describe_event(update.seat_change, stakes if isinstance(stakes, dict) else {}),
+                  flush=True)
 
     def on_note(text: str) -> None:
         print(f"tablectl demo: {text}", file=sys.stderr, flush=True)

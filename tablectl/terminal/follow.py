@@ -41,10 +41,14 @@ class FollowUpdate:
         hand_ended: once per finished hand, its summary built from the hand's own events:
             ``hand``, ``board``, ``results`` (the winner events) and ``stakes`` (from the
             snapshot), in the shape :func:`tablectl.terminal.view.hand_summary_line` reads.
+        seat_change: a ``seat`` event (a player seated, unseated, or a stack adjusted, as a
+            rebuy), for the plain one-line-per-hand output, which shows it on a line of its
+            own (:func:`tablectl.terminal.view.describe_event`).
     """
 
     changed: bool
     hand_ended: JsonMap | None = None
+    seat_change: JsonMap | None = None
 
 
 class TableFollower:
@@ -135,7 +139,8 @@ class TableFollower:
             self._seen.add(seq)
             event: dict[str, object] = {"type": data.get("type"), **body}
             self._recent = (*self._recent, event)[-MAX_EVENTS:]
-            return FollowUpdate(True, self._track_hand(event))
+            return FollowUpdate(True, self._track_hand(event),
+                                event if event["type"] == "seat" else None)
         return FollowUpdate(False)
 
     def _track_hand(self, event: JsonMap) -> JsonMap | None:

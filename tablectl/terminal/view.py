@@ -137,7 +137,29 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
             return f"ERROR {state}{_str(event.get('code'))} {_str(event.get('message'))}"
         case "device":
             return f"device {_str(event.get('name'))} {_str(event.get('status'))}"
+        case "seat":
+            return _describe_seat(event, stakes)
     return None
+
+
+def _describe_seat(event: JsonMap, stakes: JsonMap) -> str:
+    """A seat change between hands.
+
+    >>> _describe_seat({"type": "seat", "seat": 2, "name": "Bo", "stack": 1000,
+    ...     "change": "adjusted", "amount": 1000, "reason": "rebuy"}, {"units_per_currency": 100})
+    'seat 2 (Bo) rebuys 10.00: stack 10.00'
+    """
+    who = f"seat {event.get('seat')}" + (f" ({_str(event.get('name'))})"
+                                         if event.get("name") else "")
+    stack = money(_int(event.get("stack")), stakes)
+    change, amount = _str(event.get("change")), _int(event.get("amount"))
+    if change == "adjusted" and _str(event.get("reason")) == "rebuy":
+        return f"{who} rebuys {money(amount, stakes)}: stack {stack}"
+    if change == "adjusted":
+        sign = "+" if amount >= 0 else "-"
+        return f"{who} stack {sign}{money(abs(amount), stakes)} ({_str(event.get('reason'))})" \
+               f": stack {stack}"
+    return f"{who} {change}, stack {stack}"
 
 
 def render(view: TableView, *, title: str = "", four_colour: bool = False) -> RenderableType:

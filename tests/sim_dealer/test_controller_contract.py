@@ -140,3 +140,29 @@ async def test_the_controller_settles_every_hand_as_the_dealer_expects(path: Pat
     summaries = await dealer.play(scenario.hands)
     assert link.refused == []
     assert link.results == [s.results for s in summaries]
+
+
+async def test_broke_players_rebuy_and_the_controller_agrees_on_every_stack() -> None:
+    # the demo's first scenario and seed: without rebuys the players go broke before 20 hands
+    scenario = load_scenario(SCENARIOS / "clean-holdem-nl.toml")
+    runs = {}
+    for rebuy in (False, True):
+        clock = ManualClock()
+        device = build_device(scenario, clock, seed=7)
+        ports = LoopbackPorts({scenario.device: device}, clock=clock, seed=7)
+        ports.pump()
+        link = ControllerLink(scenario, ports, device, clock)
+        dealer = make_dealer(scenario, device=device, console=link, ports=link, seed=7,
+                             rebuy=rebuy)
+        runs[rebuy] = (await dealer.play(20), dealer, link)
+    broke, _, _ = runs[False]
+    assert len(broke) < 20
+    summaries, dealer, link = runs[True]
+    assert len(summaries) == 20
+    assert link.refused == []
+    assert link.results == [s.results for s in summaries]
+    buy_ins = {s.seat: s.stack for s in scenario.seats}
+    assert dealer.rebuys and all(amount == buy_ins[seat] for _, seat, amount in dealer.rebuys)
+    # the controller's table has the rebought stacks, as the dealer does
+    state = link.controller.checkpoint()
+    assert {s.seat: s.stack for s in state.seats} == dealer.stacks
