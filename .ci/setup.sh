@@ -88,3 +88,10 @@ ensure_chromium() {
   fi
   export CHROMIUM
 }
+
+ensure_systemd_analyze() {
+  # tests/ops verify the shipped systemd units with systemd-analyze (Debian's systemd package);
+  # without root the tests that need it are skipped, with the reason
+  command -v systemd-analyze >/dev/null 2>&1 && return 0
+  if is_root; then apt_install systemd; else say "systemd-analyze missing: unit checks skipped"; fi
+}

@@ -24,12 +24,16 @@ without the disk. Peak RSS is ``VmHWM`` of the daemon process from /proc after t
 Targets (issue 6): p99 <= 3 ms; p50 <= 4x the floor's p50; daemon peak RSS <= 80 MB.
 The last line printed is one JSON object with the figures (milliseconds, MB) of this run.
 
+``--metrics`` turns the daemon's Prometheus metrics on (``[metrics] port``; a scrape at the end
+checks that every read was counted): run it alternately with and without (or with
+``--daemon-rev`` of a daemon before the metrics) to see what counting costs the read path.
+
 ``--daemon-rev REV`` runs the daemon of git revision ``REV`` (extracted with ``git archive``
 into a temporary directory; everything else, the simulator and the clients included, is the
 working tree's): run it alternately with and without to compare two daemons on one machine.
 
 Usage: ``.venv/bin/python bench/latency.py [--samples 400] [--gap-ms 15]
-[--journal-dir DIR] [--daemon-rev REV] [--dump FILE]``
+[--journal-dir DIR] [--daemon-rev REV] [--metrics] [--dump FILE]``
 """
 
 from __future__ import annotations
@@ -353,13 +357,15 @@ async def run(args: argparse.Namespace,
     shoe = SimShoe(deck, clock=clock, seed=1)
     pty = work / "shoe"
     journal_dir = Path(tempfile.mkdtemp(dir=args.journal_dir))
+    metrics_port = free_port() if args.metrics else 0
     daemon: subprocess.Popen[bytes] | None = None
     try:
         seats = "\n".join(f"[[seats]]\nnumber = {i}\nname = \"P{i}\"\nstack = 100000\n"
                           for i in range(1, SEATS + 1))
         cfg = work / "table.toml"
         cfg.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, pty=pty, user=USER,
-                                     port=port, journal=journal_dir / "journal.sqlite"))
+                                     port=port, journal=journal_dir / "journal.sqlite")
+                       + (f"[metrics]\nport = {metrics_port}\n" if metrics_port else ""))
         async with PtyDevice(shoe, pty, clock=clock) as device:
             wire = TimedWrites(device)
             sub = Subscriber(port)
@@ -383,6 +389,11 @@ async def run(args: argparse.Namespace,
                 floor = await asyncio.to_thread(measure_floor, port, sub, args.samples,
                                                 args.gap_ms / 1000, size)
                 rss = vm_hwm_mb(daemon.pid)
+                if metrics_port:
+                    counted = await asyncio.to_thread(scraped_reads, metrics_port)
+                    if counted < args.samples:
+                        raise SystemExit(f"the metrics counted {counted} reads, not "
+                                         f"{args.samples}")
             finally:
                 console.close()
                 sub.close()
@@ -395,6 +406,18 @@ async def run(args: argparse.Namespace,
     return reads, floor, rss
 
 
+def scraped_reads(port: int) -> float:
+    """Accepted shoe reads on the daemon's /metrics."""
+    from urllib.request import urlopen
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:  # noqa: S310
+        text = resp.read().decode()
+    return sum(s.value for fam in text_string_to_metric_families(text) for s in fam.samples
+               if s.name == "tablectl_reads_total" and s.labels.get("result") == "accepted")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=400)
@@ -403,6 +426,8 @@ def main() -> None:
                         help="where the journal goes (default: the system temp directory)")
     parser.add_argument("--daemon-rev", default=None,
                         help="run the daemon of this git revision (default: the working tree)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="turn the daemon's Prometheus metrics on")
     parser.add_argument("--dump", default=None,
                         help="also write every sample (ms, in order) to this JSON file")
     args = parser.parse_args()
@@ -423,7 +448,7 @@ def main() -> None:
     out: dict[str, object] = {k: round(v, 3) for k, v in fig.items()}
     out.update(p50_over_floor=round(ratio, 2), samples=args.samples, gap_ms=args.gap_ms,
                journal_dir=args.journal_dir or tempfile.gettempdir(), cpus=os.cpu_count(),
-               daemon_rev=args.daemon_rev or "working tree")
+               daemon_rev=args.daemon_rev or "working tree", metrics=args.metrics)
     print(json.dumps(out))
 
 

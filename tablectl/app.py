@@ -28,12 +28,15 @@ from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.domain.errors import ConfigError
 from tablectl.game import Stakes
 from tablectl.journal.sqlite import SqliteJournal
+from tablectl.metrics import TableMetrics, WebMetrics
+from tablectl.metrics.http import serve_metrics
 from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
+from tablectl.systemd import SdNotifier
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
 from tablectl.web.auth import Users
 from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, secure_topics, table_topics
@@ -235,6 +238,12 @@ async def run_web(config: TableConfig, *, host: str | None = None,
             task.add_done_callback(_report_failure)
         server = WebServer(settings, users=users, public_feed=public_feed,
                            secure_feed=secure_feed, commands=commands, clock=clock)
+        if config.metrics.web_port is not None:
+            links = {"public": public_client, "console": console_client}
+            metrics = WebMetrics(links, {"public": lambda: server.public_hub.subscribers,
+                                         "overlay": lambda: server.overlay_hub.subscribers})
+            await stack.enter_async_context(serve_metrics(
+                metrics.registry, config.metrics.host, config.metrics.web_port))
         _LOGGER.info("web: serving table %s on http://%s:%s/%s", config.table.id,
                      host or web.host, port or web.port,
                      "" if secure_feed else " (no overlay: no secure_url)")
@@ -355,6 +364,13 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             await mqtt_client.subscribe(topics.cmd_filter(config.table.id))
             for src in srcs:
                 await stack.enter_async_context(src)
+            if config.metrics.port is not None:
+                daemon.metrics = TableMetrics(config.game.variant.value)
+                daemon.metrics.watch(mqtt=mqtt_client, outbox=daemon.outbox_depth, sources=srcs)
+                await stack.enter_async_context(serve_metrics(
+                    daemon.metrics.registry, config.metrics.host, config.metrics.port))
+            notifier = SdNotifier()
+            stack.callback(notifier.notify, "STOPPING=1")
             _LOGGER.info("table %s: running (epoch %d, %d inputs replayed, %d sources)",
                          config.table.id, journal.epoch, replayed, len(srcs),
                          extra={"table": config.table.id})
@@ -373,6 +389,9 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                 tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
                 for src in srcs:
                     tasks.create_task(daemon.feed_source(src.events()))
+                tasks.create_task(notifier.keep_alive(
+                    lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
+                notifier.notify("READY=1", f"STATUS=table {config.table.id} running")
                 if ready is not None:
                     ready(daemon)
 

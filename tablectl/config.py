@@ -13,6 +13,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [mqtt]             url, credentials, cafile, certfile, keyfile
     [journal]          path
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
+    [metrics]          host, port (the daemon's /metrics), web_port (the web server's)
 
 Relative paths are relative to the config file's folder. Precedence, highest first: a CLI flag
 (passed as ``overrides``), a ``TABLECTL_*`` environment variable (``TABLECTL_MQTT__URL`` sets
@@ -286,6 +287,19 @@ class WebSection(_Model):
         return value
 
 
+Port = Annotated[int, Field(ge=0, le=65535, strict=True)]
+
+
+class MetricsSection(_Model):
+    """Prometheus metrics over HTTP (``GET /metrics``), off unless a port is set: ``port`` for
+    ``tablectl run``, ``web_port`` for ``tablectl web``, both on ``host`` (keep it local: the
+    figures are not secret, but nothing else should listen there; 0 picks a free port)."""
+
+    host: str = "127.0.0.1"
+    port: Port | None = None
+    web_port: Port | None = None
+
+
 ROLES: Final = frozenset({"dealer", "floor", "display"})
 
 
@@ -322,6 +336,7 @@ class TableConfig(_Model):
     mqtt: MqttSection = MqttSection()
     journal: JournalSection
     web: WebSection | None = None
+    metrics: MetricsSection = MetricsSection()
 
     @field_validator("seats")
     @classmethod

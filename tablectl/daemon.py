@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import datetime
@@ -54,6 +55,7 @@ from tablectl.journal import (
     JsonValue,
     NewEvent,
 )
+from tablectl.metrics import TableMetrics
 from tablectl.publish import topics
 from tablectl.publish.base import IncomingMessage, MessageProps, Publisher, send_reply
 from tablectl.publish.envelope import (
@@ -126,6 +128,8 @@ class TableDaemon:
         self.applied = 0
         self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
         """Called after every applied input (the demo and tests watch hands end with it)."""
+        self.metrics: TableMetrics | None = None
+        """Told of every applied input and published event (:mod:`tablectl.metrics`)."""
 
     # ---- recovery --------------------------------------------------------------------------
 
@@ -270,6 +274,7 @@ class TableDaemon:
         actor = inp.user if isinstance(inp, Command) else None
         source = "console" if isinstance(inp, Command) else inp.source
         outcome: Outcome | None = None
+        started = time.perf_counter()
         try:
             with self.journal.transaction():
                 record = self.journal.append_input(InputRecord(
@@ -277,6 +282,7 @@ class TableDaemon:
                     hand_id=hand_id))
                 outcome = self.controller.handle(inp)
                 records = self._record(outcome, record.seq)
+                committing = time.perf_counter()
         except JournalError as exc:
             if outcome is not None:
                 # the controller applied an input the journal does not have: undo it
@@ -290,6 +296,9 @@ class TableDaemon:
             if isinstance(exc, JournalWriteError):
                 raise
             raise JournalWriteError("apply", self._journal_path(), str(exc)) from exc
+        if self.metrics is not None:
+            self.metrics.applied(inp, outcome, records, started=started,
+                                 commit=time.perf_counter() - committing)
         self._committed(outcome, records)
         self.applied += 1
         for note in outcome.log:
@@ -337,6 +346,8 @@ class TableDaemon:
         if self.faulted is None:
             _LOGGER.critical("table %s: %s; accepting no further input", self.table, reason,
                              extra={"table": self.table})
+            if self.metrics is not None:
+                self.metrics.error(JOURNAL_UNAVAILABLE)
         self.faulted = reason
         self._public_dirty = True
         self._wake.set()
@@ -374,6 +385,8 @@ class TableDaemon:
                 await publish_event(self.publisher, self.journal, self.table, record,
                                     secret=topic.is_secure, topic=topic)
                 outbox.popleft()
+                if self.metrics is not None:
+                    self.metrics.published(record)
         except BaseException:
             self._outbox = None     # read it again from the journal next time
             raise
@@ -431,6 +444,10 @@ class TableDaemon:
             except PublishError as exc:
                 _LOGGER.warning("table %s: publishing paused: %s", self.table, exc)
                 self._wake.clear()
+
+    def outbox_depth(self) -> int:
+        """Events journaled and not yet acknowledged by the broker."""
+        return len(self._outbox) if self._outbox is not None else len(self.journal.unpublished())
 
     def on_connected(self) -> None:
         """The broker (re)connected: the retained snapshot may be gone (no persistence), so

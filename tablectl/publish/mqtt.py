@@ -390,6 +390,11 @@ class MqttPublisher:
         """True between a CONNACK and the next disconnect."""
         return self._connected
 
+    @property
+    def inflight(self) -> int:
+        """Publishes sent and not yet acknowledged (for the metrics)."""
+        return len(self._pending_pub)
+
     def nodelay(self) -> bool:
         """Whether the current socket has TCP_NODELAY set (read back with getsockopt)."""
         sock = self._client.socket() if self._client is not None else None

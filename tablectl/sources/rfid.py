@@ -34,6 +34,7 @@ from firmware_bridge.client import (
 from firmware_bridge.link import LinkOpener, open_serial_link
 from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagSeen
 from firmware_bridge.messages import TagGone as WireTagGone
+from firmware_bridge.session import LinkState
 from tablectl.clock import Clock
 from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
 from tablectl.sources.base import SourceEvent
@@ -63,6 +64,16 @@ class _RfidSource:
 
     async def __aexit__(self, *exc: object) -> None:
         await self._client.aclose()
+
+    @property
+    def link_up(self) -> bool:
+        """The reader's link is up (for the metrics)."""
+        return self._client.state is LinkState.UP
+
+    @property
+    def frames_dropped(self) -> Mapping[str, int]:
+        """Frames the link threw away, by reason (for the metrics)."""
+        return {str(reason): n for reason, n in self._client.stats.drops.items()}
 
     def _read_id(self, seq: int) -> str:
         return f"{self.name}:{self._boot or 0:08x}:{seq}"

@@ -119,6 +119,11 @@ class Hub:
         self._queues: set[asyncio.Queue[str | None]] = set()
         self.closed = False
 
+    @property
+    def subscribers(self) -> int:
+        """Browsers following this stream now."""
+        return len(self._queues)
+
     def publish(self, text: str) -> None:
         """Make ``text`` the latest view and offer it to every subscriber."""
         self.latest = text

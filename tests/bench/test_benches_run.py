@@ -27,7 +27,7 @@ CASES = [
      ["engine_hands_per_s", "eval_per_s"]),
     ("evaluate.py", ["--repeats", "1", "--scale", "0.01"], ["cross_check_disagreements"]),
     ("soak.py", ["--hands", "2", "--variants", "1"], ["hands_played", "hands_mismatched"]),
-    ("latency.py", ["--samples", "20"],
+    ("latency.py", ["--samples", "20", "--metrics"],
      ["read_p50", "read_p99", "floor_p50", "rss_peak_mb", "p50_over_floor"]),
     ("publish.py", ["--count", "20", "--runs", "1"], []),
     ("web_latency.py", ["--count", "20", "--runs", "1"],

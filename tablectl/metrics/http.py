@@ -1,0 +1,70 @@
+"""``GET /metrics`` on the event loop that owns what is measured.
+
+prometheus_client's own server runs in a thread; a scrape would then read the daemon's state
+(its outbox, its sources) from another thread while the loop changes it. This small HTTP/1.1
+responder (one request per connection) runs as a task of the daemon's loop instead: a scrape
+is a few microseconds of work between two inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+_LOGGER = logging.getLogger(__name__)
+_MAX_HEAD = 8192
+
+
+async def _answer(registry: CollectorRegistry, reader: asyncio.StreamReader,
+                  writer: asyncio.StreamWriter) -> None:
+    try:
+        async with asyncio.timeout(10):
+            head = await reader.readuntil(b"\r\n\r\n")
+    except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+            ConnectionError):
+        writer.close()
+        return
+    parts = head.split(b"\r\n", 1)[0].split()
+    method, path = (parts[0], parts[1]) if len(parts) >= 2 else (b"", b"")
+    if method not in (b"GET", b"HEAD"):
+        status, body, ctype = "405 Method Not Allowed", b"GET only\n", "text/plain"
+    elif path.split(b"?", 1)[0] in (b"/metrics", b"/"):
+        status, body, ctype = "200 OK", generate_latest(registry), CONTENT_TYPE_LATEST
+    else:
+        status, body, ctype = "404 Not Found", b"see /metrics\n", "text/plain"
+    writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}"
+                 "\r\nConnection: close\r\n\r\n".encode("ascii"))
+    if method != b"HEAD":
+        writer.write(body)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    writer.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_metrics(registry: CollectorRegistry, host: str, port: int
+                        ) -> AsyncIterator[int]:
+    """Serve ``registry`` on ``host:port`` while the context is open; yields the bound port
+    (``port`` 0 picks a free one).
+
+    Raises:
+        OSError: the address cannot be bound (in use, not local).
+    """
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _answer(registry, reader, writer)
+
+    server = await asyncio.start_server(handle, host, port, limit=_MAX_HEAD)
+    bound = int(server.sockets[0].getsockname()[1])
+    _LOGGER.info("metrics on http://%s:%d/metrics", host, bound)
+    try:
+        yield bound
+    finally:
+        server.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(2):
+                await server.wait_closed()
