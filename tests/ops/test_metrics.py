@@ -127,3 +127,23 @@ def test_the_metrics_port_answers_only_metrics(tmp_path: Path, mosquitto: Broker
     finally:
         stop(daemon)
 
+
+
+def test_the_web_server_metrics(tmp_path: Path, mosquitto: Broker) -> None:
+    port, web = free_port(), free_port()
+    scenario = ROOT / "config" / "scenarios" / "clean-holdem-nl.toml"
+    cfg = table_config(tmp_path, mosquitto.url, scenario,
+                       metrics=f"web_port = {port}\n[web]\nport = {web}")
+    server = start([sys.executable, "-m", "tablectl", "web", "--config", str(cfg)], tmp_path,
+                   "web")
+    try:
+        scraped_until(port, lambda s: value(s, "tablectl_web_broker_connected", link="public")
+                      == 1 and value(s, "tablectl_web_streams", stream="public") == 0)
+        with urllib.request.urlopen(f"http://127.0.0.1:{web}/events/public", timeout=10) as sse:
+            assert sse.readline().startswith(b"retry:")
+            scraped_until(port, lambda s: value(s, "tablectl_web_streams", stream="public") == 1)
+        mosquitto.stop()
+        scraped_until(port, lambda s: value(s, "tablectl_web_broker_connected", link="public")
+                      == 0)
+    finally:
+        stop(server)
