@@ -412,7 +412,7 @@ def scraped_reads(port: int) -> float:
 
     from prometheus_client.parser import text_string_to_metric_families
 
-    with urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:  # noqa: S310
+    with urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
         text = resp.read().decode()
     return sum(s.value for fam in text_string_to_metric_families(text) for s in fam.samples
                if s.name == "tablectl_reads_total" and s.labels.get("result") == "accepted")

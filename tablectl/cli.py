@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final, TypeAlias, TypeVar
 
 from tablectl import __version__
+from tablectl.doctor import add_doctor
 from tablectl.domain.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -1040,6 +1041,7 @@ _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_table,
     _add_recall,
     _add_history,
+    add_doctor,
 )
 
 
