@@ -165,10 +165,11 @@ def _phh_replay(args: argparse.Namespace) -> int:
     from tablectl.domain.games import RulesPreset
     from tablectl.game import PRESETS
     from tablectl.history.phh import replay_paths
+    from tablectl.progress import tracked
 
     rules = PRESETS[RulesPreset(args.rules)]
     counts = {"matched": 0, "failed": 0, "skipped": 0}
-    for result in replay_paths([Path(p) for p in args.paths], rules):
+    for result in tracked(replay_paths([Path(p) for p in args.paths], rules), "hands replayed"):
         if result.skipped:
             counts["skipped"] += 1
         elif result.ok and result.match is not False:
@@ -986,6 +987,7 @@ def _history_export(args: argparse.Namespace) -> int:
     from tablectl.config import load_config
     from tablectl.history.export import export_hands, finished_hands, open_readonly
     from tablectl.journal import JournalError
+    from tablectl.progress import tracked
 
     if args.hands is not None and args.hands < 1:
         print("tablectl history export: --hands must be at least 1", file=sys.stderr)
@@ -996,7 +998,8 @@ def _history_export(args: argparse.Namespace) -> int:
     try:
         with open_readonly(config.journal.path) as journal:
             recalls = finished_hands(journal, args.hands)
-        results = list(export_hands(setup, recalls, out))
+        results = list(tracked(export_hands(setup, recalls, out), "hands exported",
+                               total=len(recalls)))
     except JournalError as exc:
         print(f"tablectl history export: {exc}", file=sys.stderr)
         return 1
