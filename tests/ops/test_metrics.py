@@ -124,6 +124,7 @@ def test_the_metrics_port_answers_only_metrics(tmp_path: Path, mosquitto: Broker
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=5)
         assert err.value.code == 404
+        err.value.close()
     finally:
         stop(daemon)
 
