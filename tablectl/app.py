@@ -243,7 +243,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
             metrics = WebMetrics(links, {"public": lambda: server.public_hub.subscribers,
                                          "overlay": lambda: server.overlay_hub.subscribers})
             await stack.enter_async_context(serve_metrics(
-                metrics.registry, config.metrics.host, config.metrics.web_port))
+                metrics.registry, config.metrics.host, config.metrics.web_port,
+                key="metrics.web_port"))
         _LOGGER.info("web: serving table %s on http://%s:%s/%s", config.table.id,
                      host or web.host, port or web.port,
                      "" if secure_feed else " (no overlay: no secure_url)")

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
+from tablectl.domain.errors import ConfigError
+
 _LOGGER = logging.getLogger(__name__)
 _MAX_HEAD = 8192
 
@@ -47,18 +49,22 @@ async def _answer(registry: CollectorRegistry, reader: asyncio.StreamReader,
 
 
 @contextlib.asynccontextmanager
-async def serve_metrics(registry: CollectorRegistry, host: str, port: int
-                        ) -> AsyncIterator[int]:
+async def serve_metrics(registry: CollectorRegistry, host: str, port: int, *,
+                        key: str = "metrics.port") -> AsyncIterator[int]:
     """Serve ``registry`` on ``host:port`` while the context is open; yields the bound port
     (``port`` 0 picks a free one).
 
     Raises:
-        OSError: the address cannot be bound (in use, not local).
+        ConfigError: the address cannot be bound (in use, not local), named by ``key``.
     """
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await _answer(registry, reader, writer)
 
-    server = await asyncio.start_server(handle, host, port, limit=_MAX_HEAD)
+    try:
+        server = await asyncio.start_server(handle, host, port, limit=_MAX_HEAD)
+    except OSError as exc:
+        raise ConfigError([(key, f"cannot serve metrics on {host}:{port}: "
+                                 f"{exc.strerror or exc}")]) from exc
     bound = int(server.sockets[0].getsockname()[1])
     _LOGGER.info("metrics on http://%s:%d/metrics", host, bound)
     try:

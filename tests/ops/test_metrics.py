@@ -4,6 +4,8 @@ metric is there, and each moves when what it counts happens."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -148,3 +150,18 @@ def test_the_web_server_metrics(tmp_path: Path, mosquitto: Broker) -> None:
                       == 0)
     finally:
         stop(server)
+
+
+def test_a_metrics_port_in_use_is_a_clear_config_error(tmp_path: Path, mosquitto: Broker
+                                                       ) -> None:
+    scenario = ROOT / "config" / "scenarios" / "clean-holdem-nl.toml"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cfg = table_config(tmp_path, mosquitto.url, scenario, metrics=f"port = {port}")
+        out = subprocess.run([sys.executable, "-m", "tablectl", "run", "--config", str(cfg)],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 1, out.stderr[-1000:]
+    assert f"metrics.port: cannot serve metrics on 127.0.0.1:{port}" in out.stderr
+    assert "Traceback" not in out.stderr
