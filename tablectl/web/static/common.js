@@ -89,6 +89,9 @@ function describeEvent(ev, snapshot) {
     case "correction":
       return "Correction: " + (ev.kind || "").replace("_", " ") + (ev.by ? " by " + ev.by : "");
     case "seat":
+      if (ev.change === "adjusted" && ev.reason === "rebuy") {
+        return who(ev.seat) + " rebuys " + money(ev.amount, stakes);
+      }
       return who(ev.seat) + " " + (ev.change || "changed") + " (" + money(ev.stack, stakes) + ")";
     case "showdown":
       return who(ev.seat) + " shows " + (ev.cards || []).join(" ") +
