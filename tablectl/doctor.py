@@ -31,12 +31,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
 from urllib.parse import urlsplit
 
-from tablectl.config import SourceKind, TableConfig, load_config
 from tablectl.domain.errors import ConfigError, TablectlError
-from tablectl.publish.errors import PublishError
+
+if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
+    from tablectl.config import TableConfig
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -229,6 +230,8 @@ def check_reader(name: str, url: str, user: str) -> Check:
 
 def check_sources(config: TableConfig, user: str) -> list[Check]:
     """Each device of the config (manual entry has none; network cameras are not probed)."""
+    from tablectl.config import SourceKind
+
     out: list[Check] = []
     for i, src in enumerate(config.sources):
         name = src.name or f"{src.kind.value}-{i}"
@@ -266,6 +269,7 @@ async def _connect(config: TableConfig, seconds: float) -> None:
 def check_broker(config: TableConfig, timeout: float = 8.0) -> Check:
     """A connection with the configured URL, credentials and TLS gets its CONNACK."""
     from tablectl.app import read_credentials
+    from tablectl.publish.errors import PublishError
 
     url = config.mqtt.url
     who = "anonymous"
@@ -379,6 +383,8 @@ def check_clock() -> Check:
 def run_checks(path: Path, *, user: str, journal: Path | None = None) -> Iterator[Check]:
     """Every check of the config at ``path``, in order (the rest are skipped when the config
     itself is invalid)."""
+    from tablectl.config import load_config
+
     try:
         config = load_config(path)
     except ConfigError as exc:
