@@ -30,6 +30,7 @@ CASES = [
     ("latency.py", ["--samples", "20", "--metrics"],
      ["read_p50", "read_p99", "floor_p50", "rss_peak_mb", "p50_over_floor"]),
     ("publish.py", ["--count", "20", "--runs", "1"], []),
+    ("metrics_hooks.py", ["--hands", "1", "--runs", "1"], ["ratio_median"]),
     ("web_latency.py", ["--count", "20", "--runs", "1"],
      ["mqtt_p50", "sse_p50", "sse_delivered"]),
 ]
