@@ -22,7 +22,7 @@ from typing import Final, Literal
 import cv2
 import numpy as np
 
-from tablectl.domain.cards import FULL_DECK, Card, CardParseError
+from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
 from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
@@ -80,6 +80,37 @@ def labels_from_csv(path: Path) -> dict[str, Card]:
     return out
 
 
+def parse_deck(text: str) -> tuple[Card, ...]:
+    """The cards a deck has: ``full`` (52), a rank range such as ``9-A`` (24 cards) or
+    ``6-A`` (short-deck hold'em, 36), or a list of card codes.
+
+    Raises:
+        EnrolmentError: none of those.
+
+    >>> len(parse_deck("full")), len(parse_deck("9-A")), len(parse_deck("6-a"))
+    (52, 24, 36)
+    """
+    t = text.strip()
+    if t.lower() in {"full", "52"}:
+        return FULL_DECK
+    m = re.fullmatch(r"(10|[2-9TJQKA])-(10|[2-9TJQKA])", t.upper())
+    if m:
+        order = list(Rank)
+        lo, hi = (order.index(Rank("T" if g == "10" else g)) for g in m.groups())
+        if lo > hi:
+            raise EnrolmentError(f"rank range {text!r} runs backwards")
+        keep = set(order[lo:hi + 1])
+        return tuple(c for c in FULL_DECK if c.rank in keep)
+    try:
+        cards = parse_cards(t.replace(",", " "))
+    except CardParseError as exc:
+        raise EnrolmentError(f"deck {text!r}: expected full, a rank range like 9-A, or "
+                             f"card codes ({exc})") from exc
+    if not cards:
+        raise EnrolmentError("deck: no cards given")
+    return cards
+
+
 def _rotate(crop: Image, angle: float) -> Image:
     h, w = crop.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
@@ -131,12 +162,14 @@ class Enroller:
             largest card in the frame is found and both corners are enrolled).
         shoe_roi: index window ``(x, y, w, h)`` in shoe frames; ``None``: the whole frame.
         augment: also enrol slightly rotated and blurred copies of each index.
+        deck: the cards the deck has (default all 52; a short deck has fewer).
     """
 
     def __init__(self, deck_id: str, mode: Mode = "board",
                  shoe_roi: tuple[int, int, int, int] | None = None,
-                 augment: bool = True) -> None:
+                 augment: bool = True, deck: Sequence[Card] = FULL_DECK) -> None:
         self.deck_id = deck_id
+        self.deck = tuple(deck)
         self.mode = mode
         self.shoe_roi = shoe_roi
         self.augment = augment
@@ -151,8 +184,8 @@ class Enroller:
 
     @property
     def remaining(self) -> tuple[Card, ...]:
-        """Cards of the 52 not captured yet, in deck order (for the console's prompt)."""
-        return tuple(c for c in FULL_DECK if c not in self._seen)
+        """Cards of the deck not captured yet, in deck order (for the console's prompt)."""
+        return tuple(c for c in self.deck if c not in self._seen)
 
     def _crops(self, frame: Image, item: str) -> list[Image]:
         if self.mode == "shoe":
@@ -164,12 +197,7 @@ class Enroller:
                 raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
                                      f"{frame.shape[0]} frame", item)
             return [frame[y:y + h, x:x + w]]
-        quads = find_cards(frame)
-        if not quads:
-            whole = whole_frame_quad(frame)
-            if whole is None:
-                raise EnrolmentError("no card found in the frame", item)
-            quads = [whole]
+        quads = find_cards(frame) or [whole_frame_quad(frame)]
 
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
@@ -186,10 +214,13 @@ class Enroller:
         Returns the number of exemplars added.
 
         Raises:
-            EnrolmentError: no card index could be found (nothing is added).
+            EnrolmentError: no card index could be found, or the card is not in this deck
+                (nothing is added).
         """
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise EnrolmentError("expected a BGR colour frame", item)
+        if card not in self.deck:
+            raise EnrolmentError(f"{card} is not in this deck", item)
         new: list[Exemplar] = []
         for crop in self._crops(frame, item):
             self._captures += 1
@@ -218,10 +249,11 @@ class Enroller:
         """The (unverified) profile from everything added so far.
 
         Raises:
-            ProfileError: some rank or suit was never shown.
+            ProfileError: some rank or suit of the deck was never shown (the message names
+                the ranks, suits and cards missing).
         """
         return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
-                                          thresholds)
+                                          thresholds, self.deck)
 
 
 def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
@@ -272,7 +304,8 @@ def load_image(path: Path) -> Image:
 
 def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
                  labels: dict[str, Card] | None = None,
-                 shoe_roi: tuple[int, int, int, int] | None = None,
+                 shoe_roi: tuple[int, int, int, int] | None = None, *,
+                 deck: Sequence[Card] = FULL_DECK,
                  ) -> tuple[DeckProfile, VerificationReport]:
     """Enrol a deck from labelled image files and verify it by reading each one back.
 
@@ -281,9 +314,9 @@ def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
 
     Raises:
         EnrolmentError: an unreadable image, a bad label, or no index in an image.
-        ProfileError: the images do not cover every rank and suit.
+        ProfileError: the images do not cover every rank and suit of ``deck``.
     """
-    enroller = Enroller(deck_id, mode, shoe_roi)
+    enroller = Enroller(deck_id, mode, shoe_roi, deck=deck)
     samples: list[tuple[str, Image, Card]] = []
     for path in paths:
         if labels is not None:

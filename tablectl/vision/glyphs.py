@@ -159,6 +159,7 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
     # Bridge 1-2 px breaks in thin strokes (low resolution, worn print) so a glyph stays one
     # component; the rank/suit gap is wider than that.
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _DILATE_K)
+    binary = _without_lines(binary)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     hh, ww = binary.shape
     min_area = max(10, int(0.0015 * hh * ww))
@@ -213,6 +214,21 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
             continue  # a pattern (card back), not an index
         out.append(_describe(colour, ink, np.asarray(labels, np.int32), group, suit))
     return out
+
+
+def _without_lines(binary: Image) -> Image:
+    """``binary`` with long straight lines parallel to the card's edges taken out: the thin
+    frame around a court card's picture, which a small suit touches once the card is warped
+    small, merging the two into one shape that runs off the crop (no index found)."""
+    hh, ww = binary.shape
+    vert = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((max(3, int(0.45 * hh)), 1),
+                                                            np.uint8))
+    horiz = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((1, max(3, int(0.6 * ww))),
+                                                             np.uint8))
+    lines = cv2.dilate(cv2.bitwise_or(vert, horiz), _DILATE_K)
+    if not lines.any():
+        return binary
+    return cv2.bitwise_and(binary, cv2.bitwise_not(lines))
 
 
 def _stacked_below(comps: list[_Comp], rank: list[_Comp], suit: _Comp, rh: int) -> bool:

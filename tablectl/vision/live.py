@@ -54,7 +54,7 @@ class LiveEnrolment:
         if len(set(order)) != len(order) or not order:
             raise LiveEnrolmentError("the order must name each card once")
         self.mode: Mode = mode
-        self._enroller = Enroller(deck_id, mode, shoe_roi)
+        self._enroller = Enroller(deck_id, mode, shoe_roi, deck=order)
         self._order = tuple(order)
         self._i = 0
         self._held: list[Image] = []

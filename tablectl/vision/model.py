@@ -75,6 +75,8 @@ class ReadStatus(StrEnum):
     """Something index-like was seen but not surely: the dealer confirms (``card`` is a hint)."""
     NO_CARD = "no_card"
     """No card face: empty view, card back, joker, cut card, blank."""
+    OUT_OF_FRAME = "out_of_frame"
+    """A card runs into the frame's edge (partly outside the view): found, not read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,12 +27,12 @@ import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.glyphs import IndexGlyphs, find_index
+from tablectl.vision.locate import locate_cards, order_quad
 from tablectl.vision.model import CardRead, Image, Quad, ReadStatus
 from tablectl.vision.profile import DeckProfile
 
 CARD_W: Final = 200
 CARD_H: Final = 280
-DETECT_MAX: Final = 1024
 CORNER: Final = (0.30, 0.36)
 """Index corner crop as fractions of the canonical card's width and height."""
 CORNER_WIDE: Final = (0.42, 0.50)
@@ -67,119 +67,22 @@ class IndexRead:
 
 
 _NONE: Final = IndexRead(None, ReadStatus.NO_CARD, 0.0)
-_PRIORITY: Final = {ReadStatus.ACCEPTED: 2, ReadStatus.NEEDS_CONFIRMATION: 1,
-                    ReadStatus.NO_CARD: 0}
-
-
-def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
-    """Order 4 corner points clockwise from top-left, then rotate so the first side (top)
-    is a short side: the quad then describes a portrait card.
-
-    >>> order_quad(np.array([[0, 0], [140, 0], [140, 100], [0, 100]], np.float32))
-    ((0.0, 100.0), (0.0, 0.0), (140.0, 0.0), (140.0, 100.0))
-    """
-    p = pts.reshape(4, 2).astype(np.float64)
-    c = p.mean(axis=0)
-    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
-    p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
-    start = int(np.argmin(p[:, 0] + p[:, 1]))
-    p = np.roll(p, -start, axis=0)
-    top = np.hypot(*(p[1] - p[0]))
-    side = np.hypot(*(p[2] - p[1]))
-    if top > side:
-        p = np.roll(p, 1, axis=0)
-    q = [(float(x), float(y)) for x, y in p]
-    return (q[0], q[1], q[2], q[3])
-
-
-def _quad_from_contour(cnt: npt.NDArray[np.int32]) -> npt.NDArray[np.float32] | None:
-    hull = cv2.convexHull(cnt)
-    peri = cv2.arcLength(hull, True)
-    for eps in (0.02, 0.035, 0.05):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float32)
-    box = cv2.boxPoints(cv2.minAreaRect(hull))
-    return np.asarray(box, np.float32)
+_CUT: Final = IndexRead(None, ReadStatus.OUT_OF_FRAME, 0.0)
+_PRIORITY: Final = {ReadStatus.ACCEPTED: 3, ReadStatus.NEEDS_CONFIRMATION: 2,
+                    ReadStatus.NO_CARD: 1, ReadStatus.OUT_OF_FRAME: 0}
 
 
 def find_cards(frame: Image, min_width: float = 40.0) -> list[Quad]:
-    """Card-shaped bright quadrilaterals in a BGR board frame, as portrait :data:`Quad` s.
+    """The quads of the cards wholly inside a BGR frame (see :func:`locate_cards`)."""
+    return [f.quad for f in locate_cards(frame, min_width) if not f.cut]
 
-    A quad is kept if its short side is at least ``min_width`` px, its aspect is that of a
-    card (1.2..1.75) and its contour is convex enough (no merged, overlapping cards).
-    Frames larger than :data:`DETECT_MAX` px are searched at reduced size (photos); the
-    quads are returned in the frame's own pixels.
-    """
+
+def whole_frame_quad(frame: Image) -> Quad:
+    """The frame itself as a card: a tightly cropped card photo or scan, with no background
+    to find the card against (a square crop is a card stretched to a square)."""
     h, w = frame.shape[:2]
-    scale = min(1.0, DETECT_MAX / max(h, w))
-    small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
-                                                  interpolation=cv2.INTER_AREA)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    blur = cv2.GaussianBlur(grey, (5, 5), 0)
-    _, binary = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    quads = _quads(binary, min_width * scale)
-    if not quads:
-        med = float(np.median(blur))
-        edges = cv2.Canny(blur, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
-        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-        filled = np.zeros_like(edges)
-        cnts, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        cv2.drawContours(filled, cnts, -1, 255, -1)
-        quads = [q for q in _quads(filled, min_width * scale) if _bright(binary, q)]
-    if scale == 1.0:
-        return quads
-    return [_scaled(q, 1.0 / scale) for q in quads]
-
-
-def _bright(binary: Image, q: Quad) -> bool:
-    """Mostly paper inside: rejects dark shapes (pips, logos) found by their edges."""
-    mask = np.zeros(binary.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(np.array(q)).astype(np.int32), 255)
-    return float(cv2.mean(binary, mask=mask)[0]) >= 0.6 * 255
-
-
-def _scaled(q: Quad, k: float) -> Quad:
-    a, b, c, d = ((x * k, y * k) for x, y in q)
-    return (a, b, c, d)
-
-
-def whole_frame_quad(frame: Image) -> Quad | None:
-    """The frame itself as a card, if it has a card's aspect (a tightly cropped card photo
-    or scan, with no background to find the card against)."""
-    h, w = frame.shape[:2]
-    if not 1.2 <= max(h, w) / max(min(h, w), 1) <= 1.75:
-        return None
     pts = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     return order_quad(pts)
-
-
-def _quads(binary: Image, min_width: float) -> list[Quad]:
-    cnts, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    out: list[Quad] = []
-    frame_area = binary.shape[0] * binary.shape[1]
-    for cnt in cnts:
-        area = cv2.contourArea(cnt)
-        if area < min_width * min_width * 1.2 or area > 0.97 * frame_area:
-            continue
-        quad = _quad_from_contour(np.asarray(cnt, np.int32))
-        if quad is None:
-            continue
-        qa = cv2.contourArea(quad)
-        if qa <= 0 or area / qa < 0.88:
-            continue
-        q = order_quad(quad)
-        a = np.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1])
-        b = np.hypot(q[2][0] - q[1][0], q[2][1] - q[1][1])
-        c = np.hypot(q[3][0] - q[2][0], q[3][1] - q[2][1])
-        d = np.hypot(q[0][0] - q[3][0], q[0][1] - q[3][1])
-        short, long_ = (a + c) / 2, (b + d) / 2
-        if short < min_width or not 1.2 <= long_ / short <= 1.75:
-            continue
-        out.append(q)
-    out.sort(key=lambda q: (q[0][1], q[0][0]))
-    return out
 
 
 def warp_card(frame: Image, quad: Quad) -> Image:
@@ -222,7 +125,7 @@ class Recogniser:
         self._suit_starts = np.flatnonzero(np.r_[True, np.diff(self._suit_ids) != 0])
         self._ranks = ranks
         self._suits = suits
-        chroma = np.array([profile.suit_chroma[s] for s in _SUITS], np.float32)
+        chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
         self._chroma = chroma
         # Suits whose inks are close form one colour group (red / black, or four groups).
         d = np.linalg.norm(chroma[:, None, :] - chroma[None, :, :], axis=2)
@@ -264,9 +167,14 @@ class Recogniser:
         # Deck checks: the index as a whole and its layout, against this card's enrolment
         # (or this rank's, if the card itself was not enrolled).
         same = (self._ranks == _RANKS.index(rank)) & (self._suits == _SUITS.index(suit))
-        if not same.any():
+        if same.any():
+            idx_score = float((self.profile.index_vecs[same] @ g.index).max())
+        else:
+            # A card of the deck that was not enrolled (a partial enrolment): its rank and
+            # suit were learnt apart, so each glyph must match its own class as closely as
+            # a whole index would; the layout is checked against the rank's enrolments.
             same = self._ranks == _RANKS.index(rank)
-        idx_score = float((self.profile.index_vecs[same] @ g.index).max())
+            idx_score = min(r_best, s_best)
         lay = float(np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1).min())
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
@@ -320,18 +228,20 @@ class Recogniser:
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
-        """Every card found on a board frame with the full verdict on it.
+        """Every card found on a board frame with the full verdict on it; a card that runs
+        into the frame's edge is ``OUT_OF_FRAME`` and not read.
 
-        With ``whole_frame``, a frame where no card is found is read as one tightly cropped
-        card (photos and scans of single cards); nothing is returned if that shows no index.
+        With ``whole_frame``, a frame where no card shows an index is read as one tightly
+        cropped card (photos and scans of single cards); nothing is added if that shows no
+        index either.
         """
-        found = [(q, self.read_card(warp_card(frame, q))) for q in find_cards(frame)]
-        if not found and whole_frame:
+        found = [(f.quad, _CUT if f.cut else self.read_card(warp_card(frame, f.quad)))
+                 for f in locate_cards(frame)]
+        if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
-            if q is not None:
-                r = self.read_card(warp_card(frame, q))
-                if r.card is not None:
-                    found.append((q, r))
+            r = self.read_card(warp_card(frame, q))
+            if r.card is not None:
+                found = [(q, r)]
         return found
 
     def read_board(self, frame: Image, frame_time: float = 0.0,

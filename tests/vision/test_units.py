@@ -22,9 +22,10 @@ from tablectl.vision.enrol import (
     verify,
 )
 from tablectl.vision.glyphs import find_index
+from tablectl.vision.locate import order_quad
 from tablectl.vision.model import EnrolmentError, ProfileError, ReadStatus
 from tablectl.vision.profile import DeckProfile
-from tablectl.vision.recognise import Recogniser, order_quad
+from tablectl.vision.recognise import Recogniser
 
 from .conftest import EnrolledDeck
 

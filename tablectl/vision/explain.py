@@ -1,0 +1,65 @@
+"""What the recogniser saw, drawn on a copy of a frame (``tablectl camera recognise --explain``).
+
+For a technician setting up a camera: every card found (its quad, coloured by status), the
+two index windows read on it, and the read with its confidence. Colours (BGR): green
+accepted, orange needs_confirmation, grey no_card, magenta out_of_frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import cv2
+import numpy as np
+
+from tablectl.vision.model import Image, Quad, ReadStatus
+from tablectl.vision.recognise import CARD_H, CARD_W, CORNER, IndexRead
+
+COLOURS: Final = {
+    ReadStatus.ACCEPTED: (40, 200, 40),
+    ReadStatus.NEEDS_CONFIRMATION: (0, 150, 255),
+    ReadStatus.NO_CARD: (160, 160, 160),
+    ReadStatus.OUT_OF_FRAME: (255, 0, 255),
+}
+
+
+def index_windows(quad: Quad) -> list[list[tuple[float, float]]]:
+    """The two index crops of a card (top-left and bottom-right) as frame polygons."""
+    src = np.array([[0, 0], [CARD_W - 1, 0], [CARD_W - 1, CARD_H - 1], [0, CARD_H - 1]],
+                   np.float32)
+    back = cv2.getPerspectiveTransform(src, np.array(quad, np.float32))
+    cw, ch = CARD_W * CORNER[0], CARD_H * CORNER[1]
+    boxes = [[(0, 0), (cw, 0), (cw, ch), (0, ch)],
+             [(CARD_W - cw, CARD_H - ch), (CARD_W, CARD_H - ch), (CARD_W, CARD_H),
+              (CARD_W - cw, CARD_H)]]
+    out = []
+    for box in boxes:
+        pts = cv2.perspectiveTransform(np.array([box], np.float32), back)[0]
+        out.append([(float(x), float(y)) for x, y in pts])
+    return out
+
+
+def draw(frame: Image, found: Sequence[tuple[Quad, IndexRead]]) -> Image:
+    """A copy of ``frame`` with every found card drawn on it."""
+    out = frame.copy()
+    thick = max(1, round(max(frame.shape[:2]) / 400))
+    scale = max(0.4, max(frame.shape[:2]) / 1200)
+    for quad, read in found:
+        colour = COLOURS[read.status]
+        pts = np.round(np.array(quad)).astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, thick + 1, cv2.LINE_AA)
+        cv2.circle(out, (int(pts[0][0]), int(pts[0][1])), thick + 3, colour, -1)
+        if read.status is not ReadStatus.OUT_OF_FRAME:
+            for win in index_windows(quad):
+                w = np.round(np.array(win)).astype(np.int32)
+                cv2.polylines(out, [w], True, (255, 200, 0), thick, cv2.LINE_AA)
+        label = (f"{read.card or '--'} {read.confidence:.2f}"
+                 if read.status is not ReadStatus.OUT_OF_FRAME else "out of frame")
+        x = int(pts[:, 0].min())
+        y = max(int(pts[:, 1].min()) - 6, 14)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        cv2.rectangle(out, (x, y - th - 4), (x + tw + 4, y + 4), (0, 0, 0), -1)
+        cv2.putText(out, label, (x + 2, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick,
+                    cv2.LINE_AA)
+    return out

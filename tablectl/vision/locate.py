@@ -1,0 +1,330 @@
+"""Finding cards in a real frame: candidate quadrilaterals from several binarisations.
+
+A real frame (phone photo, webcam) is not the renderer's dark felt: wood, carpet, cloth and
+newspaper; cards touching or overlapping; glare, shadows and colour casts. No single
+threshold finds every card, so candidates come from several masks and the best-fitting,
+non-overlapping quads are kept:
+
+1. The frame is shrunk to at most :data:`DETECT_MAX` px and white-balanced (each channel
+   scaled so its bright end is the same), so a colour cast does not turn paper into colour.
+2. Masks: Otsu on the *whiteness* (darkest channel minus part of the saturation: card paper
+   is bright and grey, wood and carpet are not), the same cut along Canny edges (so cards
+   that touch or overlap become separate pieces), a local threshold (paper brighter than
+   its surroundings; survives vignettes and uneven light), and the filled edge map.
+3. Each outer contour is fitted with a 4-gon (convex hull, polygon approximation, else the
+   minimum-area rectangle). It is a candidate if its short side is at least ``min_width``,
+   its aspect is a card's seen under up to about 30 deg of tilt (1.15..2.0), it fills the
+   quad (a merged pair of cards does not) and its inside is paper.
+4. Candidates are scored by how well the contour fills the quad; overlapping candidates
+   (IoU of their boxes above 0.5) keep the best; a quad that contains two others is two
+   touching cards and is dropped.
+
+A card whose quad runs into the frame's edge is **cut**: it is reported, but not read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.vision.model import Image, Quad
+
+DETECT_MAX: Final = 640
+"""Frames are searched at most this large (longest side, px); quads come back in frame px."""
+ASPECT: Final = (1.0, 2.1)
+"""Long/short side ratio accepted for a card quad (a card is 1.4; tilt changes it)."""
+_FILL: Final = 0.82
+_EDGE_K: Final = np.ones((3, 3), np.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One card found in a frame.
+
+    Attributes:
+        quad: portrait corners in frame pixels, clockwise from a short side's left end.
+        cut: the card runs into the frame's edge (part of it is outside): not to be read.
+        score: how well the outline fills the quad (0..1).
+    """
+
+    quad: Quad
+    cut: bool
+    score: float
+
+
+def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
+    """Order 4 corner points clockwise from top-left, then rotate so the first side (top)
+    is a short side: the quad then describes a portrait card.
+
+    >>> order_quad(np.array([[0, 0], [140, 0], [140, 100], [0, 100]], np.float32))
+    ((0.0, 100.0), (0.0, 0.0), (140.0, 0.0), (140.0, 100.0))
+    """
+    p = pts.reshape(4, 2).astype(np.float64)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    start = int(np.argmin(p[:, 0] + p[:, 1]))
+    p = np.roll(p, -start, axis=0)
+    top = np.hypot(*(p[1] - p[0]))
+    side = np.hypot(*(p[2] - p[1]))
+    if top > side:
+        p = np.roll(p, 1, axis=0)
+    q = [(float(x), float(y)) for x, y in p]
+    return (q[0], q[1], q[2], q[3])
+
+
+def _sides(q: Quad) -> tuple[float, float]:
+    """Mean short and long side of a portrait quad."""
+    a, b, c, d = (np.hypot(q[(i + 1) % 4][0] - q[i][0], q[(i + 1) % 4][1] - q[i][1])
+                  for i in range(4))
+    return float((a + c) / 2), float((b + d) / 2)
+
+
+def _white_balance(img: Image) -> Image:
+    """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
+    small = img[::4, ::4].reshape(-1, 3)
+    top = np.percentile(small, 97, axis=0).astype(np.float32)
+    gain = float(top.max()) / np.maximum(top, 1.0)
+    if float(gain.max()) < 1.05:
+        return img
+    ramp = np.arange(256, dtype=np.float32)
+    luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
+    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
+
+
+def _masks(small: Image) -> tuple[list[Image], Image]:
+    """The candidate masks of a (shrunk, balanced) frame, and the paper mask used to check
+    that a candidate's inside is paper."""
+    b, g, r = cv2.split(small)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    white = cv2.subtract(lo, cv2.subtract(hi, lo))  # bright and unsaturated
+    white = cv2.GaussianBlur(white, (5, 5), 0)
+    otsu_t, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    med = float(np.median(grey))
+    edges = cv2.Canny(grey, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
+    thick = cv2.dilate(edges, _EDGE_K)
+    cut = cv2.bitwise_and(otsu, cv2.bitwise_not(thick))
+    block = max(31, (min(small.shape[:2]) // 4) | 1)
+    local = cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                  cv2.THRESH_BINARY, block, -8)
+    local = cv2.bitwise_and(local, cv2.bitwise_not(thick))
+    filled = np.zeros_like(edges)
+    cnts, _ = cv2.findContours(thick, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, cnts, -1, 255, -1)
+    _, paper = cv2.threshold(white, max(otsu_t * 0.8, 60.0), 255, cv2.THRESH_BINARY)
+    top = float(np.percentile(white[::4, ::4], 99.5))
+    levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
+    opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
+              for m in (otsu, cut, local, paper, *levels)]
+    return [*opened, filled], paper
+
+
+def _paper_border(paper: Image, q: npt.NDArray[np.float32]) -> float:
+    """Share of paper in the band just inside the quad's outline (a card's white margin;
+    the middle may be a court picture)."""
+    x, y, w, h = cv2.boundingRect(q.astype(np.int32))
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, paper.shape[1]), min(y + h, paper.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    local = q - np.array([x0, y0], np.float32)
+    cv2.fillConvexPoly(mask, np.round(local).astype(np.int32), 255)
+    centre = local.mean(axis=0)
+    inner = centre + (local - centre) * 0.88
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 0)
+    return float(cv2.mean(paper[y0:y1, x0:x1], mask=mask)[0]) / 255.0
+
+
+def _box(q: Quad) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in q], [p[1] for p in q]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+            ) -> float:
+    """Intersection over union of two ``(x0, y0, x1, y1)`` boxes.
+
+    >>> box_iou((0, 0, 2, 2), (1, 0, 3, 2))
+    0.3333333333333333
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def quad_box(q: Quad) -> tuple[float, float, float, float]:
+    """The axis-aligned bounding box ``(x0, y0, x1, y1)`` of a quad."""
+    return _box(q)
+
+
+def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
+              ) -> tuple[float, npt.NDArray[np.float32]] | None:
+    """The 4-gon that best covers a contour, and how well (IoU with its hull, 0..1).
+
+    The contour is first filled (an index or picture touching the card's edge opens its
+    white margin, so the raw contour may run inside the card), closed and opened with a
+    kernel of about a tenth of its size (carpet fluff, a finger, a touching card's corner
+    come off); that is done on a coarse copy, which then selects the contour points kept.
+    Candidates: polygon approximations of their hull at a few tolerances (perspective) and
+    the minimum-area rectangle (rounded corners, worn edges).
+    """
+    x, y, w, h = cv2.boundingRect(cnt)
+    k = 0.1 * float(np.sqrt(area))
+    f = min(1.0, 5.0 / max(k, 1.0))
+    pad = 6
+    pts = (cnt.reshape(-1, 2) - np.array([x, y])) * f + pad
+    patch: Image = np.zeros((round(h * f) + 2 * pad, round(w * f) + 2 * pad), np.uint8)
+    cv2.drawContours(patch, [np.round(pts).astype(np.int32)], -1, 255, -1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
+    holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(patch, holes, -1, 255, -1)
+    patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
+    if n < 2:
+        return None
+    body = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    keep = np.asarray(cv2.dilate((labels == body).astype(np.uint8), kernel), bool)
+    ij = np.clip(np.round(pts).astype(np.int32), 0, [patch.shape[1] - 1, patch.shape[0] - 1])
+    sel = cnt.reshape(-1, 2)[keep[ij[:, 1], ij[:, 0]]]
+    if len(sel) < 4:
+        return None
+    hull = cv2.convexHull(sel.astype(np.float32))
+    hull_area = float(cv2.contourArea(hull))
+    peri = cv2.arcLength(hull, True)
+    quads = [np.asarray(cv2.boxPoints(cv2.minAreaRect(hull)), np.float32)]
+    for eps in (0.02, 0.035, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            quads.append(approx.reshape(4, 2).astype(np.float32))
+    best: tuple[float, npt.NDArray[np.float32]] | None = None
+    for q in quads:
+        inter, _ = cv2.intersectConvexConvex(hull, q.reshape(-1, 1, 2))
+        union = hull_area + float(cv2.contourArea(q)) - inter
+        iou = inter / union if union > 0 else 0.0
+        if best is None or iou > best[0]:
+            best = (iou, q)
+    return best
+
+
+def _candidates(mask: Image, paper: Image, min_width: float,
+                out: list[tuple[float, Quad]]) -> None:
+    """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box is
+    already there (found by an earlier mask) is not fitted again."""
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    frame_area = mask.shape[0] * mask.shape[1]
+    min_area = min_width * min_width * 1.15
+    boxes = [_box(q) for _, q in out]
+    for raw in cnts:
+        pts = np.asarray(raw, np.int32)
+        hull_area = float(cv2.contourArea(cv2.convexHull(pts)))
+        if hull_area < min_area or hull_area > 0.9 * frame_area:
+            continue
+        x, y, w, h = cv2.boundingRect(pts)
+        if any(box_iou((x, y, x + w, y + h), b) > 0.9 for b in boxes):
+            continue
+        fitted = _fit_quad(pts, hull_area)
+        if fitted is None or fitted[0] < _FILL:
+            continue
+        fill, quad = fitted
+        q = order_quad(quad)
+        short, long_ = _sides(q)
+        # a card running off the frame shows only part of itself: any length will do
+        top = 4.0 if _is_cut(q, mask.shape[1], mask.shape[0], 0.75) else ASPECT[1]
+        if short < min_width or not ASPECT[0] <= long_ / short <= top:
+            continue
+        if not _square_enough(quad):
+            continue
+        if _paper_border(paper, quad) < 0.6:
+            continue
+        out.append((fill, q))
+
+
+def _square_enough(q: npt.NDArray[np.float32]) -> bool:
+    """Every corner between 55 and 125 degrees: a card seen up to about 30 deg off axis
+    (a sliver or a kite is not a card)."""
+    for i in range(4):
+        a = q[i - 1] - q[i]
+        b = q[(i + 1) % 4] - q[i]
+        na, nb = float(np.hypot(*a)), float(np.hypot(*b))
+        if na < 1e-3 or nb < 1e-3:
+            return False
+        if abs(float(a @ b) / (na * nb)) > 0.574:  # |cos| of 55 deg
+            return False
+    return True
+
+
+def _contains(outer: Quad, inner: Quad) -> bool:
+    """At least 80% of ``inner`` lies inside ``outer``."""
+    a = np.array(outer, np.float32).reshape(-1, 1, 2)
+    b = np.array(inner, np.float32).reshape(-1, 1, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    area_b = float(cv2.contourArea(b))
+    return area_b > 0 and inter >= 0.8 * area_b
+
+
+def _select(cands: list[tuple[float, Quad]]) -> list[tuple[float, Quad]]:
+    """Non-maximum suppression; then drop a quad holding two smaller kept ones."""
+    kept: list[tuple[float, Quad]] = []
+    for score, q in sorted(cands, key=lambda c: -c[0]):
+        if all(box_iou(_box(q), _box(k)) < 0.5 for _, k in kept):
+            kept.append((score, q))
+    out = []
+    for score, q in kept:
+        inner = [k for _, k in kept if k is not q and _contains(q, k)]
+        if len(inner) >= 2:
+            continue  # two touching cards seen as one
+        area = _area(q)
+        if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
+               for _, k in kept if k is not q):
+            continue  # a part of a card (split by a shadow or a fold line)
+        out.append((score, q))
+    return out
+
+
+def _area(q: Quad) -> float:
+    return float(cv2.contourArea(np.array(q, np.float32)))
+
+
+def _is_cut(q: Quad, w: int, h: int, margin: float) -> bool:
+    return any(x < margin or y < margin or x > w - 1 - margin or y > h - 1 - margin
+               for x, y in q)
+
+
+def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
+    """Every card-shaped paper quad in a BGR frame (see the module docstring).
+
+    ``min_width`` is the smallest short side in frame pixels. Results are sorted top to
+    bottom, then left to right.
+    """
+    h, w = frame.shape[:2]
+    scale = min(1.0, DETECT_MAX / max(h, w))
+    small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
+                                                  interpolation=cv2.INTER_AREA)
+    small = _white_balance(small)
+    masks, paper = _masks(small)
+    cands: list[tuple[float, Quad]] = []
+    for m in masks:
+        _candidates(m, paper, max(8.0, min_width * scale), cands)
+    sh, sw = small.shape[:2]
+    out: list[Found] = []
+    for score, q in _select(cands):
+        cut = _is_cut(q, sw, sh, 0.75)
+        full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
+        out.append(Found(full, cut, score))
+    out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
+    return out
+
+
+def _scaled(q: Quad, k: float) -> Quad:
+    a, b, c, d = ((x * k, y * k) for x, y in q)
+    return (a, b, c, d)

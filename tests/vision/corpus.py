@@ -1,0 +1,268 @@
+"""The real photographs in ``../shared/corpus/cards`` (beside the repository): loading,
+ground truth, and the measures the tests and ``bench/camera.py`` share.
+
+* ``cluttered_scenes``: phone and webcam photos of one Bicycle deck (ranks 9..A) with a
+  PASCAL VOC box per visible card (class = rank name, suits not labelled). The suits of 59
+  single-card photos were read by eye for this project: ``tests/data/cards/cluttered_suits.csv``
+  (``use`` = ``enrol``: one photo per card, the enrolment set; ``check``: held out).
+* ``many_designs``: 224x224 single-card crops of many deck designs, ``labels.csv``.
+
+Big photos are shrunk to at most :data:`MAX_SIDE` px before anything is done with them (the
+corpus has 4032x3024 phone pictures; a table camera gives 1280x720 or so).
+"""
+
+from __future__ import annotations
+
+import csv
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+
+from tablectl.domain.cards import Card, Rank
+from tablectl.vision.enrol import Enroller, VerificationReport, parse_deck, verify
+from tablectl.vision.locate import box_iou, locate_cards, quad_box
+from tablectl.vision.model import CardRead, Image, ReadStatus
+from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser
+
+CORPUS: Final = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "cards"
+SCENES: Final = CORPUS / "cluttered_scenes"
+DESIGNS: Final = CORPUS / "many_designs"
+SUITS_CSV: Final = Path(__file__).resolve().parents[1] / "data" / "cards" / "cluttered_suits.csv"
+MAX_SIDE: Final = 1280
+IOU: Final = 0.5
+"""A found card counts when its quad's bounding box overlaps a truth box this much."""
+RANK_NAMES: Final = {"nine": Rank.NINE, "ten": Rank.TEN, "jack": Rank.JACK,
+                     "queen": Rank.QUEEN, "king": Rank.KING, "ace": Rank.ACE}
+SKIP_REASON: Final = f"the real-photo corpus is not there ({CORPUS})"
+
+Box = tuple[float, float, float, float]
+
+
+def available() -> bool:
+    """Whether the corpus folders are there (tests skip with :data:`SKIP_REASON` if not)."""
+    return SCENES.is_dir() and DESIGNS.is_dir()
+
+
+def load(path: Path, max_side: int = MAX_SIDE) -> tuple[Image, float]:
+    """A photo shrunk to at most ``max_side`` px, and the factor applied (JPEG decoding
+    at a half or a quarter where the photo is big enough: a 12 MP photo decodes 5x faster)."""
+    quarter = cv2.imread(str(path), cv2.IMREAD_REDUCED_COLOR_4)
+    if quarter is None:
+        raise OSError(f"{path}: not an image")
+    img: Image = quarter
+    side = 4 * max(img.shape[:2])
+    if side < 4 * max_side:
+        flag = cv2.IMREAD_REDUCED_COLOR_2 if side >= 2 * max_side else cv2.IMREAD_COLOR
+        again = cv2.imread(str(path), flag)
+        if again is None:
+            raise OSError(f"{path}: not an image")
+        img = again
+        side = max(img.shape[:2]) * (2 if flag == cv2.IMREAD_REDUCED_COLOR_2 else 1)
+    full = side  # the photo's own longest side (to within 4 px)
+    s = min(1.0, max_side / max(img.shape[:2]))
+    if s < 1.0:
+        img = cv2.resize(img, (round(img.shape[1] * s), round(img.shape[0] * s)),
+                         interpolation=cv2.INTER_AREA)
+    return img, max(img.shape[:2]) / full
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One cluttered photo and its truth boxes (in the photo's own pixels)."""
+
+    path: Path
+    boxes: tuple[tuple[Rank, Box], ...]
+
+
+def scenes(step: int = 1, exclude: frozenset[str] = frozenset()) -> list[Scene]:
+    """Every ``step``-th scene (sorted by name, so the subset is fixed), minus ``exclude``."""
+    out = []
+    for img in sorted(p for p in SCENES.iterdir() if p.suffix.lower() in {".jpg", ".jpeg"}):
+        if img.name in exclude:
+            continue
+        root = ET.parse(img.with_suffix(".xml")).getroot()
+        boxes = []
+        for obj in root.iter("object"):
+            bb = obj.find("bndbox")
+            assert bb is not None
+            box = tuple(float(bb.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
+            boxes.append((RANK_NAMES[obj.findtext("name") or ""], (box[0], box[1], box[2],
+                                                                    box[3])))
+        out.append(Scene(img, tuple(boxes)))
+    return out[::step]
+
+
+def suit_labels() -> list[tuple[str, Card, str]]:
+    """``(file, card, use)`` rows of the suit labels (``use``: ``enrol`` or ``check``)."""
+    with SUITS_CSV.open(newline="") as fh:
+        return [(r["file"], Card.parse(r["card"]), r["use"]) for r in csv.DictReader(fh)]
+
+
+def enrol_bicycle() -> tuple[DeckProfile, VerificationReport]:
+    """The scenes' deck (9..A, 24 cards) enrolled from one ordinary photo per card, then
+    verified by reading those photos back."""
+    enroller = Enroller("bicycle-9a", "board", deck=parse_deck("9-A"))
+    samples = []
+    for name, card, use in suit_labels():
+        if use != "enrol":
+            continue
+        img, _ = load(SCENES / name)
+        enroller.add(img, card, name)
+        samples.append((name, img, card))
+    return verify(enroller.build(), samples)
+
+
+def enrol_files() -> frozenset[str]:
+    """The photos the enrolment uses (kept out of every measure)."""
+    return frozenset(name for name, _, use in suit_labels() if use == "enrol")
+
+
+@dataclass
+class Recall:
+    """Localisation over a set of scenes."""
+
+    boxes: int = 0
+    found: int = 0
+    quads: int = 0
+    """Quads reported (found cards, including those matching no box)."""
+
+    @property
+    def rate(self) -> float:
+        return self.found / self.boxes if self.boxes else 0.0
+
+
+def matches(quads: Sequence[Box], boxes: Sequence[Box]) -> Iterator[tuple[int, int]]:
+    """Greedy one-to-one ``(quad index, box index)`` pairs with IoU >= :data:`IOU`."""
+    pairs = sorted(((box_iou(q, b), i, j) for i, q in enumerate(quads)
+                    for j, b in enumerate(boxes)), reverse=True)
+    used_q: set[int] = set()
+    used_b: set[int] = set()
+    for iou, i, j in pairs:
+        if iou < IOU or i in used_q or j in used_b:
+            continue
+        used_q.add(i)
+        used_b.add(j)
+        yield i, j
+
+
+def localisation(items: Sequence[Scene]) -> Recall:
+    """How many truth boxes a found quad covers (IoU >= 0.5 of its bounding box)."""
+    r = Recall()
+    for sc in items:
+        img, s = load(sc.path)
+        found = [quad_box(f.quad) for f in locate_cards(img)]
+        boxes = [(b[0] * s, b[1] * s, b[2] * s, b[3] * s) for _, b in sc.boxes]
+        r.boxes += len(boxes)
+        r.quads += len(found)
+        r.found += sum(1 for _ in matches(found, boxes))
+    return r
+
+
+@dataclass
+class RankTally:
+    """Rank reading on the scenes' found cards (suits are not labelled there)."""
+
+    cards: int = 0
+    """Truth boxes matched by a found card."""
+    right: int = 0
+    """Rank read right (any status: the hint)."""
+    accepted: int = 0
+    accepted_wrong: int = 0
+
+    def line(self) -> str:
+        return (f"{self.cards} cards found: rank right {self.right} "
+                f"({self.right / max(self.cards, 1):.1%}), accepted {self.accepted}, "
+                f"wrong among accepted {self.accepted_wrong}")
+
+
+def read_ranks(rec: Recogniser, items: Sequence[Scene]) -> RankTally:
+    """Read every scene; a truth box counts when a read's quad matches it."""
+    t = RankTally()
+    for sc in items:
+        img, s = load(sc.path)
+        reads = [r for r in rec.read_board(img) if r.quad is not None]
+        boxes = [(b[0] * s, b[1] * s, b[2] * s, b[3] * s) for _, b in sc.boxes]
+        quads = [quad_box(r.quad) for r in reads if r.quad is not None]
+        for i, j in matches(quads, boxes):
+            read = reads[i]
+            if read.status is ReadStatus.OUT_OF_FRAME:
+                continue
+            t.cards += 1
+            rank_ok = read.card is not None and read.card.rank is sc.boxes[j][0]
+            t.right += rank_ok
+            if read.status is ReadStatus.ACCEPTED:
+                t.accepted += 1
+                t.accepted_wrong += not rank_ok
+    return t
+
+
+@dataclass
+class GateTally:
+    """Reads of single-card images with known labels."""
+
+    total: int = 0
+    right: int = 0
+    """Accepted and right."""
+    accepted: int = 0
+    wrong: int = 0
+    """Accepted and wrong (jokers included)."""
+    jokers: int = 0
+    jokers_accepted: int = 0
+
+    @property
+    def wrong_share(self) -> float:
+        return self.wrong / self.accepted if self.accepted else 0.0
+
+    def line(self) -> str:
+        return (f"{self.total} images: accepted {self.accepted} (right {self.right}, wrong "
+                f"{self.wrong} = {self.wrong_share:.1%}); jokers accepted "
+                f"{self.jokers_accepted}/{self.jokers}")
+
+
+def best_read(rec: Recogniser, img: Image) -> CardRead | None:
+    """The one card of a single-card image: the most confident accepted read, if any."""
+    reads = rec.read_board(img, whole_frame=True)
+    if not reads:
+        return None
+    return max(reads, key=lambda r: (r.status is ReadStatus.ACCEPTED, r.confidence))
+
+
+def read_singles(rec: Recogniser, items: Sequence[tuple[Path, Card | None]]) -> GateTally:
+    """Read single-card images (``None`` label: a joker)."""
+    t = GateTally()
+    for path, card in items:
+        img, _ = load(path)
+        read = best_read(rec, img)
+        t.total += 1
+        accepted = read is not None and read.status is ReadStatus.ACCEPTED
+        if card is None:
+            t.jokers += 1
+            t.jokers_accepted += accepted
+            t.wrong += accepted
+            t.accepted += accepted
+            continue
+        if accepted:
+            assert read is not None
+            t.accepted += 1
+            if read.card == card:
+                t.right += 1
+            else:
+                t.wrong += 1
+    return t
+
+
+def designs() -> list[tuple[Path, Card | None]]:
+    """The ``many_designs`` images and their labels (``None`` for a joker)."""
+    with (DESIGNS / "labels.csv").open(newline="") as fh:
+        return [(DESIGNS / r["file"], None if r["card"] == "joker" else Card.parse(r["card"]))
+                for r in csv.DictReader(fh)]
+
+
+def held_out() -> list[tuple[Path, Card | None]]:
+    """The labelled single-card scenes not used for enrolment."""
+    return [(SCENES / name, card) for name, card, use in suit_labels() if use == "check"]
