@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from tablectl.vision.model import Image, Quad
 
+Box = tuple[float, float, float, float]
 DETECT_MAX: Final = 640
 """Frames are searched at most this large (longest side, px); quads come back in frame px."""
 ASPECT: Final = (1.0, 2.1)
@@ -189,11 +190,12 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(patch, holes, -1, 255, -1)
     patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
-    if n < 2:
+    parts, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not parts:
         return None
-    body = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    keep = np.asarray(cv2.dilate((labels == body).astype(np.uint8), kernel), bool)
+    body = np.zeros_like(patch)
+    cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
+    keep = np.asarray(cv2.dilate(body, kernel), bool)
     ij = np.clip(np.round(pts).astype(np.int32), 0, [patch.shape[1] - 1, patch.shape[0] - 1])
     sel = cnt.reshape(-1, 2)[keep[ij[:, 1], ij[:, 0]]]
     if len(sel) < 4:
@@ -217,21 +219,22 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
 
 
 def _candidates(mask: Image, paper: Image, min_width: float,
-                out: list[tuple[float, Quad]]) -> None:
-    """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box is
-    already there (found by an earlier mask) is not fitted again."""
+                out: list[tuple[float, Quad]], seen: list[Box]) -> None:
+    """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box was
+    already fitted (from an earlier mask, kept or not) is not fitted again."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     frame_area = mask.shape[0] * mask.shape[1]
     min_area = min_width * min_width * 1.15
-    boxes = [_box(q) for _, q in out]
     for raw in cnts:
         pts = np.asarray(raw, np.int32)
         hull_area = float(cv2.contourArea(cv2.convexHull(pts)))
         if hull_area < min_area or hull_area > 0.9 * frame_area:
             continue
         x, y, w, h = cv2.boundingRect(pts)
-        if any(box_iou((x, y, x + w, y + h), b) > 0.9 for b in boxes):
+        box = (float(x), float(y), float(x + w), float(y + h))
+        if any(box_iou(box, b) > 0.9 for b in seen):
             continue
+        seen.append(box)
         fitted = _fit_quad(pts, hull_area)
         if fitted is None or fitted[0] < _FILL:
             continue
@@ -313,8 +316,9 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
     small = _white_balance(small)
     masks, paper = _masks(small)
     cands: list[tuple[float, Quad]] = []
+    seen: list[Box] = []
     for m in masks:
-        _candidates(m, paper, max(8.0, min_width * scale), cands)
+        _candidates(m, paper, max(8.0, min_width * scale), cands, seen)
     sh, sw = small.shape[:2]
     out: list[Found] = []
     for score, q in _select(cands):

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = [
     ("bridge.py", ["--frames", "2000", "--samples", "50", "--corrupt", "2000"],
      ["decode_frames_per_s"]),
-    ("camera.py", ["--frames", "2", "--repeat", "1"], ["threads"]),
+    ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30"], ["threads"]),
     ("controller.py", ["--hands", "2", "--runs", "1"], []),
     ("engine.py", ["--hands", "5", "--repeats", "1", "--evals", "200"],
      ["engine_hands_per_s", "eval_per_s"]),

@@ -46,3 +46,18 @@ def enrol_shoe_deck(style: DeckStyle, seed: int) -> EnrolledDeck:
 def shoe_deck() -> EnrolledDeck:
     """The enrolled, verified shoe deck."""
     return enrol_shoe_deck(random_style(ENROLLED_SEED), seed=1000 + ENROLLED_SEED)
+
+
+@pytest.fixture(scope="session")
+def board_profile() -> DeckProfile:
+    """The enrolled deck through the board rig: one overhead frame per card (mild), then a
+    verification frame per card."""
+    style = random_style(ENROLLED_SEED)
+    cam = SimCamera(3100, style, strength=0.4)
+    enroller = Enroller(style.name, "board")
+    for card in FULL_DECK:
+        enroller.add(cam.board_frame([card], card_width=(110, 130))[0], card)
+    samples = [(str(c), cam.board_frame([c], card_width=(110, 130))[0], c) for c in FULL_DECK]
+    profile, report = verify(enroller.build(), samples, "board")
+    assert report.passed, report.failures
+    return profile

@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pytest
 
 from hardware_sim.camera import Face, SimCamera, Special, random_style
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.decide import DeckGuard, VotePolicy
-from tablectl.vision.enrol import Enroller, verify
 from tablectl.vision.model import CardRead, ReadStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
@@ -156,19 +154,6 @@ def test_four_colour_deck() -> None:
     print(t.line("four-colour deck, single frame, moderate"))
     assert t.correct_rate >= 0.95
     assert t.wrong_among_accepted <= 0.01
-
-
-@pytest.fixture(scope="module")
-def board_profile() -> DeckProfile:
-    style = random_style(ENROLLED_SEED)
-    cam = SimCamera(3100, style, strength=0.4)
-    enroller = Enroller(style.name, "board")
-    for card in FULL_DECK:
-        enroller.add(cam.board_frame([card], card_width=(110, 130))[0], card)
-    samples = [(str(c), cam.board_frame([c], card_width=(110, 130))[0], c) for c in FULL_DECK]
-    profile, report = verify(enroller.build(), samples, "board")
-    assert report.passed, report.failures
-    return profile
 
 
 def test_board_single_frame_moderate(board_profile: DeckProfile) -> None:
