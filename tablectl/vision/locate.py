@@ -220,8 +220,8 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
 
 def _candidates(mask: Image, paper: Image, min_width: float,
                 out: list[tuple[float, Quad]], seen: list[Box]) -> None:
-    """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box was
-    already fitted (from an earlier mask, kept or not) is not fitted again."""
+    """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box is
+    already a candidate (found in an earlier mask) is not fitted again."""
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     frame_area = mask.shape[0] * mask.shape[1]
     min_area = min_width * min_width * 1.15
@@ -234,7 +234,6 @@ def _candidates(mask: Image, paper: Image, min_width: float,
         box = (float(x), float(y), float(x + w), float(y + h))
         if any(box_iou(box, b) > 0.9 for b in seen):
             continue
-        seen.append(box)
         fitted = _fit_quad(pts, hull_area)
         if fitted is None or fitted[0] < _FILL:
             continue
@@ -250,6 +249,7 @@ def _candidates(mask: Image, paper: Image, min_width: float,
         if _paper_border(paper, quad) < 0.6:
             continue
         out.append((fill, q))
+        seen.append(box)
 
 
 def _square_enough(q: npt.NDArray[np.float32]) -> bool:
