@@ -201,7 +201,7 @@ def test_enrolment_must_cover_every_rank_and_suit() -> None:
     for card in (AS, KD):
         enroller.add(cam.shoe_frame(card), card)
     assert len(enroller.remaining) == 50 and AS not in enroller.remaining
-    with pytest.raises(ProfileError, match="missing: 2 3"):
+    with pytest.raises(ProfileError, match="missing ranks: 2 3"):
         enroller.build()
 
 
