@@ -54,6 +54,10 @@ class IncomingMessage:
         qos: the delivery QoS.
         retain: True for a retained message delivered at subscribe time.
         props: its MQTT 5 properties (defaults when the sender set none).
+        mid: the packet id a QoS 1 delivery came with (for a client that acknowledges by
+            itself, ``MqttPublisher(manual_ack=True)``); 0 otherwise.
+        connection: which connection delivered it (1 for the first; a packet id means
+            nothing on another connection).
     """
 
     topic: Topic
@@ -61,6 +65,8 @@ class IncomingMessage:
     qos: int = 1
     retain: bool = False
     props: MessageProps = field(default_factory=MessageProps)
+    mid: int = 0
+    connection: int = 0
 
 
 class Publisher(Protocol):

@@ -244,7 +244,7 @@ class MqttPublisher:
     """
 
     def __init__(self, settings: MqttSettings, *, availability: Availability | None = None,
-                 wait_connected: bool = True) -> None:
+                 wait_connected: bool = True, manual_ack: bool = False) -> None:
         """Prepare (nothing connects before ``async with``).
 
         Args:
@@ -254,10 +254,14 @@ class MqttPublisher:
             wait_connected: when True, entering waits for the first CONNACK and fails if there
                 is none; when False (the daemon at boot, broker maybe down) entering returns at
                 once and :meth:`connections` reports the first connection when it happens.
+            manual_ack: QoS 1 messages are acknowledged only by :meth:`ack` (a consumer that
+                acknowledges after it stored a message: unacknowledged ones are delivered
+                again on the next connection of the persistent session).
         """
         self._settings = settings
         self._availability = availability
         self._wait_connected = wait_connected
+        self._manual_ack = manual_ack
         self._clock = SystemClock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
@@ -297,7 +301,8 @@ class MqttPublisher:
         self._connections = asyncio.Queue()
         self._count = 0
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id,
-                             protocol=mqtt.MQTTv5, transport=s.transport)
+                             protocol=mqtt.MQTTv5, transport=s.transport,
+                             manual_ack=self._manual_ack)
         if s.username is not None:
             client.username_pw_set(s.username, s.password)
         if s.tls is not None:
@@ -452,6 +457,19 @@ class MqttPublisher:
             except PublishRefusedError:
                 del self._filters[topic_filter]       # do not retry it at every reconnect
                 raise
+
+    def ack(self, msg: IncomingMessage) -> None:
+        """Acknowledge a QoS 1 message now (only with ``manual_ack``).
+
+        A message of an earlier connection is not acknowledged (its packet id may name
+        another message now): the broker delivers it again, and the consumer drops it as a
+        duplicate.
+        """
+        client = self._client
+        if (not self._manual_ack or msg.qos == 0 or client is None or not self._connected
+                or msg.connection != self._count):
+            return
+        self._call(client, client.ack, msg.mid, msg.qos)
 
     async def messages(self) -> AsyncIterator[IncomingMessage]:
         """Incoming messages (all subscriptions, one stream) until the client closes."""
@@ -728,4 +746,5 @@ class MqttPublisher:
             _LOGGER.warning("mqtt: ignoring message on %r", msg.topic)
             return
         self._messages.put_nowait(IncomingMessage(topic, bytes(msg.payload), msg.qos,
-                                                  bool(msg.retain), _props_in(msg.properties)))
+                                                  bool(msg.retain), _props_in(msg.properties),
+                                                  msg.mid, self._count))

@@ -1,0 +1,346 @@
+"""The floor's history in PostgreSQL (psycopg 3): migrations and the :class:`PgStore`.
+
+Schema migrations are the numbered SQL files in ``tablectl/floor/migrations/``; :func:`migrate`
+applies those not yet recorded in ``floor_migrations``, in order, each in its own transaction,
+under an advisory lock so that several workers starting at once apply each file once.
+
+:meth:`PgStore.ingest` is one transaction per batch (docs/floor.md, "Exactly once"):
+
+1. the batch's streams are created if new (a new epoch carries the table's open hand over);
+2. they are locked (``SELECT ... FOR UPDATE``, in key order, so two workers never deadlock),
+   which serialises the workers that received events of the same stream;
+3. the new events are inserted (``ON CONFLICT DO NOTHING``: a redelivered or replayed event is
+   dropped), each stream is advanced with :func:`~tablectl.floor.fold.advance` from its locked
+   state, and the rows it yields are written, keyed by the event that caused them;
+4. the streams' new states are written and the transaction commits.
+
+A lost connection (the server restarted, or the backend was terminated) raises
+:class:`~tablectl.floor.store.StoreUnavailableError`: the transaction rolled back, nothing of
+the batch is kept, and the next call reconnects.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from importlib import resources
+from typing import Any, Final
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from tablectl.floor.fold import StreamState, advance
+from tablectl.floor.model import (
+    ActionRow,
+    BoardRow,
+    FlagRow,
+    FloorEvent,
+    FloorSnapshot,
+    Gap,
+    HandEndRow,
+    HandRow,
+    HandSummary,
+    PotRow,
+    Row,
+    ShowdownRow,
+    UndoRow,
+    WinnerRow,
+)
+from tablectl.floor.rules import HouseRules
+from tablectl.floor.store import (
+    IngestResult,
+    StoreUnavailableError,
+    latest_by_stream,
+    table_info,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+MIGRATION_LOCK: Final = 0x7AB1EC71
+"""Advisory lock key held while migrations run."""
+
+
+def migrations() -> Iterator[tuple[int, str, str]]:
+    """``(version, file name, SQL)`` of every migration, in order."""
+    folder = resources.files("tablectl.floor").joinpath("migrations")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".sql"):
+            yield int(entry.name.split("_", 1)[0]), entry.name, entry.read_text("utf-8")
+
+
+def migrate(conn: psycopg.Connection[Any]) -> list[str]:
+    """Apply the migrations not applied yet; returns their file names."""
+    applied: list[str] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS floor_migrations (version integer PRIMARY "
+                     "KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+        done = {row[0] for row in conn.execute("SELECT version FROM floor_migrations")}
+        for version, name, text in migrations():
+            if version in done:
+                continue
+            conn.execute(text.encode("utf-8"))
+            conn.execute("INSERT INTO floor_migrations (version, name) VALUES (%s, %s)",
+                         (version, name))
+            applied.append(name)
+    return applied
+
+
+def _j(value: Any) -> Jsonb | None:
+    return None if value is None else Jsonb(value)
+
+
+class PgStore:
+    """A :class:`~tablectl.floor.store.Store` in PostgreSQL (see the module docstring).
+
+    Use from one thread at a time (one connection).
+    """
+
+    def __init__(self, url: str, *, rules: HouseRules | None = None,
+                 connect_timeout: float = 5.0) -> None:
+        """Remember where the database is; :meth:`connect` (or the first call) connects."""
+        self.url = url
+        self.rules = rules
+        self._timeout = connect_timeout
+        self._conn: psycopg.Connection[Any] | None = None
+
+    def connect(self) -> psycopg.Connection[Any]:
+        """The open connection (opened and migrated if there is none).
+
+        Raises:
+            StoreUnavailableError: the database cannot be reached.
+        """
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        try:
+            conn = psycopg.connect(self.url, connect_timeout=max(1, int(self._timeout)))
+            names = migrate(conn)
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailableError(f"database unavailable: {exc}".strip()) from exc
+        if names:
+            _LOGGER.info("floor: applied migrations %s", ", ".join(names))
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _lost(self, exc: Exception) -> StoreUnavailableError:
+        self.close()
+        return StoreUnavailableError(f"database connection lost: {exc}".strip())
+
+    # ---- ingest -------------------------------------------------------------------------
+
+    def ingest(self, events: Sequence[FloorEvent],
+               snapshots: Sequence[FloorSnapshot] = ()) -> IngestResult:
+        """See :meth:`tablectl.floor.store.Store.ingest`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                return self._ingest(conn, events, snapshots)
+        except (psycopg.OperationalError, psycopg.errors.AdminShutdown) as exc:
+            raise self._lost(exc) from exc
+        except psycopg.errors.DeadlockDetected as exc:   # cannot happen with ordered locks
+            raise StoreUnavailableError(f"deadlock, batch not kept: {exc}") from exc
+
+    def _ingest(self, conn: psycopg.Connection[Any], events: Sequence[FloorEvent],
+                snapshots: Sequence[FloorSnapshot]) -> IngestResult:
+        result = IngestResult()
+        seen = latest_by_stream(snapshots)
+        keys = sorted({*(e.stream for e in events), *seen})
+        if not keys:
+            return result
+        cur = conn.cursor()
+        table_ids = sorted({k[0] for k in keys})
+        cur.executemany("INSERT INTO tables (id) VALUES (%s) ON CONFLICT (id) DO UPDATE "
+                        "SET last_seen = now()", [(t,) for t in table_ids])
+        for snap in sorted(snapshots, key=lambda s: (s.table, s.seq)):
+            game, stakes = table_info(snap)
+            cur.execute("UPDATE tables SET epoch = %s, game = coalesce(%s, game), "
+                        "stakes = coalesce(%s, stakes), snapshot = %s, snapshot_seq = %s, "
+                        "snapshot_at = %s WHERE id = %s",
+                        (snap.epoch, _j(game), _j(stakes), Jsonb(dict(snap.data)), snap.seq,
+                         snap.ts, snap.table))
+        self._create_streams(cur, keys)
+        cur.execute(
+            "SELECT s.table_id, s.epoch, s.applied, s.max_seen, s.state, t.game, t.stakes "
+            "FROM streams s JOIN tables t ON t.id = s.table_id "
+            "WHERE (s.table_id, s.epoch) IN (SELECT * FROM unnest(%s::text[], %s::text[])) "
+            "ORDER BY s.table_id, s.epoch FOR UPDATE OF s",
+            ([k[0] for k in keys], [k[1] for k in keys]))
+        locked = {(r[0], r[1]): r[2:] for r in cur.fetchall()}
+        fresh: list[FloorEvent] = []
+        by_stream: dict[tuple[str, str], dict[int, FloorEvent]] = {}
+        for ev in sorted(events, key=lambda e: e.key):
+            applied = locked[ev.stream][0]
+            mine = by_stream.setdefault(ev.stream, {})
+            if ev.seq <= applied or ev.seq in mine:
+                result.duplicates += 1
+                continue
+            mine[ev.seq] = ev
+            fresh.append(ev)
+        if fresh:
+            cur.executemany(
+                "INSERT INTO events (table_id, epoch, seq, type, hand, ts, data) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(e.table, e.epoch, e.seq, e.type, e.hand, e.ts, Jsonb(dict(e.data)))
+                 for e in fresh])
+        rows: list[Row] = []
+        updates = []
+        for key in keys:
+            applied, max_seen, state_json, game, stakes = locked[key]
+            pending = by_stream.get(key, {})
+            if max_seen > applied:      # events of earlier batches wait behind a gap
+                pending = {**self._waiting(cur, key, applied), **pending}
+            top = max([max_seen, seen.get(key, 0), *pending])
+            state = StreamState.from_json(state_json)
+            step = advance(key, state, pending, max_seen=top, rules=self.rules, game=game,
+                           stakes=stakes)
+            rows.extend(step.rows)
+            result.applied += len(step.applied)
+            result.waiting += len(pending) - len(step.applied)
+            if step.gap is not None:
+                result.gaps.append(step.gap)
+            updates.append((step.state.applied, top, Jsonb(step.state.to_json()), *key))
+        self._write(cur, rows, result)
+        cur.executemany("UPDATE streams SET applied = %s, max_seen = %s, state = %s, "
+                        "updated_at = now() WHERE table_id = %s AND epoch = %s", updates)
+        return result
+
+    @staticmethod
+    def _create_streams(cur: psycopg.Cursor[Any], keys: Sequence[tuple[str, str]]) -> None:
+        """Insert the streams not there yet; a new one carries its table's open hand."""
+        cur.execute(
+            "SELECT k.t, k.e FROM unnest(%s::text[], %s::text[]) AS k(t, e) "
+            "WHERE NOT EXISTS (SELECT 1 FROM streams s WHERE s.table_id = k.t "
+            "AND s.epoch = k.e)", ([k[0] for k in keys], [k[1] for k in keys]))
+        for table, epoch in cur.fetchall():
+            cur.execute("SELECT state FROM streams WHERE table_id = %s ORDER BY created DESC "
+                        "LIMIT 1", (table,))
+            prev = cur.fetchone()
+            carried = StreamState.carried(StreamState.from_json(prev[0]) if prev else None)
+            cur.execute("INSERT INTO streams (table_id, epoch, state) VALUES (%s, %s, %s) "
+                        "ON CONFLICT DO NOTHING", (table, epoch, Jsonb(carried.to_json())))
+
+    @staticmethod
+    def _waiting(cur: psycopg.Cursor[Any], key: tuple[str, str], applied: int
+                 ) -> dict[int, FloorEvent]:
+        cur.execute("SELECT seq, type, hand, ts, data FROM events WHERE table_id = %s AND "
+                    "epoch = %s AND seq > %s ORDER BY seq", (*key, applied))
+        return {seq: FloorEvent(key[0], key[1], seq, etype, ts, hand, data)
+                for seq, etype, hand, ts, data in cur.fetchall()}
+
+    def _write(self, cur: psycopg.Cursor[Any], rows: Sequence[Row],
+               result: IngestResult) -> None:
+        """Write rows in order, grouped where the order between kinds does not matter."""
+        result.rows += len(rows)
+        # hands first (details reference them), then details, then ends, undos and flags
+        hands = [r for r in rows if isinstance(r, HandRow)]
+        cur.executemany(
+            "INSERT INTO hands (id, table_id, epoch, seq, journal_hand, name, number, button, "
+            "seats, game, stakes, started_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            "%s, %s) ON CONFLICT (id) DO NOTHING",
+            [(h.id, h.table, h.epoch, h.seq, h.journal_hand, h.name, h.number, h.button,
+              Jsonb(list(h.seats)), _j(h.game), _j(h.stakes), h.started_at) for h in hands])
+        self._insert(cur, "actions", "street, seat, kind, amount, \"to\", all_in, forced",
+                     [(r.street, r.seat, r.kind, r.amount, r.to, r.all_in, r.forced, r)
+                      for r in rows if isinstance(r, ActionRow)])
+        self._insert(cur, "boards", "street, cards",
+                     [(r.street, Jsonb(list(r.cards)), r) for r in rows
+                      if isinstance(r, BoardRow)])
+        self._insert(cur, "pots", "street, pots, total",
+                     [(r.street, Jsonb(list(r.pots)), r.total, r) for r in rows
+                      if isinstance(r, PotRow)])
+        self._insert(cur, "showdowns", "seat, cards, best, high, low",
+                     [(r.seat, Jsonb(list(r.cards)), Jsonb(list(r.best)), r.high, r.low, r)
+                      for r in rows if isinstance(r, ShowdownRow)])
+        self._insert(cur, "winners", "pot, seat, amount, half, description",
+                     [(r.pot, r.seat, r.amount, r.half, r.description, r) for r in rows
+                      if isinstance(r, WinnerRow)])
+        cur.executemany(
+            "UPDATE actions SET undone = true WHERE table_id = %s AND epoch = %s AND seq = %s",
+            [(r.table, r.epoch, r.seq) for r in rows if isinstance(r, UndoRow)])
+        cur.executemany(
+            "UPDATE hands SET ended_at = %s, result = %s, stacks = %s, rake = %s, pot = %s "
+            "WHERE id = %s AND ended_at IS NULL",
+            [(r.ended_at, r.result, Jsonb(list(r.stacks)), r.rake, r.pot, r.hand_id)
+             for r in rows if isinstance(r, HandEndRow)])
+        flags = [r for r in rows if isinstance(r, FlagRow)]
+        cur.executemany(
+            "INSERT INTO flags (hand_id, rule, kind, seat, detail) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING", [(f.hand_id, f.rule, f.kind, f.seat, f.detail)
+                                       for f in flags])
+        result.flags.extend(flags)
+
+    @staticmethod
+    def _insert(cur: psycopg.Cursor[Any], table: str, columns: str,
+                values: Sequence[tuple[Any, ...]]) -> None:
+        if not values:
+            return
+        names = ["table_id", "epoch", "seq", "hand_id",
+                 *(c.strip().strip('"') for c in columns.split(","))]
+        query = sql.SQL("INSERT INTO {} ({}) VALUES ({}) ON CONFLICT DO NOTHING").format(
+            sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, names)),
+            sql.SQL(", ").join(sql.Placeholder() * len(names)))
+        cur.executemany(query, [
+            (v[-1].table, v[-1].epoch, v[-1].seq, v[-1].hand_id, *v[:-1]) for v in values])
+
+    # ---- queries ------------------------------------------------------------------------
+
+    def gaps(self) -> list[Gap]:
+        """See :meth:`tablectl.floor.store.Store.gaps`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT s.table_id, s.epoch, s.applied, s.max_seen, (SELECT min(e.seq) "
+                    "FROM events e WHERE e.table_id = s.table_id AND e.epoch = s.epoch AND "
+                    "e.seq > s.applied) FROM streams s WHERE s.max_seen > s.applied "
+                    "ORDER BY s.table_id, s.epoch").fetchall()
+        except psycopg.OperationalError as exc:
+            raise self._lost(exc) from exc
+        return [Gap(t, e, applied + 1, (first - 1) if first is not None else top)
+                for t, e, applied, top, first in rows]
+
+    def hands(self, *, table: str | None = None, since: datetime | None = None,
+              limit: int = 100) -> list[HandSummary]:
+        """See :meth:`tablectl.floor.store.Store.hands`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT h.id, h.table_id, h.name, h.number, h.game->>'label', h.started_at,"
+                    " h.ended_at, h.result, h.pot, coalesce((SELECT jsonb_agg(jsonb_build_object("
+                    "'seat', w.seat, 'amount', w.amount, 'half', w.half, 'pot', w.pot) ORDER BY "
+                    "w.seq) FROM winners w WHERE w.hand_id = h.id), '[]'::jsonb), "
+                    "coalesce((SELECT array_agg(f.rule ORDER BY f.rule) FROM flags f WHERE "
+                    "f.hand_id = h.id), '{}') FROM hands h "
+                    "WHERE (%(t)s::text IS NULL OR h.table_id = %(t)s) AND "
+                    "(%(s)s::timestamptz IS NULL OR h.started_at >= %(s)s) "
+                    "ORDER BY h.started_at, h.id LIMIT %(n)s",
+                    {"t": table, "s": since, "n": limit}).fetchall()
+        except psycopg.OperationalError as exc:
+            raise self._lost(exc) from exc
+        return [HandSummary(id=r[0], table=r[1], name=r[2], number=r[3], game=r[4],
+                            started_at=r[5], ended_at=r[6], result=r[7], pot=r[8],
+                            winners=tuple(r[9]), flags=tuple(r[10])) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table of the history (for tests and status lines)."""
+        conn = self.connect()
+        out = {}
+        with conn.transaction():
+            for name in ("tables", "events", "hands", "actions", "boards", "pots",
+                         "showdowns", "winners", "flags"):
+                row = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
+                    sql.Identifier(name))).fetchone()
+                out[name] = int(row[0]) if row else 0
+        return out
+
+
+__all__ = ["MIGRATION_LOCK", "PgStore", "migrate", "migrations"]
