@@ -874,8 +874,15 @@ def _add_history(sub: _Subparsers) -> None:
 
 # --- parser -------------------------------------------------------------------------------
 
+def _add_floor(sub: _Subparsers) -> None:
+    from tablectl.floor.command import add_floor
+
+    add_floor(sub)
+
+
 _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_run,
+    _add_floor,
     _add_watch,
     _add_config,
     _add_web,

@@ -10,6 +10,8 @@ Usage::
 
     python3 render.py --set LAN_ADDRESS=192.168.40.2 OUT_FILE
     python3 render.py --set LAN_ADDRESS=127.0.0.2 --set PORT_MQTT=18830 ... OUT_FILE
+    python3 render.py --template bridge.conf --set TABLE=t07 --set FLOOR_HOST=10.1.0.5 \
+        --set FLOOR_PORT=8883 OUT_FILE      # the table-side bridge to the floor
 
 Unset names take the defaults below; ``LAN_ADDRESS`` has none. Bad values, unknown names and
 placeholders without a value are refused with a message, and nothing is written. Standard
@@ -56,6 +58,19 @@ def _address(value: str) -> str:
     return str(addr)
 
 
+def _table(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}", value):
+        raise ValueError("a table id: letters, digits, _ . -, at most 64, not starting with "
+                         "_ . -")
+    return value
+
+
+def _host(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9.\-]{1,253}", value):
+        raise ValueError("a host name or IPv4 address")
+    return value
+
+
 def _directory(value: str) -> str:
     if not value.startswith("/") or any(ch.isspace() for ch in value) or "@" in value:
         raise ValueError("an absolute path without spaces")
@@ -69,6 +84,9 @@ CHECKS: dict[str, Callable[[str], str]] = {
     "PORT_MQTTS": _port,
     "PORT_MTLS": _port,
     "PORT_WSS": _port,
+    "TABLE": _table,
+    "FLOOR_HOST": _host,
+    "FLOOR_PORT": _port,
 }
 
 
@@ -93,7 +111,7 @@ def render(template: str, values: Mapping[str, str]) -> str:
             checked[name] = CHECKS[name](value)
         except ValueError as exc:
             raise RenderError(f"{name}={value!r}: expected {exc}") from exc
-    ports = [checked[name] for name in CHECKS if name.startswith("PORT_")]
+    ports = [checked[name] for name in CHECKS if name.startswith("PORT_") and name in checked]
     if len(set(ports)) != len(ports):
         raise RenderError(f"listener ports must differ, got {ports}")
     missing = sorted({m for m in PLACEHOLDER.findall(template) if m not in checked})

@@ -88,6 +88,10 @@ def migrate(conn: psycopg.Connection[Any]) -> list[str]:
     return applied
 
 
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _j(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
 
@@ -118,7 +122,7 @@ class PgStore:
             conn = psycopg.connect(self.url, connect_timeout=max(1, int(self._timeout)))
             names = migrate(conn)
         except psycopg.OperationalError as exc:
-            raise StoreUnavailableError(f"database unavailable: {exc}".strip()) from exc
+            raise StoreUnavailableError(f"database unavailable: {_one_line(exc)}") from exc
         if names:
             _LOGGER.info("floor: applied migrations %s", ", ".join(names))
         self._conn = conn
@@ -132,7 +136,7 @@ class PgStore:
 
     def _lost(self, exc: Exception) -> StoreUnavailableError:
         self.close()
-        return StoreUnavailableError(f"database connection lost: {exc}".strip())
+        return StoreUnavailableError(f"database connection lost: {_one_line(exc)}")
 
     # ---- ingest -------------------------------------------------------------------------
 

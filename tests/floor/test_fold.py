@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablectl.floor.model import FloorEvent, Gap
+from tablectl.floor.model import FlagRow, FloorEvent, Gap
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.store import MemoryStore
 from tests.floor.streams import events_of, snapshot, stream
@@ -120,7 +120,7 @@ def test_an_undo_marks_the_action_taken_back() -> None:
     events = stream("t01", 1, 1)
     undo = {**events[8], "type": "correction", "data": {"kind": "undo", "by": "dealer-t01"}}
     redo = events[8]
-    bodies = [{**b, "seq": i + 1} for i, b in enumerate(events[:9] + [undo, redo] + events[9:])]
+    bodies = [{**b, "seq": i + 1} for i, b in enumerate([*events[:9], undo, redo, *events[9:]])]
     store.ingest(events_of(bodies))
     (hand,) = store.hands()
     standing = store.actions_of(hand.id)
@@ -132,7 +132,7 @@ def test_a_bad_beat_is_flagged_only_when_the_rules_say_so() -> None:
     store.ingest([], [snapshot("t01", 1, 0)])
     store.ingest(events_of(stream("t01", 1, 1)))
     (flag,) = store.rows["flags"]
-    assert (getattr(flag, "rule"), getattr(flag, "seat")) == ("bad-beat", 1)
+    assert isinstance(flag, FlagRow) and (flag.rule, flag.seat) == ("bad-beat", 1)
     assert store.hands()[0].flags == ("bad-beat",)
     three = MemoryStore(rules=BAD_BEAT)
     three.ingest([], [snapshot("t01", 1, 0)])

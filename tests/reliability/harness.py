@@ -69,7 +69,8 @@ STACKS = (3000, 2500, 1800, 5000)
 
 
 def write_config(workdir: Path, broker_url: str, variant: str, structure: str,
-                 stakes: Mapping[str, int], *, stacks: tuple[int, ...] = STACKS) -> Path:
+                 stakes: Mapping[str, int], *, stacks: tuple[int, ...] = STACKS,
+                 table: str = TABLE) -> Path:
     """A table config: one RFID shoe at ``workdir/dev/shoe``, the journal in ``workdir``."""
     stake_lines = "\n".join(f"{k} = {v}" for k, v in stakes.items())
     seats = "\n".join(f"[[seats]]\nnumber = {i + 1}\nname = \"P{i + 1}\"\nstack = {s}\n"
@@ -79,7 +80,7 @@ deck = "{ROOT}/config/decks/demo-red.csv"
 other_decks = ["{ROOT}/config/decks/demo-blue.csv"]
 button = 1
 [table]
-id = "{TABLE}"
+id = "{table}"
 [game]
 variant = "{variant}"
 structure = "{structure}"
@@ -370,10 +371,11 @@ async def open_stack(workdir: Path, broker_host: str, broker_port: int, *, varia
                      structure: str, stakes: Mapping[str, int], seed: int,
                      pace: float = 0.0, attempt: float = 1.0,
                      stacks: tuple[int, ...] = STACKS,
-                     faults: Sequence[FaultPlan] = (), foreign_deck: Deck | None = None) -> Any:
+                     faults: Sequence[FaultPlan] = (), foreign_deck: Deck | None = None,
+                     table: str = TABLE) -> Any:
     """Start everything (the daemon included) and yield a :class:`Stack`."""
     url = f"mqtt://{broker_host}:{broker_port}"
-    path = write_config(workdir, url, variant, structure, stakes, stacks=stacks)
+    path = write_config(workdir, url, variant, structure, stakes, stacks=stacks, table=table)
     config = load_config(path)
     setup = table_setup(config)
     clock = SystemClock()
@@ -383,13 +385,14 @@ async def open_stack(workdir: Path, broker_host: str, broker_port: int, *, varia
                             shoe=shoe)
     async with ports:
         ports.add_pty("shoe", shoe, workdir / "dev" / "shoe")
-        async with RetryingConsole(broker_host, broker_port, attempt=attempt) as console:
+        async with RetryingConsole(broker_host, broker_port, attempt=attempt,
+                                   table=table) as console:
             seats = [SeatSetup(s.number, s.stack, s.name) for s in config.seats]
             dealer = SimDealer(game=setup.game, structure=setup.structure,
                                rules=setup.rule_set, stakes=setup.stakes, seats=seats,
                                button=config.button or 1, device=shoe, console=console,
                                ports=ports, strategy=RandomStrategy(seed), seed=seed,
-                               table_id=TABLE, faults=faults, foreign_deck=foreign_deck)
+                               table_id=table, faults=faults, foreign_deck=foreign_deck)
             stack = Stack(workdir, broker_host, broker_port, path, config, daemon, shoe,
                           ports, console, dealer)
             daemon.start()

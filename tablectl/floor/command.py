@@ -1,0 +1,211 @@
+"""``tablectl floor ...``: the floor service and the history it keeps (the CLI group).
+
+``tablectl/cli.py`` only registers :func:`add_floor`. Exit codes as everywhere: 0 success,
+1 the work failed (database or broker unreachable), 2 bad usage (one line, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import ssl
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+from urllib.parse import urlsplit
+
+from tablectl.domain.errors import ConfigError
+from tablectl.floor.rules import HouseRules
+from tablectl.floor.service import FloorService, FloorSettings
+from tablectl.floor.store import StoreUnavailableError
+from tablectl.publish.errors import PublishError
+
+if TYPE_CHECKING:
+    from tablectl.publish.mqtt import MqttSettings
+
+_LOGGER = logging.getLogger(__name__)
+_Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _fail(text: str, code: int) -> int:
+    sys.stderr.write(f"tablectl floor: {text}\n")
+    return code
+
+
+def _check_db(url: str) -> str:
+    if urlsplit(url).scheme not in ("postgresql", "postgres"):
+        raise argparse.ArgumentTypeError(f"expected a postgresql://... URL, got {url!r}")
+    return url
+
+
+def _check_broker(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected mqtt://HOST[:PORT] or mqtts://..., "
+                                         f"got {url!r}")
+    return url
+
+
+def _since(text: str) -> datetime:
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO time such as 2026-12-01T20:00, "
+                                         f"got {text!r}") from None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+
+
+def mqtt_settings(url: str, *, user: str, credentials: Path | None,
+                  cafile: Path | None) -> MqttSettings:
+    """A worker's connection: its username is its client id, the session persists a day
+    (QoS 1 messages wait for it while it restarts)."""
+    from tablectl.app import read_credentials
+    from tablectl.publish.mqtt import MqttSettings
+
+    parts = urlsplit(url)
+    name, password = read_credentials(credentials)
+    context = None
+    if parts.scheme == "mqtts":
+        context = ssl.create_default_context(cafile=str(cafile) if cafile else None)
+    return MqttSettings(host=parts.hostname or "127.0.0.1",
+                        port=parts.port or (8883 if context else 1883),
+                        client_id=name or user, username=name or None, password=password,
+                        tls=context, session_expiry=86400, reconnect_min=1, reconnect_max=5)
+
+
+# ---- floor run ----------------------------------------------------------------------------
+
+def _run(args: argparse.Namespace) -> int:
+    from tablectl.app import read_credentials
+    from tablectl.floor.pg import PgStore
+    from tablectl.publish.mqtt import MqttPublisher
+
+    rules = HouseRules.load(Path(args.rules)) if args.rules else None
+    user = args.user
+    if args.credentials:
+        user = read_credentials(Path(args.credentials))[0] or user
+    settings = FloorSettings(user=user, group=args.group, batch_max=args.batch_max,
+                             batch_wait=args.batch_wait / 1000, shared=not args.no_share)
+    store = PgStore(args.db, rules=rules)
+    try:
+        store.connect()                      # migrations first, and a clear error if down
+    except StoreUnavailableError as exc:
+        return _fail(str(exc), 1)
+    broker = mqtt_settings(args.broker, user=user,
+                           credentials=Path(args.credentials) if args.credentials else None,
+                           cafile=Path(args.cafile) if args.cafile else None)
+
+    async def main() -> None:
+        async with MqttPublisher(broker, wait_connected=False, manual_ack=True) as client:
+            service = FloorService(settings, store, client)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, service.stop)
+            _LOGGER.info("floor: worker %s following %s into %s", user, args.broker,
+                         urlsplit(args.db).path.lstrip("/"))
+            await service.run()
+            s = service.stats
+            _LOGGER.info("floor: stopped after %d batches, %d events applied, %d duplicates, "
+                         "%d replay requests", s.batches, s.applied, s.duplicates, s.replays)
+
+    try:
+        asyncio.run(main())
+    except PublishError as exc:
+        return _fail(str(exc), 1)
+    finally:
+        store.close()
+    return 0
+
+
+# ---- floor hands --------------------------------------------------------------------------
+
+def _hands(args: argparse.Namespace) -> int:
+    from tablectl.floor.pg import PgStore
+
+    store = PgStore(args.db)
+    try:
+        hands = store.hands(table=args.table, since=args.since, limit=args.limit)
+    except StoreUnavailableError as exc:
+        return _fail(str(exc), 1)
+    finally:
+        store.close()
+    if args.json:
+        for hand in hands:
+            _say(json.dumps(hand.to_json(), ensure_ascii=False))
+        return 0
+    if not hands:
+        _say("no hands")
+    for h in hands:
+        won = ", ".join(f"seat {w['seat']} {w['amount']}"
+                        + (f" ({w['half']})" if w.get("half") != "whole" else "")
+                        for w in h.winners) or "-"
+        flags = f"  [{', '.join(h.flags)}]" if h.flags else ""
+        _say(f"{h.id}  {h.table}  #{h.number}  {h.game or '?'}  "
+             f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
+             f"pot {h.pot if h.pot is not None else '-'}  won: {won}{flags}")
+    return 0
+
+
+def add_floor(sub: _Subparsers) -> None:
+    """Register ``tablectl floor`` and its subcommands."""
+    p = sub.add_parser("floor", help="the card room floor: every table's hands in PostgreSQL")
+    inner = p.add_subparsers(dest="floor_command", required=True, metavar="SUBCOMMAND")
+
+    run = inner.add_parser(
+        "run", help="follow every table on the floor broker and record its hands",
+        description="Subscribes (shared subscription) to poker/v1/tables/+/events and /state, "
+                    "writes every event exactly once into PostgreSQL (migrations applied at "
+                    "start), asks a table to replay what it missed. Several workers, each "
+                    "with its own --user, share the tables. Until interrupted.")
+    run.add_argument("--broker", required=True, type=_check_broker, metavar="URL",
+                     help="floor broker, mqtt://host:port or mqtts://host:port")
+    run.add_argument("--db", required=True, type=_check_db, metavar="URL",
+                     help="postgresql://user@host:port/database")
+    run.add_argument("--user", default="floor-01",
+                     help="broker username and client id of this worker (default floor-01)")
+    run.add_argument("--credentials", metavar="FILE",
+                     help="TOML file with username and password for the broker")
+    run.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
+    run.add_argument("--group", default="floor", help="shared subscription group")
+    run.add_argument("--rules", metavar="FILE",
+                     help="house jackpot / high-hand rules (config/floor/house-rules.toml)")
+    run.add_argument("--batch-max", type=int, default=500, help="messages per transaction")
+    run.add_argument("--batch-wait", type=float, default=20.0, metavar="MS",
+                     help="how long a batch waits for more messages (default 20 ms)")
+    run.add_argument("--no-share", action="store_true",
+                     help="a plain subscription (a single worker on a broker without $share)")
+    run.set_defaults(handler=_guard(_run))
+
+    hands = inner.add_parser("hands", help="list recorded hands (id, table, game, pot, "
+                                           "winners)")
+    hands.add_argument("--db", required=True, type=_check_db, metavar="URL")
+    hands.add_argument("--table", help="only this table")
+    hands.add_argument("--since", type=_since, metavar="TIME",
+                       help="only hands started at or after this ISO time (UTC if no zone)")
+    hands.add_argument("--limit", type=int, default=1000)
+    hands.add_argument("--json", action="store_true", help="one JSON object per line")
+    hands.set_defaults(handler=_guard(_hands))
+
+
+def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except ConfigError as exc:
+            return _fail(exc.render(), 2)
+        except ValueError as exc:
+            return _fail(str(exc), 2)
+    return run
+
+
+__all__ = ["add_floor", "mqtt_settings"]

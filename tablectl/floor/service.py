@@ -1,0 +1,318 @@
+"""``tablectl floor run``: the MQTT shell around the floor's store.
+
+One worker (there may be several, each with its own broker user):
+
+* subscribes to every table's ``events`` and ``state`` through the shared subscription
+  ``$share/{group}/poker/v1/tables/+/...`` (the broker hands each message to one worker of the
+  group), and to its own reply topic ``poker/v1/replies/{user}/replay``;
+* collects messages into batches (up to ``batch_max`` messages or ``batch_wait`` seconds after
+  the first), hands each batch to the store in a worker thread (one transaction), and only
+  then acknowledges the batch's messages (QoS 1, persistent session, manual PUBACK): a worker
+  killed before the commit gets them again on its next connection;
+* retries a batch the store could not take (database restarted, connection killed) until it
+  can, with the messages still unacknowledged;
+* every ``sweep`` seconds asks the store for gaps and sends ``cmd/replay`` for those the
+  :class:`~tablectl.floor.gaps.GapTracker` says are due; the replies come back on its reply
+  topic and are ingested like any event;
+* publishes each jackpot / high-hand flag on ``poker/v1/floor/flags`` for the supervisor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final, Protocol
+
+from tablectl.floor.gaps import GapTracker, ReplayRequest
+from tablectl.floor.model import (
+    EVENTS_SUFFIX,
+    STATE_SUFFIX,
+    FlagRow,
+    FloorEvent,
+    FloorInputError,
+    FloorSnapshot,
+    epoch_wire,
+)
+from tablectl.floor.store import IngestResult, Store, StoreUnavailableError
+from tablectl.publish import topics
+from tablectl.publish.base import IncomingMessage, MessageProps
+from tablectl.publish.errors import PublishError
+from tablectl.publish.topics import Topic
+
+_LOGGER = logging.getLogger(__name__)
+
+FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
+_SEP: Final = "\x1f"
+
+
+class FloorClient(Protocol):
+    """What the service needs of its MQTT connection (``MqttPublisher(manual_ack=True)``)."""
+
+    async def publish(self, topic: Topic, payload: bytes, *, retain: bool = False,
+                      qos: int = 1, secret: bool = False,
+                      props: MessageProps | None = None) -> None:
+        """See :meth:`tablectl.publish.base.Publisher.publish`."""
+        ...
+
+    async def subscribe(self, topic_filter: str, qos: int = 1) -> None:
+        """See :meth:`tablectl.publish.base.Subscriber.subscribe`."""
+        ...
+
+    def messages(self) -> Any:
+        """See :meth:`tablectl.publish.base.Subscriber.messages`."""
+        ...
+
+    def ack(self, msg: IncomingMessage) -> None:
+        """Acknowledge a message after its batch is stored."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class FloorSettings:
+    """How one worker runs.
+
+    Attributes:
+        user: its broker username (replay commands carry it; replies come to its area).
+        group: the shared-subscription group every worker of the floor joins.
+        batch_max / batch_wait: a batch closes at this many messages or seconds.
+        reorder / retry: seconds before the first replay request of a gap, and between two.
+        sweep: seconds between two looks for gaps.
+        shared: False subscribes without ``$share`` (one worker that must see everything).
+    """
+
+    user: str = "floor-01"
+    group: str = "floor"
+    batch_max: int = 500
+    batch_wait: float = 0.02
+    reorder: float = 0.5
+    retry: float = 3.0
+    sweep: float = 0.5
+    shared: bool = True
+
+    def __post_init__(self) -> None:
+        topics.segment(self.user, "floor user")
+        topics.segment(self.group, "shared subscription group")
+        if self.batch_max < 1 or self.batch_wait < 0 or self.sweep <= 0:
+            raise ValueError("batch_max >= 1, batch_wait >= 0 and sweep > 0 are required")
+
+    def filters(self) -> list[str]:
+        """The subscriptions: events and snapshots of every table, and the replay replies."""
+        share = f"$share/{self.group}/" if self.shared else ""
+        return [f"{share}{topics.PUBLIC_ROOT}/tables/+/events",
+                f"{share}{topics.PUBLIC_ROOT}/tables/+/state",
+                self.reply_topic.value]
+
+    @property
+    def reply_topic(self) -> Topic:
+        """Where the daemons send this worker's replay replies."""
+        return topics.reply(self.user, "replay")
+
+
+@dataclass(slots=True)
+class FloorStats:
+    """Counters of one worker (the bench reads them)."""
+
+    batches: int = 0
+    messages: int = 0
+    applied: int = 0
+    duplicates: int = 0
+    rows: int = 0
+    refused: int = 0
+    replays: int = 0
+    store_failures: int = 0
+    flags: int = 0
+    commit_seconds: list[float] = field(default_factory=list)
+
+
+class FloorService:
+    """One floor worker (see the module docstring)."""
+
+    def __init__(self, settings: FloorSettings, store: Store, client: FloorClient) -> None:
+        self.settings = settings
+        self.store = store
+        self.client = client
+        self.stats = FloorStats()
+        self.tracker = GapTracker(reorder=settings.reorder, retry=settings.retry)
+        self._queue: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-store")
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        """End :meth:`run` after the batch under way."""
+        self._stopping.set()
+        self._queue.put_nowait(None)
+
+    async def run(self) -> None:
+        """Subscribe and serve until :meth:`stop` or the client closes."""
+        for topic_filter in self.settings.filters():
+            await self.client.subscribe(topic_filter, qos=1)
+        tasks = [asyncio.create_task(self._read(), name="floor-read"),
+                 asyncio.create_task(self._consume(), name="floor-consume"),
+                 asyncio.create_task(self._sweep(), name="floor-sweep")]
+        try:
+            await self._stopping.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._executor.shutdown(wait=True)
+
+    async def _read(self) -> None:
+        async for msg in self.client.messages():
+            self._queue.put_nowait(msg)
+        self.stop()
+
+    async def _store(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    async def _consume(self) -> None:
+        while (batch := await self._next_batch()) is not None:
+            events, snapshots = self._parse(batch)
+            result = await self._ingest(events, snapshots)
+            for msg in batch:
+                self.client.ack(msg)
+            self.stats.batches += 1
+            self.stats.messages += len(batch)
+            if result.flags:
+                await self._announce(result.flags)
+
+    async def _next_batch(self) -> list[IncomingMessage] | None:
+        first = await self._queue.get()
+        if first is None:
+            return None
+        batch = [first]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.batch_wait
+        while len(batch) < self.settings.batch_max:
+            try:
+                msg = self._queue.get_nowait()
+            except asyncio.QueueEmpty:
+                left = deadline - loop.time()
+                if left <= 0:
+                    break
+                try:
+                    async with asyncio.timeout(left):
+                        msg = await self._queue.get()
+                except TimeoutError:
+                    break
+            if msg is None:
+                self._queue.put_nowait(None)     # stop after this batch
+                break
+            batch.append(msg)
+        return batch
+
+    def _parse(self, batch: Sequence[IncomingMessage]
+               ) -> tuple[list[FloorEvent], list[FloorSnapshot]]:
+        events: list[FloorEvent] = []
+        snapshots: list[FloorSnapshot] = []
+        for msg in batch:
+            try:
+                if msg.topic == self.settings.reply_topic:
+                    events.extend(self._replayed(msg))
+                elif msg.topic.value.endswith(EVENTS_SUFFIX):
+                    events.append(FloorEvent.parse(msg.payload))
+                elif msg.topic.value.endswith(STATE_SUFFIX) and msg.payload:
+                    snapshots.append(FloorSnapshot.parse(msg.payload))  # (b"": cleared)
+            except FloorInputError as exc:
+                self.stats.refused += 1
+                _LOGGER.warning("floor: dropped a message on %s: %s", msg.topic.value, exc)
+        return events, snapshots
+
+    @staticmethod
+    def _replayed(msg: IncomingMessage) -> list[FloorEvent]:
+        corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
+        table, sep, epoch = corr.partition(_SEP)
+        if not sep:
+            raise FloorInputError("a reply without our correlation data")
+        try:
+            body = json.loads(msg.payload)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise FloorInputError(f"reply: not JSON ({exc})") from None
+        if not isinstance(body, dict) or body.get("status") != "ok":
+            error = body.get("error") if isinstance(body, dict) else None
+            raise FloorInputError(f"table {table} refused the replay: {error}")
+        data = body.get("data")
+        items = data.get("events") if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise FloorInputError("reply: data.events must be a list")
+        out = []
+        for item in items:
+            if not isinstance(item, dict):
+                raise FloorInputError("reply: every event must be an object")
+            event = FloorEvent.from_body(item, table=table, what="replayed event")
+            if event.epoch != epoch:
+                raise FloorInputError(f"reply: epoch {event.epoch} where {epoch} was asked")
+            out.append(event)
+        return out
+
+    async def _ingest(self, events: list[FloorEvent], snapshots: list[FloorSnapshot]
+                      ) -> IngestResult:
+        delay = 0.5
+        while True:
+            started = time.perf_counter()
+            try:
+                result: IngestResult = await self._store(self.store.ingest, events, snapshots)
+            except StoreUnavailableError as exc:
+                self.stats.store_failures += 1
+                _LOGGER.warning("floor: batch of %d events not stored (%s); again in %.1f s",
+                                len(events), exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            self.stats.commit_seconds.append(time.perf_counter() - started)
+            self.stats.applied += result.applied
+            self.stats.duplicates += result.duplicates
+            self.stats.rows += result.rows
+            return result
+
+    async def _announce(self, flags: Sequence[FlagRow]) -> None:
+        for flag in flags:
+            self.stats.flags += 1
+            payload = json.dumps({"v": 1, "type": "flag", "hand": flag.hand_id,
+                                  "rule": flag.rule, "kind": flag.kind, "seat": flag.seat,
+                                  "detail": flag.detail,
+                                  "ts": datetime.now(UTC).isoformat()}).encode()
+            try:
+                await self.client.publish(FLAGS_TOPIC, payload, qos=1)
+            except PublishError as exc:       # it is in the database either way
+                _LOGGER.warning("floor: flag %s of %s not published: %s", flag.rule,
+                                flag.hand_id, exc)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.sweep)
+            try:
+                gaps = await self._store(self.store.gaps)
+            except StoreUnavailableError as exc:
+                _LOGGER.debug("floor: no gap sweep: %s", exc)
+                continue
+            for request in self.tracker.update(gaps, time.monotonic()):
+                await self._ask(request)
+
+    async def _ask(self, request: ReplayRequest) -> None:
+        s = self.settings
+        payload = json.dumps({"v": 1, "id": uuid.uuid4().hex,
+                              "ts": datetime.now(UTC).isoformat(),
+                              "args": {"epoch": epoch_wire(request.epoch),
+                                       "from_seq": request.from_seq,
+                                       "to_seq": request.to_seq}}).encode()
+        props = MessageProps(response_topic=s.reply_topic.value,
+                             correlation_data=f"{request.table}{_SEP}{request.epoch}".encode(),
+                             message_expiry=10, content_type="application/json")
+        with contextlib.suppress(PublishError):   # asked again after ``retry`` seconds
+            self.stats.replays += 1
+            _LOGGER.info("floor: asking table %s for events %d..%d of epoch %s",
+                         request.table, request.from_seq, request.to_seq, request.epoch)
+            await self.client.publish(topics.cmd(request.table, "replay", s.user), payload,
+                                      qos=1, props=props)
+
+
+__all__ = ["FLAGS_TOPIC", "FloorClient", "FloorService", "FloorSettings", "FloorStats"]

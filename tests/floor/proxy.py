@@ -1,0 +1,80 @@
+"""A TCP relay between a table broker's bridge and the floor broker, that a test can cut.
+
+The bridge connects to the relay, the relay to the floor broker; bytes (TLS included) pass
+through untouched. :meth:`Relay.cut` closes every connection and refuses new ones for a
+while: to the bridge it is exactly a network cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from tests.conftest import free_port
+
+
+class Relay:
+    """``127.0.0.1:port`` -> ``target``; start with ``async with``."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.port = free_port()
+        self.target = (target_host, target_port)
+        self.cuts = 0
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> Relay:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Accept connections (again)."""
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+
+    async def close(self) -> None:
+        """Refuse new connections and drop every open one."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def cut(self, seconds: float) -> None:
+        """A network cut of ``seconds``."""
+        self.cuts += 1
+        await self.close()
+        await asyncio.sleep(seconds)
+        await self.open()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers |= {writer, up_writer}
+        pumps = [asyncio.create_task(self._pump(reader, up_writer)),
+                 asyncio.create_task(self._pump(up_reader, writer))]
+        self._tasks.update(pumps)
+        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        for w in (writer, up_writer):
+            w.transport.abort()
+            self._writers.discard(w)
+        for task in pumps:
+            task.cancel()
+            self._tasks.discard(task)
+
+    @staticmethod
+    async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, asyncio.CancelledError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()

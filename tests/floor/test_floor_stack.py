@@ -1,0 +1,190 @@
+"""The whole floor on real parts: table daemons (``tablectl run`` on simulated shoes) on their
+own mosquitto brokers, bridged over TLS (``config/mosquitto/bridge.conf``) to a floor broker,
+``tablectl floor run`` as a child process, and PostgreSQL.
+
+Every hand of every daemon must arrive in the database exactly once: the test compares the
+database's events with each daemon's journal, event by event, and the hands with the
+journal's hands, through a floor broker SIGKILLed and restarted, a cut bridge, a SIGKILLed
+floor service and a killed database connection, each in the middle of a hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Broker, BrokerFactory
+from tests.floor.conftest import terminate_backends
+from tests.floor.proxy import Relay
+from tests.floor.stack import (
+    FloorProcess,
+    db_rows,
+    floor_broker,
+    make_pki,
+    remove_pki,
+    table_broker,
+)
+from tests.reliability.harness import AUDITOR, VARIANTS, Stack, open_stack, poll_until
+
+EVENTS = "poker/v1/tables/{t}/events"
+
+
+def journal_events(stack: Stack, table: str) -> set[tuple[str, int, str, str]]:
+    from tests.reliability.harness import read_journal
+
+    journal = read_journal(stack.journal_path)
+    return {(str(e), s, t, json.dumps(d, sort_keys=True))
+            for e, s, t, d in journal.events.get(EVENTS.format(t=table), [])}
+
+
+def floor_events(db: str, table: str) -> list[tuple[str, int, str, str]]:
+    return [(e, s, t, json.dumps(d, sort_keys=True)) for e, s, t, d in db_rows(
+        db, "SELECT epoch, seq, type, data FROM events WHERE table_id = %s", (table,))]
+
+
+def journal_hands(stack: Stack) -> list[dict[str, Any]]:
+    from tests.reliability.harness import read_journal
+
+    return read_journal(stack.journal_path).hands
+
+
+class Floor:
+    """Everything of one test: brokers, relays, tables, the floor service."""
+
+    def __init__(self, tmp: Path, factory: BrokerFactory, db: str) -> None:
+        self.tmp = tmp
+        self.factory = factory
+        self.db = db
+        self.pki = make_pki()
+        self.broker = floor_broker(factory, self.pki)
+        self.relays: dict[str, Relay] = {}
+        self.brokers: dict[str, Broker] = {}
+        self.stacks: dict[str, Stack] = {}
+        self.service = FloorProcess(self.broker.port, db, tmp / "floor.log", user=AUDITOR)
+
+    @contextlib.asynccontextmanager
+    async def tables(self, names: tuple[str, ...]) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for i, name in enumerate(names):
+                relay = await stack.enter_async_context(
+                    Relay("127.0.0.1", self.broker.ports["tls"]))
+                self.relays[name] = relay
+                broker = table_broker(self.factory, name, relay.port, self.pki)
+                self.brokers[name] = broker
+                variant, structure, stakes = VARIANTS[i % 2 + 1]
+                work = self.tmp / name
+                work.mkdir()
+                self.stacks[name] = await stack.enter_async_context(open_stack(
+                    work, broker.host, broker.port, variant=variant, structure=structure,
+                    stakes=stakes, seed=100 + i, table=name))
+            try:
+                yield
+            finally:
+                self.service.stop()
+                remove_pki(self.pki)
+
+    async def play(self, hands: int) -> None:
+        await asyncio.gather(*(self._play(s, hands) for s in self.stacks.values()))
+
+    @staticmethod
+    async def _play(stack: Stack, hands: int) -> None:
+        for _ in range(hands):
+            await stack.dealer.play_hand()
+
+    async def settled(self, within: float = 60) -> None:
+        """Wait until the database holds every journaled event of every table."""
+        def complete() -> bool:
+            return all(set(floor_events(self.db, t)) >= journal_events(s, t)
+                       for t, s in self.stacks.items())
+        try:
+            await poll_until(complete, within, every=0.5)
+        except TimeoutError:
+            raise AssertionError("the floor did not catch up:\n"
+                                 + self.service.log_tail()) from None
+
+    def check(self) -> None:
+        """Exactly the journals' events and hands, once each."""
+        for table, stack in self.stacks.items():
+            got = floor_events(self.db, table)
+            assert len(got) == len(set(got))
+            assert set(got) == journal_events(stack, table), table
+            want = [(h["hand"]["id"] if isinstance(h.get("hand"), dict) else h.get("id"))
+                    for h in journal_hands(stack)]
+            rows = db_rows(self.db, "SELECT name, result, pot FROM hands WHERE table_id = %s "
+                           "ORDER BY started_at", (table,))
+            names = [r[0] for r in rows]
+            assert len(names) == len(set(names))
+            assert len([r for r in rows if r[1] is not None]) == len(want), (rows, want)
+            winners = db_rows(self.db, "SELECT count(*) FROM winners w JOIN hands h ON "
+                              "h.id = w.hand_id WHERE h.table_id = %s", (table,))[0][0]
+            awards = sum(len(h.get("results", [])) for h in journal_hands(stack))
+            assert winners == awards
+
+
+async def mid_hand(stack: Stack, inputs: int = 4) -> None:
+    """Return once the table has taken ``inputs`` more inputs (the hand is under way)."""
+    start = stack.inputs_count()
+    await poll_until(lambda: stack.inputs_count() >= start + inputs, 60)
+
+
+async def with_faults(play: Coroutine[Any, Any, None],
+                      faults: list[Callable[[], Coroutine[Any, Any, None]]]) -> None:
+    task = asyncio.create_task(play)
+    try:
+        for fault in faults:
+            await fault()
+        await task
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@pytest.mark.slow
+async def test_every_hand_arrives_once_through_every_fault(
+        tmp_path: Path, mosquitto_factory: BrokerFactory, pg_url: str) -> None:
+    floor = Floor(tmp_path, mosquitto_factory, pg_url)
+    floor.service.start()
+    async with floor.tables(("f1", "f2")):
+        t1, t2 = floor.stacks["f1"], floor.stacks["f2"]
+
+        async def broker_restart() -> None:
+            await mid_hand(t1)
+            await asyncio.to_thread(floor.broker.kill)
+            await asyncio.sleep(1.0)
+            await asyncio.to_thread(floor.broker.start)
+
+        async def bridge_cut() -> None:
+            await mid_hand(t2)
+            await floor.relays["f2"].cut(2.0)
+
+        async def service_kill() -> None:
+            await mid_hand(t1)
+            await asyncio.to_thread(floor.service.kill)
+            await mid_hand(t1, 2)
+            floor.service.start()
+
+        async def database_kill() -> None:
+            await mid_hand(t2)
+            name = pg_url.rsplit("/", 1)[1]
+            killed: list[int] = []
+
+            def kill() -> bool:       # the restarted service may not have connected yet
+                killed.append(terminate_backends(name))
+                return killed[-1] >= 1
+            await poll_until(kill, 30, every=0.2)
+
+        await with_faults(floor.play(6), [broker_restart, bridge_cut, service_kill,
+                                          database_kill])
+        await floor.settled()
+        floor.check()
+        replays = [line for line in floor.service.log_path.read_text().splitlines()
+                   if "asking table" in line]
+        print(f"replay requests: {len(replays)}")
