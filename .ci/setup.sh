@@ -95,3 +95,21 @@ ensure_systemd_analyze() {
   command -v systemd-analyze >/dev/null 2>&1 && return 0
   if is_root; then apt_install systemd; else say "systemd-analyze missing: unit checks skipped"; fi
 }
+
+ensure_postgres() {
+  # The floor tests (tests/floor) create and drop their own databases in the PostgreSQL at
+  # 127.0.0.1:5432 (trust authentication for the user postgres), which this project's machines
+  # run as a service. Start it if it is installed but down; otherwise say what is missing.
+  if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then return 0; fi
+  if is_root && command -v service >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    say "starting postgresql"
+    service postgresql start >/dev/null 2>&1 || true
+    for _ in $(seq 1 30); do
+      if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then return 0; fi
+      sleep 1
+    done
+  fi
+  say "PostgreSQL is not reachable at 127.0.0.1:5432: the floor tests need it (Debian:"
+  say "apt-get install postgresql, and trust authentication for the user postgres on 127.0.0.1)"
+  exit 1
+}

@@ -42,6 +42,7 @@ def floor_broker(factory: BrokerFactory, pki: Path) -> Broker:
     """The floor broker: plain listener (the floor service) and TLS (the bridges)."""
     broker = factory(f"""
 {QUEUE}
+log_type notice
 listener {{port:tls}} 127.0.0.1
 cafile {pki}/certs/ca.crt
 certfile {pki}/certs/server.crt
@@ -62,7 +63,7 @@ def bridge_config(table: str, port: int, pki: Path) -> str:
 
 def table_broker(factory: BrokerFactory, table: str, floor_port: int, pki: Path) -> Broker:
     """A table's own broker, bridged to the floor."""
-    return factory(QUEUE + bridge_config(table, floor_port, pki))
+    return factory(QUEUE + "log_type notice\n" + bridge_config(table, floor_port, pki))
 
 
 class FloorProcess:

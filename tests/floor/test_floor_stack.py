@@ -82,20 +82,30 @@ class Floor:
                 work.mkdir()
                 self.stacks[name] = await stack.enter_async_context(open_stack(
                     work, broker.host, broker.port, variant=variant, structure=structure,
-                    stakes=stakes, seed=100 + i, table=name))
+                    stakes=stakes, seed=100 + i, table=name, stacks=(40000,) * 4))
             try:
                 yield
             finally:
                 self.service.stop()
                 remove_pki(self.pki)
 
-    async def play(self, hands: int) -> None:
-        await asyncio.gather(*(self._play(s, hands) for s in self.stacks.values()))
+    async def play(self, until: asyncio.Event, *, least: int = 2, most: int = 25) -> int:
+        """Every table plays hands until ``until`` is set, then one more (at least ``least``,
+        at most ``most``); returns the hands played."""
+        done = await asyncio.gather(*(self._play(s, until, least, most)
+                                      for s in self.stacks.values()))
+        return sum(done)
 
     @staticmethod
-    async def _play(stack: Stack, hands: int) -> None:
-        for _ in range(hands):
+    async def _play(stack: Stack, until: asyncio.Event, least: int, most: int) -> int:
+        hands = 0
+        while hands < most and (hands < least or not until.is_set()):
+            was_set = until.is_set()
             await stack.dealer.play_hand()
+            hands += 1
+            if was_set:
+                break                   # a whole hand after the last fault
+        return hands
 
     async def settled(self, within: float = 60) -> None:
         """Wait until the database holds every journaled event of every table."""
@@ -133,13 +143,16 @@ async def mid_hand(stack: Stack, inputs: int = 4) -> None:
     await poll_until(lambda: stack.inputs_count() >= start + inputs, 60)
 
 
-async def with_faults(play: Coroutine[Any, Any, None],
-                      faults: list[Callable[[], Coroutine[Any, Any, None]]]) -> None:
-    task = asyncio.create_task(play)
+async def with_faults(floor: Floor,
+                      faults: list[Callable[[], Coroutine[Any, Any, None]]]) -> int:
+    """Play while the faults happen one after another; returns the hands played."""
+    over = asyncio.Event()
+    task = asyncio.create_task(floor.play(over))
     try:
         for fault in faults:
             await fault()
-        await task
+        over.set()
+        return await task
     finally:
         if not task.done():
             task.cancel()
@@ -181,10 +194,10 @@ async def test_every_hand_arrives_once_through_every_fault(
                 return killed[-1] >= 1
             await poll_until(kill, 30, every=0.2)
 
-        await with_faults(floor.play(6), [broker_restart, bridge_cut, service_kill,
+        hands = await with_faults(floor, [broker_restart, bridge_cut, service_kill,
                                           database_kill])
         await floor.settled()
         floor.check()
         replays = [line for line in floor.service.log_path.read_text().splitlines()
                    if "asking table" in line]
-        print(f"replay requests: {len(replays)}")
+        print(f"hands {hands}, replay requests: {len(replays)}")

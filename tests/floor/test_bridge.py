@@ -1,0 +1,161 @@
+"""The shipped table-side bridge (``config/mosquitto/bridge.conf``) on real brokers: over TLS,
+only the table's public topics cross, a floor outage loses nothing (the table broker queues),
+and a floor broker whose certificate our CA did not sign gets nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tests.conftest import Broker, BrokerFactory
+from tests.floor.proxy import Relay
+from tests.floor.stack import floor_broker, make_pki, remove_pki, table_broker
+from tests.security.conftest import CONFIG, load_render
+
+
+class Sub:
+    """A paho subscriber that records (topic, payload)."""
+
+    def __init__(self, broker: Broker, topic_filter: str) -> None:
+        self.got: list[tuple[str, bytes]] = []
+        self.cond = threading.Condition()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id=f"sub-{uuid.uuid4().hex[:6]}")
+        self.client.on_message = self._on_message
+        self.client.connect(broker.host, broker.port)
+        self.client.subscribe(topic_filter, qos=1)
+        self.client.loop_start()
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        with self.cond:
+            self.got.append((msg.topic, bytes(msg.payload)))
+            self.cond.notify_all()
+
+    def wait(self, n: int, timeout: float = 20) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: len(self.got) >= n, timeout)
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def publish(broker: Broker, items: list[tuple[str, bytes]]) -> None:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                         client_id=f"pub-{uuid.uuid4().hex[:6]}")
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    for topic, payload in items:
+        client.publish(topic, payload, qos=1).wait_for_publish(10)
+    client.loop_stop()
+    client.disconnect()
+
+
+def wait_bridge(floor: Broker, table: Broker, name: str, timeout: float = 20) -> None:
+    """Wait until the table's bridge is connected: a status it publishes reaches the floor."""
+    sub = Sub(floor, f"poker/v1/tables/{name}/status")
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            publish(table, [(f"poker/v1/tables/{name}/status", b"probe")])
+            if sub.wait(1, timeout=0.5):
+                return
+        raise AssertionError("the bridge did not connect")
+    finally:
+        sub.close()
+
+
+@pytest.fixture
+def pki() -> Iterator[Path]:
+    root = make_pki()
+    yield root
+    remove_pki(root)
+
+
+async def test_only_public_topics_cross_and_an_outage_loses_nothing(
+        mosquitto_factory: BrokerFactory, pki: Path) -> None:
+    floor = floor_broker(mosquitto_factory, pki)
+    async with Relay("127.0.0.1", floor.ports["tls"]) as relay:
+        table = table_broker(mosquitto_factory, "t07", relay.port, pki)
+        sub = Sub(floor, "#")
+        try:
+            first = [("poker/v1/tables/t07/events", f"e{i}".encode()) for i in range(3)]
+            others = [("secure/v1/tables/t07/holecards", b"As Kd"),
+                      ("secure/v1/tables/t07/state", b"secret"),
+                      ("poker/v1/tables/t08/events", b"other table"),
+                      ("poker/v1/tables/t07/cmd/start_hand/dealer-t07", b"{}")]
+            await asyncio.to_thread(publish, table, others + first)
+            assert await asyncio.to_thread(sub.wait, 3)
+            # the floor network goes down; the table goes on publishing
+            await relay.close()
+            during = [("poker/v1/tables/t07/events", f"d{i}".encode()) for i in range(200)]
+            during.append(("poker/v1/tables/t07/state", b"snap"))
+            await asyncio.to_thread(publish, table, during)
+            await asyncio.sleep(1.0)
+            assert sub.got == first
+            await relay.open()
+            assert await asyncio.to_thread(sub.wait, 3 + len(during))
+            await asyncio.sleep(0.5)
+            assert sub.got == first + during       # all of it, once, in order
+        finally:
+            sub.close()
+
+
+def test_a_replay_command_crosses_in_and_its_reply_out(mosquitto_factory: BrokerFactory,
+                                                      pki: Path) -> None:
+    floor = floor_broker(mosquitto_factory, pki)
+    table = table_broker(mosquitto_factory, "t07", floor.ports["tls"], pki)
+    at_table = Sub(table, "poker/v1/tables/t07/cmd/#")
+    at_floor = Sub(floor, "poker/v1/replies/#")
+    try:
+        wait_bridge(floor, table, "t07")
+        time.sleep(0.3)                          # its subscriptions on the floor broker
+        publish(floor, [("poker/v1/tables/t07/cmd/replay/floor-01", b"ask"),
+                        ("poker/v1/tables/t07/cmd/void_hand/floor-01", b"never")])
+        publish(table, [("poker/v1/replies/floor-01/replay", b"answer"),
+                        ("poker/v1/replies/dealer-t07/console", b"private")])
+        assert at_table.wait(1) and at_floor.wait(1)
+        time.sleep(0.5)
+        assert at_table.got == [("poker/v1/tables/t07/cmd/replay/floor-01", b"ask")]
+        assert at_floor.got == [("poker/v1/replies/floor-01/replay", b"answer")]
+    finally:
+        at_table.close()
+        at_floor.close()
+
+
+def test_a_floor_broker_our_ca_did_not_sign_gets_nothing(mosquitto_factory: BrokerFactory,
+                                                         pki: Path) -> None:
+    other = make_pki()
+    try:
+        floor = floor_broker(mosquitto_factory, other)
+        table = table_broker(mosquitto_factory, "t07", floor.ports["tls"], pki)
+        sub = Sub(floor, "#")
+        time.sleep(1.5)
+        publish(table, [("poker/v1/tables/t07/events", b"e1")])
+        assert not sub.wait(1, timeout=3)
+        sub.close()
+    finally:
+        remove_pki(other)
+
+
+def test_the_bridge_template_refuses_bad_values() -> None:
+    render = load_render()
+    text = (CONFIG / "bridge.conf").read_text()
+    with pytest.raises(render.RenderError, match="TABLE"):
+        render.render(text, {"TABLE": "t/07", "FLOOR_HOST": "10.0.0.5", "FLOOR_PORT": "8883"})
+    with pytest.raises(render.RenderError, match="FLOOR_PORT"):
+        render.render(text, {"TABLE": "t07", "FLOOR_HOST": "10.0.0.5", "FLOOR_PORT": "0"})
+    with pytest.raises(render.RenderError, match="no value"):
+        render.render(text, {"TABLE": "t07"})
+    out = render.render(text, {"TABLE": "t07", "FLOOR_HOST": "10.0.0.5", "FLOOR_PORT": "8883"})
+    assert "@" not in "".join(line for line in out.splitlines() if not line.startswith("#"))
+    topic_lines = [line for line in out.splitlines() if line.startswith("topic")]
+    assert len(topic_lines) == 5 and not any("secure" in line for line in topic_lines)
