@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from typing import IO, Any
 import psycopg
 
 from tests.conftest import Broker, BrokerFactory
+from tests.reliability.harness import DaemonProcess
 from tests.security.conftest import CONFIG, give_to_broker_user, load_render, wait_for_listener
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,41 +66,24 @@ def table_broker(factory: BrokerFactory, table: str, floor_port: int, pki: Path)
     return factory(QUEUE + "log_type notice\n" + bridge_config(table, floor_port, pki))
 
 
-class FloorProcess:
+class FloorProcess(DaemonProcess):
     """``python -m tablectl floor run`` as a child; :meth:`kill` is a SIGKILL."""
 
     def __init__(self, broker_port: int, db: str, log: Path, *, user: str,
                  extra: tuple[str, ...] = ()) -> None:
+        super().__init__(Path(), log)
         self.args = [sys.executable, "-m", "tablectl", "--log-level", "info", "floor", "run",
                      "--broker", f"mqtt://127.0.0.1:{broker_port}", "--db", db, "--user", user,
                      *extra]
-        self.log_path = log
-        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        """Start the service (the previous one must be dead)."""
         log: IO[bytes] = self.log_path.open("ab")
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         self.proc = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT,
                                      cwd=ROOT, env=env)
         log.close()
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def log_tail(self, n: int = 40) -> str:
-        if not self.log_path.exists():
-            return ""
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        self.starts += 1
 
 
 def db_rows(url: str, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
