@@ -23,6 +23,8 @@ CASES = [
      ["decode_frames_per_s"]),
     ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30"], ["threads"]),
     ("controller.py", ["--hands", "2", "--runs", "1"], []),
+    ("floor.py", ["--tables", "3,6", "--window", "2", "--real", "1"],
+     ["events_per_s", "lag_p99_ms", "lost", "doubled"]),
     ("engine.py", ["--hands", "5", "--repeats", "1", "--evals", "200"],
      ["engine_hands_per_s", "eval_per_s"]),
     ("evaluate.py", ["--repeats", "1", "--scale", "0.01"], ["cross_check_disagreements"]),
