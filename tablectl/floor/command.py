@@ -156,6 +156,33 @@ def _hands(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- floor export -------------------------------------------------------------------------
+
+def _export(args: argparse.Namespace) -> int:
+    from tablectl.floor.export import write_phh
+    from tablectl.floor.pg import PgStore
+
+    store = PgStore(args.db)
+    try:
+        hands = store.stored_hands(table=args.table, since=args.since, limit=args.limit)
+    except StoreUnavailableError as exc:
+        return _fail(str(exc), 1)
+    finally:
+        store.close()
+    written = failed = 0
+    try:
+        for result in write_phh(hands, Path(args.out)):
+            if result.path is not None:
+                written += 1
+            else:
+                failed += 1
+                sys.stderr.write(f"tablectl floor export: {result.hand}: {result.error}\n")
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}", 1)
+    _say(f"{written} hand(s) written to {args.out}" + (f", {failed} not" if failed else ""))
+    return 1 if failed else 0
+
+
 def add_floor(sub: _Subparsers) -> None:
     """Register ``tablectl floor`` and its subcommands."""
     p = sub.add_parser("floor", help="the card room floor: every table's hands in PostgreSQL")
@@ -195,6 +222,18 @@ def add_floor(sub: _Subparsers) -> None:
     hands.add_argument("--limit", type=int, default=1000)
     hands.add_argument("--json", action="store_true", help="one JSON object per line")
     hands.set_defaults(handler=_guard(_hands))
+
+    export = inner.add_parser(
+        "export", help="write recorded settled hands as PHH files",
+        description="Rebuilds each settled hand through the rules engine from its public "
+                    "events (hole cards nobody showed are unknown: ????) and writes one .phh "
+                    "file per hand. Exit 1 if any hand could not be rebuilt.")
+    export.add_argument("--db", required=True, type=_check_db, metavar="URL")
+    export.add_argument("--out", required=True, metavar="DIR")
+    export.add_argument("--table", help="only this table")
+    export.add_argument("--since", type=_since, metavar="TIME")
+    export.add_argument("--limit", type=int, default=100000)
+    export.set_defaults(handler=_guard(_export))
 
 
 def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -31,6 +31,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from tablectl.floor.export import StoredHand
 from tablectl.floor.fold import StreamState, advance
 from tablectl.floor.model import (
     ActionRow,
@@ -333,6 +334,39 @@ class PgStore:
         return [HandSummary(id=r[0], table=r[1], name=r[2], number=r[3], game=r[4],
                             started_at=r[5], ended_at=r[6], result=r[7], pot=r[8],
                             winners=tuple(r[9]), flags=tuple(r[10])) for r in rows]
+
+    def stored_hands(self, *, table: str | None = None, since: datetime | None = None,
+                     limit: int = 1000) -> list[StoredHand]:
+        """Settled hands with their events, oldest first (for ``floor export``).
+
+        A hand is read from its own stream, from its ``hand_started`` to its ``hand_ended``;
+        a hand a daemon restart split over two epochs comes without its end, and the export
+        reports it instead of writing it.
+        """
+        conn = self.connect()
+        out = []
+        try:
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT id, table_id, epoch, seq, number, game, stakes, started_at, "
+                    "ended_at FROM hands WHERE result = 'settled' AND (%(t)s::text IS NULL OR "
+                    "table_id = %(t)s) AND (%(s)s::timestamptz IS NULL OR started_at >= %(s)s) "
+                    "ORDER BY started_at, id LIMIT %(n)s",
+                    {"t": table, "s": since, "n": limit}).fetchall()
+                for hid, tid, epoch, seq, number, game, stakes, started, ended in rows:
+                    events = []
+                    for etype, data, ts in conn.execute(
+                            "SELECT type, data, ts FROM events WHERE table_id = %s AND "
+                            "epoch = %s AND seq >= %s AND seq < %s ORDER BY seq",
+                            (tid, epoch, seq, seq + 5000)).fetchall():
+                        events.append((etype, data, ts))
+                        if etype == "hand_ended":
+                            break
+                    out.append(StoredHand(hid, tid, number, game, stakes, started, ended,
+                                          events))
+        except psycopg.OperationalError as exc:
+            raise self._lost(exc) from exc
+        return out
 
     def counts(self) -> dict[str, int]:
         """Rows per table of the history (for tests and status lines)."""

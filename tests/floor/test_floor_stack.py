@@ -13,6 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import subprocess
+import sys
+import tomllib
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from tests.conftest import Broker, BrokerFactory
 from tests.floor.conftest import terminate_backends
 from tests.floor.proxy import Relay
 from tests.floor.stack import (
+    ROOT,
     FloorProcess,
     db_rows,
     floor_broker,
@@ -137,6 +141,39 @@ class Floor:
             assert winners == awards
 
 
+    def check_export(self) -> None:
+        """``floor export`` writes every settled hand; each has the actions and finishing
+        stacks of the daemon's own PHH export, with the cards nobody showed unknown."""
+        out = self.tmp / "phh-floor"
+        run = subprocess.run([sys.executable, "-m", "tablectl", "floor", "export", "--db",
+                              self.db, "--out", str(out)], capture_output=True, text=True,
+                             timeout=120, check=False, cwd=ROOT)
+        assert run.returncode == 0, run.stderr
+        for table, stack in self.stacks.items():
+            mine = self.tmp / f"phh-{table}"
+            daemon = subprocess.run([sys.executable, "-m", "tablectl", "history", "export",
+                                     "--config", str(stack.config_path), "--out", str(mine)],
+                                    capture_output=True, text=True, timeout=120, check=False,
+                                    cwd=ROOT)
+            assert daemon.returncode == 0, daemon.stderr
+            theirs = sorted(mine.glob("*.phh"))
+            assert theirs and len(theirs) == len(list(out.glob(f"{table}-*.phh")))
+            for path in theirs:
+                want = tomllib.loads(path.read_text())
+                got = tomllib.loads((out / f"{table}-{path.name}").read_text())
+                assert got["finishing_stacks"] == want["finishing_stacks"]
+                assert [masked(a) for a in got["actions"]] == [masked(a) for a in
+                                                               want["actions"]]
+
+
+def masked(action: str) -> str:
+    """A PHH action with its hole cards hidden (the floor knows only the shown ones)."""
+    parts = action.split(" ")
+    if parts[:2] == ["d", "dh"]:
+        return " ".join(parts[:3])
+    return action
+
+
 async def mid_hand(stack: Stack, inputs: int = 4) -> None:
     """Return once the table has taken ``inputs`` more inputs (the hand is under way)."""
     start = stack.inputs_count()
@@ -198,6 +235,7 @@ async def test_every_hand_arrives_once_through_every_fault(
                                           database_kill])
         await floor.settled()
         floor.check()
+        floor.check_export()
         replays = [line for line in floor.service.log_path.read_text().splitlines()
                    if "asking table" in line]
         print(f"hands {hands}, replay requests: {len(replays)}")
