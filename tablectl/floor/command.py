@@ -183,6 +183,37 @@ def _export(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# ---- floor web ----------------------------------------------------------------------------
+
+def _web(args: argparse.Namespace) -> int:
+    import dataclasses
+    import secrets
+
+    from tablectl.floor.web import FloorPage
+    from tablectl.publish.mqtt import MqttPublisher
+
+    broker = mqtt_settings(args.broker, user=f"floor-web-{secrets.token_hex(3)}",
+                           credentials=Path(args.credentials) if args.credentials else None,
+                           cafile=Path(args.cafile) if args.cafile else None)
+    broker = dataclasses.replace(broker, session_expiry=0)   # the retained state rebuilds it
+
+    async def main() -> None:
+        async with MqttPublisher(broker, wait_connected=False) as client:
+            page = FloorPage(client)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, page.stop)
+            _LOGGER.info("floor: page on http://%s:%d/ for %s", args.host, args.port,
+                         args.broker)
+            await page.run(host=args.host, port=args.port)
+
+    try:
+        asyncio.run(main())
+    except (PublishError, OSError) as exc:
+        return _fail(str(exc), 1)
+    return 0
+
+
 def add_floor(sub: _Subparsers) -> None:
     """Register ``tablectl floor`` and its subcommands."""
     p = sub.add_parser("floor", help="the card room floor: every table's hands in PostgreSQL")
@@ -234,6 +265,15 @@ def add_floor(sub: _Subparsers) -> None:
     export.add_argument("--since", type=_since, metavar="TIME")
     export.add_argument("--limit", type=int, default=100000)
     export.set_defaults(handler=_guard(_export))
+
+    web = inner.add_parser("web", help="the floor page: every table live (read-only)")
+    web.add_argument("--broker", required=True, type=_check_broker, metavar="URL")
+    web.add_argument("--credentials", metavar="FILE",
+                     help="TOML file with username and password (a display user)")
+    web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
+    web.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8090, help="listen port (default 8090)")
+    web.set_defaults(handler=_guard(_web))
 
 
 def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -146,7 +146,7 @@ class PgStore:
         """See :meth:`tablectl.floor.store.Store.ingest`."""
         conn = self.connect()
         try:
-            with conn.transaction():
+            with conn.transaction(), conn.pipeline():
                 return self._ingest(conn, events, snapshots)
         except (psycopg.OperationalError, psycopg.errors.AdminShutdown) as exc:
             raise self._lost(exc) from exc
@@ -164,13 +164,19 @@ class PgStore:
         table_ids = sorted({k[0] for k in keys})
         cur.executemany("INSERT INTO tables (id) VALUES (%s) ON CONFLICT (id) DO UPDATE "
                         "SET last_seen = now()", [(t,) for t in table_ids])
-        for snap in sorted(snapshots, key=lambda s: (s.table, s.seq)):
+        latest: dict[str, FloorSnapshot] = {}
+        for snap in snapshots:           # only a table's newest snapshot of the batch counts
+            prev = latest.get(snap.table)
+            if prev is None or prev.epoch != snap.epoch or snap.seq >= prev.seq:
+                latest[snap.table] = snap
+        updates_t = []
+        for snap in sorted(latest.values(), key=lambda s: s.table):
             game, stakes = table_info(snap)
-            cur.execute("UPDATE tables SET epoch = %s, game = coalesce(%s, game), "
+            updates_t.append((snap.epoch, _j(game), _j(stakes), Jsonb(dict(snap.data)),
+                              snap.seq, snap.ts, snap.table))
+        cur.executemany("UPDATE tables SET epoch = %s, game = coalesce(%s, game), "
                         "stakes = coalesce(%s, stakes), snapshot = %s, snapshot_seq = %s, "
-                        "snapshot_at = %s WHERE id = %s",
-                        (snap.epoch, _j(game), _j(stakes), Jsonb(dict(snap.data)), snap.seq,
-                         snap.ts, snap.table))
+                        "snapshot_at = %s WHERE id = %s", updates_t)
         self._create_streams(cur, keys)
         cur.execute(
             "SELECT s.table_id, s.epoch, s.applied, s.max_seen, s.state, t.game, t.stakes "
@@ -219,18 +225,17 @@ class PgStore:
 
     @staticmethod
     def _create_streams(cur: psycopg.Cursor[Any], keys: Sequence[tuple[str, str]]) -> None:
-        """Insert the streams not there yet; a new one carries its table's open hand."""
+        """Insert the streams not there yet, in one statement; a new one carries its table's
+        open hand over (the JSON of ``StreamState.carried``: nothing applied, the hand of
+        the table's newest stream)."""
         cur.execute(
-            "SELECT k.t, k.e FROM unnest(%s::text[], %s::text[]) AS k(t, e) "
-            "WHERE NOT EXISTS (SELECT 1 FROM streams s WHERE s.table_id = k.t "
-            "AND s.epoch = k.e)", ([k[0] for k in keys], [k[1] for k in keys]))
-        for table, epoch in cur.fetchall():
-            cur.execute("SELECT state FROM streams WHERE table_id = %s ORDER BY created DESC "
-                        "LIMIT 1", (table,))
-            prev = cur.fetchone()
-            carried = StreamState.carried(StreamState.from_json(prev[0]) if prev else None)
-            cur.execute("INSERT INTO streams (table_id, epoch, state) VALUES (%s, %s, %s) "
-                        "ON CONFLICT DO NOTHING", (table, epoch, Jsonb(carried.to_json())))
+            "INSERT INTO streams (table_id, epoch, state) "
+            "SELECT k.t, k.e, jsonb_build_object('applied', 0, 'hand', (SELECT s.state->'hand' "
+            "FROM streams s WHERE s.table_id = k.t ORDER BY s.created DESC LIMIT 1)) "
+            "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS k(t, e, n) "
+            "WHERE NOT EXISTS (SELECT 1 FROM streams s WHERE s.table_id = k.t AND s.epoch = k.e)"
+            " ORDER BY k.t, k.e ON CONFLICT DO NOTHING",
+            ([k[0] for k in keys], [k[1] for k in keys]))
 
     @staticmethod
     def _waiting(cur: psycopg.Cursor[Any], key: tuple[str, str], applied: int

@@ -120,3 +120,17 @@ def test_an_unreachable_database_is_a_clear_error() -> None:
     store = PgStore("postgresql://postgres@127.0.0.1:1/nowhere", connect_timeout=1)
     with pytest.raises(StoreUnavailableError, match="database unavailable"):
         store.ingest(EVENTS[:1])
+
+
+def test_a_new_epoch_continues_the_hand_under_way(pg_url: str) -> None:
+    events = stream("t01", 1, 1)
+    rest = [{**b, "epoch": "j2-1", "seq": i + 1} for i, b in enumerate(events[10:])]
+    store = PgStore(pg_url)
+    try:
+        store.ingest(events_of(events[:10]), SNAPS)
+        store.ingest(events_of(rest))
+        (hand,) = store.hands()
+        assert (hand.result, hand.pot) == ("settled", 400)
+        assert store.counts()["actions"] == 8 and not store.gaps()
+    finally:
+        store.close()

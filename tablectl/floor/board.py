@@ -1,0 +1,127 @@
+"""What the floor page shows: every table live, folded from the MQTT API (sans-IO).
+
+:class:`FloorBoard` takes each table's retained snapshot (``state``), its birth/LWT
+(``status``) and the floor service's flags, and keeps one line per table: game, stakes, hand
+number, phase, pot, players, the controller's link, each reader's status and the error states
+waiting for a person. A snapshot of an older epoch than the one shown, or a late LWT of an older
+run, is ignored (docs/mqtt.md §4); the epoch is compared only for equality with the last one
+seen, so a new run of any kind (a number or a journal id) replaces the view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+MAX_FLAGS: Final = 50
+
+
+@dataclass(slots=True)
+class TableLine:
+    """One table on the floor page."""
+
+    table: str
+    epoch: str | None = None
+    seq: int = -1
+    online: bool | None = None
+    snapshot: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The line as the page draws it."""
+        d = self.snapshot
+        game = _obj(d.get("game"))
+        stakes = _obj(d.get("stakes"))
+        hand = _obj(d.get("hand"))
+        seats = [s for s in d.get("seats", []) if isinstance(s, dict)]
+        players = [{"seat": s.get("seat"), "name": s.get("name"), "stack": s.get("stack"),
+                    "status": s.get("status")} for s in seats if s.get("status") != "empty"]
+        pots = [p for p in d.get("pots", []) if isinstance(p, dict)]
+        bets = sum(int(s.get("bet", 0) or 0) for s in seats)
+        devices = [{"name": x.get("name"), "status": x.get("status")}
+                   for x in d.get("devices", []) if isinstance(x, dict)]
+        errors = [{"code": e.get("code"), "message": e.get("message"), "since": e.get("since")}
+                  for e in d.get("errors", []) if isinstance(e, dict)]
+        return {"table": self.table, "epoch": self.epoch,
+                "controller": ("online" if self.online else "offline")
+                if self.online is not None else "unknown",
+                "game": game.get("label") or game.get("variant"),
+                "stakes": _stakes(stakes), "hand": hand.get("number") if hand else None,
+                "phase": d.get("phase"), "street": d.get("street"),
+                "pot": sum(int(p.get("amount", 0) or 0) for p in pots) + bets,
+                "players": players, "readers": devices, "errors": errors}
+
+
+def _obj(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _stakes(s: Mapping[str, Any]) -> str:
+    unit = int(s.get("units_per_currency", 1) or 1)
+    cur = str(s.get("currency", "") or "")
+
+    def money(v: Any) -> str:
+        amount = int(v or 0) / unit
+        return f"{amount:g}"
+    if s.get("big_blind"):
+        text = f"{money(s.get('small_blind'))}/{money(s.get('big_blind'))}"
+    elif s.get("small_bet"):
+        text = f"{money(s.get('small_bet'))}/{money(s.get('big_bet'))}"
+    else:
+        return ""
+    if s.get("ante"):
+        text += f" ante {money(s.get('ante'))}"
+    return f"{text} {cur}".strip()
+
+
+class FloorBoard:
+    """Every table's line and the latest flags (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, TableLine] = {}
+        self.flags: list[dict[str, Any]] = []
+
+    def on_message(self, topic: str, payload: bytes) -> bool:
+        """Fold one message in; True when the view changed."""
+        levels = topic.split("/")
+        try:
+            body = json.loads(payload) if payload else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return False
+        if not isinstance(body, dict):
+            return False
+        if levels[-1] == "flags":
+            self.flags = [body, *self.flags][:MAX_FLAGS]
+            return True
+        if len(levels) != 5 or levels[2] != "tables":
+            return False
+        line = self.tables.setdefault(levels[3], TableLine(levels[3]))
+        epoch = body.get("epoch")
+        epoch_text = None if epoch is None else str(epoch)
+        if levels[4] == "state":
+            data = body.get("data")
+            seq = body.get("seq")
+            if not isinstance(data, dict) or not isinstance(seq, int):
+                return False
+            if epoch_text == line.epoch and seq < line.seq:
+                return False                      # an older snapshot of the same run
+            line.epoch, line.seq, line.snapshot = epoch_text, seq, data
+            return True
+        if levels[4] == "status":
+            online = body.get("state") == "online"
+            if not online and line.epoch is not None and epoch_text != line.epoch:
+                return False                      # a late LWT of an earlier run
+            line.online = online
+            if online and epoch_text != line.epoch:
+                line.epoch, line.seq = epoch_text, -1
+            return True
+        return False
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole page's data."""
+        return {"tables": [self.tables[t].to_json() for t in sorted(self.tables)],
+                "flags": self.flags}
+
+
+__all__ = ["FloorBoard", "TableLine"]
