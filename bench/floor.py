@@ -66,7 +66,13 @@ from tests.floor.stack import (  # noqa: E402
     make_pki,
     remove_pki,
 )
-from tests.reliability.harness import AUDITOR, VARIANTS, open_stack, poll_until  # noqa: E402
+from tests.reliability.harness import (  # noqa: E402
+    AUDITOR,
+    DEALER,
+    VARIANTS,
+    open_stack,
+    poll_until,
+)
 from tests.security.conftest import wait_for_listener  # noqa: E402
 
 EDGE_TABLES = 250
@@ -226,7 +232,7 @@ def pct(values: list[float], q: float) -> float:
 
 async def run_level(n: int, args: argparse.Namespace, edges: list[Broker], *,
                     script: list[tuple[str, dict[str, Any]]], recorder: Recorder,
-                    db: str, service: FloorProcess) -> dict[str, Any]:
+                    db: str, services: list[FloorProcess]) -> dict[str, Any]:
     light = n - args.real
     names = [f"n{n}-{i:04d}" for i in range(light)]
     groups = [names[i::len(edges)] for i in range(len(edges))]
@@ -234,17 +240,17 @@ async def run_level(n: int, args: argparse.Namespace, edges: list[Broker], *,
             for i, g in enumerate(groups) if g]
     recorder.mqtt_lag.clear()
     like = f"n{n}-%"
-    assert service.proc is not None
+    pids = [s.proc.pid for s in services if s.proc is not None]
     for p in pubs:
         p.thread.start()
     await asyncio.sleep(min(5.0, args.window / 4))          # warm up
     start = datetime.now(UTC)
     count0 = db_rows(db, "SELECT count(*) FROM events")[0][0]
     rows0 = total_rows(db)
-    cpu0, t0 = cpu_seconds(service.proc.pid), time.monotonic()
+    cpu0, t0 = sum(map(cpu_seconds, pids)), time.monotonic()
     await asyncio.sleep(args.window)
     elapsed = time.monotonic() - t0
-    cpu = cpu_seconds(service.proc.pid) - cpu0
+    cpu = sum(map(cpu_seconds, pids)) - cpu0
     count1 = db_rows(db, "SELECT count(*) FROM events")[0][0]
     rows1 = total_rows(db)
     for p in pubs:
@@ -296,6 +302,10 @@ async def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     wait_for_listener("127.0.0.1", tls_port, floor)
     service = FloorProcess(floor.port, db, work / "floor.log", user=AUDITOR)
     service.start()
+    others = [FloorProcess(floor.port, db, work / f"floor{i}.log", user=user)
+              for i, user in enumerate((DEALER,)[:args.workers - 1])]
+    for other in others:
+        other.start()
     recorder = Recorder(floor.port)
     brokers: list[Broker] = [floor]
     try:
@@ -328,17 +338,20 @@ async def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 raise RuntimeError("nothing recorded from the real tables")
             players = [asyncio.create_task(play(s)) for s in stacks]
             levels = [await run_level(n, args, edges, script=script, recorder=recorder,
-                                      db=db, service=service) for n in args.tables]
+                                      db=db, services=[service, *others])
+                      for n in args.tables]
             stop.set()
             await asyncio.wait(players, timeout=60)
     finally:
         recorder.close()
         service.stop()
+        for other in others:
+            other.stop()
         for b in reversed(brokers):
             b.stop()
         drop_database(db_name)
         remove_pki(pki)
-    return {"levels": levels, "recorded_messages": len(script)}
+    return {"levels": levels, "recorded_messages": len(script), "workers": args.workers}
 
 
 def main() -> None:
@@ -349,6 +362,8 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=2.0,
                         help="mean seconds between two events of one light table")
     parser.add_argument("--real", type=int, default=2, help="real daemons")
+    parser.add_argument("--workers", type=int, default=1, choices=(1, 2),
+                        help="floor service workers sharing the tables")
     args = parser.parse_args()
     if args.real < 1 or min(args.tables) <= args.real:
         parser.error("--real must be at least 1 and below every table count")
@@ -360,7 +375,8 @@ def main() -> None:
               f"{level['mqtt_p99_ms']} ms), {level['rows_per_s']} rows/s, lost "
               f"{level['lost']} doubled {level['doubled']}, "
               f"{level['cpu_ms_per_1000_events']} CPU ms per 1000 events")
-    flat: dict[str, Any] = {"recorded_messages": figures["recorded_messages"]}
+    flat: dict[str, Any] = {"recorded_messages": figures["recorded_messages"],
+                            "workers": figures["workers"]}
     for level in figures["levels"]:
         for key, value in level.items():
             if key != "tables":
