@@ -212,10 +212,9 @@ class PgStore:
         self._create_streams(cur, keys)
         reader = conn.cursor()          # a cursor of its own: cur's results are pipelined
         reader.execute(
-            "SELECT s.table_id, s.epoch, s.applied, s.max_seen, s.state, t.game, t.stakes "
-            "FROM streams s JOIN tables t ON t.id = s.table_id "
+            "SELECT s.table_id, s.epoch, s.applied, s.max_seen, s.state FROM streams s "
             "WHERE (s.table_id, s.epoch) IN (SELECT * FROM unnest(%s::text[], %s::text[])) "
-            "ORDER BY s.table_id, s.epoch FOR UPDATE OF s",
+            "ORDER BY s.table_id, s.epoch FOR UPDATE",
             ([k[0] for k in keys], [k[1] for k in keys]))
         locked = {(r[0], r[1]): r[2:] for r in reader.fetchall()}
         fresh: list[FloorEvent] = []
@@ -231,15 +230,23 @@ class PgStore:
         _bulk_insert(cur, "events", _EVENT_COLUMNS,
                      [(e.table, e.epoch, e.seq, e.type, e.hand, e.ts, Jsonb(dict(e.data)))
                       for e in fresh])
-        rows: list[Row] = []
-        updates = []
+        pendings: dict[tuple[str, str], dict[int, FloorEvent]] = {}
         for key in keys:
-            applied, max_seen, state_json, game, stakes = locked[key]
+            applied, max_seen = locked[key][:2]
             pending = by_stream.get(key, {})
             if max_seen > applied:      # events of earlier batches wait behind a gap
                 pending = {**self._waiting(conn.cursor(), key, applied), **pending}
+            pendings[key] = pending
+        info = self._games(conn, sorted({k[0] for k, p in pendings.items()
+                                         if any(e.type == "hand_started" for e in p.values())}))
+        rows: list[Row] = []
+        updates = []
+        for key in keys:
+            applied, max_seen, state_json = locked[key]
+            pending = pendings[key]
             top = max([max_seen, seen.get(key, 0), *pending])
             state = StreamState.from_json(state_json)
+            game, stakes = info.get(key[0], (None, None))
             step = advance(key, state, pending, max_seen=top, rules=self.rules, game=game,
                            stakes=stakes)
             rows.extend(step.rows)
@@ -268,6 +275,16 @@ class PgStore:
             "WHERE NOT EXISTS (SELECT 1 FROM streams s WHERE s.table_id = k.t AND s.epoch = k.e)"
             " ORDER BY k.t, k.e ON CONFLICT DO NOTHING",
             ([k[0] for k in keys], [k[1] for k in keys]))
+
+    @staticmethod
+    def _games(conn: psycopg.Connection[Any], tables: Sequence[str]
+               ) -> dict[str, tuple[Any, Any]]:
+        """Game and stakes of the tables whose batch starts a hand (the hand row keeps them)."""
+        if not tables:
+            return {}
+        rows = conn.execute("SELECT id, game, stakes FROM tables WHERE id = ANY(%s)",
+                            (list(tables),)).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     @staticmethod
     def _waiting(cur: psycopg.Cursor[Any], key: tuple[str, str], applied: int
