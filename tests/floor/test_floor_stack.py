@@ -20,7 +20,9 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import Broker, BrokerFactory
 from tests.floor.conftest import terminate_backends
@@ -58,6 +60,37 @@ def journal_hands(stack: Stack) -> list[dict[str, Any]]:
     return read_journal(stack.journal_path).hands
 
 
+EVERY_SHOWDOWN = """
+[[rule]]
+name = "any-shown"
+kind = "high_hand"
+minimum = "2c 3d 4h 5s 7c"
+min_dealt_in = 2
+"""
+
+
+class FlagWatcher:
+    """Records the floor's flag messages (re-subscribing after a broker restart)."""
+
+    def __init__(self, port: int) -> None:
+        self.got: set[tuple[str, str, int]] = set()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id="flag-watcher")
+        self.client.reconnect_delay_set(1, 1)
+        self.client.on_connect = lambda c, *_: c.subscribe("poker/v1/floor/flags", qos=1)
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        body = json.loads(msg.payload)
+        self.got.add((body["hand"], body["rule"], body["seat"]))
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
 class Floor:
     """Everything of one test: brokers, relays, tables, the floor service."""
 
@@ -70,7 +103,11 @@ class Floor:
         self.relays: dict[str, Relay] = {}
         self.brokers: dict[str, Broker] = {}
         self.stacks: dict[str, Stack] = {}
-        self.service = FloorProcess(self.broker.port, db, tmp / "floor.log", user=AUDITOR)
+        rules = tmp / "rules.toml"
+        rules.write_text(EVERY_SHOWDOWN)
+        self.service = FloorProcess(self.broker.port, db, tmp / "floor.log", user=AUDITOR,
+                                    extra=("--rules", str(rules)))
+        self.flags = FlagWatcher(self.broker.port)
 
     @contextlib.asynccontextmanager
     async def tables(self, names: tuple[str, ...]) -> AsyncIterator[None]:
@@ -91,6 +128,7 @@ class Floor:
                 yield
             finally:
                 self.service.stop()
+                self.flags.close()
                 remove_pki(self.pki)
 
     async def play(self, until: asyncio.Event, *, least: int = 2, most: int = 25) -> int:
@@ -139,6 +177,14 @@ class Floor:
                               "h.id = w.hand_id WHERE h.table_id = %s", (table,))[0][0]
             awards = sum(len(h.get("results", [])) for h in journal_hands(stack))
             assert winners == awards
+        # every hand shown down qualifies for the test's rule: flagged once in the database,
+        # and announced (not while the floor broker was down)
+        flags = {(h, r, s) for h, r, s in db_rows(self.db, "SELECT hand_id, rule, seat FROM "
+                                                  "flags")}
+        shown = db_rows(self.db, "SELECT count(*) FROM showdowns s JOIN hands h ON h.id = "
+                        "s.hand_id WHERE h.result = 'settled'")[0][0]
+        assert flags and len(flags) == shown
+        assert self.flags.got and self.flags.got <= flags
 
 
     def check_export(self) -> None:
