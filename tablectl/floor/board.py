@@ -94,7 +94,7 @@ class FloorBoard:
         if levels[-1] == "flags":
             self.flags = [body, *self.flags][:MAX_FLAGS]
             return True
-        if len(levels) != 5 or levels[2] != "tables":
+        if len(levels) != 5 or levels[2] != "tables" or levels[4] not in ("state", "status"):
             return False
         line = self.tables.setdefault(levels[3], TableLine(levels[3]))
         epoch = body.get("epoch")

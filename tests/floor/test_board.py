@@ -1,0 +1,61 @@
+"""The floor page's board: snapshots and statuses in, one line per table out; an older
+snapshot and a late will of an earlier run change nothing."""
+
+from __future__ import annotations
+
+import json
+
+from tablectl.floor.board import FloorBoard
+
+
+def snap(epoch: object, seq: int, number: int, errors: int = 0) -> bytes:
+    return json.dumps({"v": 1, "table": "t1", "epoch": epoch, "seq": seq, "type": "snapshot",
+                       "ts": "2026-12-01T20:00:00Z", "hand": number, "data": {
+                           "game": {"label": "No-Limit Hold'em", "variant": "holdem"},
+                           "stakes": {"small_blind": 50, "big_blind": 100, "currency": "EUR",
+                                      "units_per_currency": 100},
+                           "hand": {"id": f"t1-{number}", "number": number},
+                           "phase": "betting", "street": "flop",
+                           "seats": [{"seat": 1, "name": "Ada", "stack": 900, "bet": 50,
+                                      "status": "active"},
+                                     {"seat": 2, "name": "", "stack": 0, "bet": 0,
+                                      "status": "empty"}],
+                           "pots": [{"amount": 200, "eligible": [1]}],
+                           "devices": [{"name": "shoe", "status": "online"}],
+                           "errors": [{"code": "unknown_tag", "message": "x", "since": "t"}]
+                           * errors}}).encode()
+
+
+def status(epoch: object, state: str) -> bytes:
+    return json.dumps({"v": 1, "table": "t1", "state": state, "version": "0.1.0",
+                       "epoch": epoch}).encode()
+
+
+def test_one_line_per_table_from_its_snapshot_and_status() -> None:
+    board = FloorBoard()
+    assert board.on_message("poker/v1/tables/t1/status", status("a-1", "online"))
+    assert board.on_message("poker/v1/tables/t1/state", snap("a-1", 10, 4, errors=1))
+    (line,) = board.to_json()["tables"]
+    assert line == {"table": "t1", "epoch": "a-1", "controller": "online",
+                    "game": "No-Limit Hold'em", "stakes": "0.5/1 EUR", "hand": 4,
+                    "phase": "betting", "street": "flop", "pot": 250,
+                    "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active"}],
+                    "readers": [{"name": "shoe", "status": "online"}],
+                    "errors": [{"code": "unknown_tag", "message": "x", "since": "t"}]}
+    assert not board.on_message("poker/v1/tables/t1/state", snap("a-1", 9, 3))  # older
+    assert board.to_json()["tables"][0]["hand"] == 4
+    # a new run of the daemon: its snapshot replaces the view; the old run's will is late
+    assert board.on_message("poker/v1/tables/t1/state", snap("b-1", 2, 5))
+    assert not board.on_message("poker/v1/tables/t1/status", status("a-1", "offline"))
+    assert board.to_json()["tables"][0]["controller"] == "online"
+    assert board.on_message("poker/v1/tables/t1/status", status("b-1", "offline"))
+    assert board.to_json()["tables"][0]["controller"] == "offline"
+
+
+def test_what_is_not_for_the_board_is_ignored() -> None:
+    board = FloorBoard()
+    assert not board.on_message("poker/v1/tables/t1/state", b"not json")
+    assert not board.on_message("poker/v1/tables/t1/state", b"[1]")
+    assert not board.on_message("poker/v1/tables/t1/events", snap(1, 1, 1))
+    assert not board.on_message("poker/v1/replies/x/y", b"{}")
+    assert board.to_json() == {"tables": [], "flags": []}
