@@ -23,24 +23,33 @@ class FloorInputError(ValueError):
     """A message the floor cannot use (not JSON, a field missing or of the wrong type)."""
 
 
-def epoch_text(value: object) -> str:
-    """An envelope's ``epoch`` as the floor stores it: text, compared only for equality.
+def epoch_text(value: object, journal: object = None) -> str:
+    """An envelope's run as the floor stores it (its "epoch" column): ``journal:epoch`` when
+    the envelope names its journal (docs/mqtt.md: the run is ``(journal, epoch)``), else the
+    epoch alone; text, compared only for equality.
 
-    >>> epoch_text(3), epoch_text("j7f2-3")
-    ('3', 'j7f2-3')
+    >>> epoch_text(3), epoch_text(3, "5f0c2a9e41d3b870"), epoch_text("x-1")
+    ('3', '5f0c2a9e41d3b870:3', 'x-1')
     """
     if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
         raise FloorInputError(f"epoch must be a number or a non-empty string, not {value!r}")
-    return str(value)
+    if journal is None:
+        return str(value)
+    if not isinstance(journal, str) or not journal or ":" in journal:
+        raise FloorInputError(f"journal must be a non-empty string without ':', not "
+                              f"{journal!r}")
+    return f"{journal}:{value}"
 
 
-def epoch_wire(text: str) -> int | str:
-    """The ``epoch`` value to send back to a daemon (``cmd/replay``): as it came.
+def epoch_wire(text: str) -> dict[str, int | str]:
+    """The run's arguments of a ``cmd/replay`` to the daemon: as the envelopes named it.
 
-    >>> epoch_wire("3"), epoch_wire("j7f2-3")
-    (3, 'j7f2-3')
+    >>> epoch_wire("3"), epoch_wire("5f0c2a9e41d3b870:3"), epoch_wire("x-1")
+    ({'epoch': 3}, {'journal': '5f0c2a9e41d3b870', 'epoch': 3}, {'epoch': 'x-1'})
     """
-    return int(text) if text.isdigit() else text
+    journal, sep, epoch = text.rpartition(":")
+    value: int | str = int(epoch) if epoch.isdigit() else epoch
+    return {"journal": journal, "epoch": value} if sep else {"epoch": value}
 
 
 def _object(raw: bytes, what: str) -> dict[str, Any]:
@@ -104,8 +113,9 @@ class FloorEvent:
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], *, table: str | None = None,
-                  what: str = "event") -> FloorEvent:
-        """From an envelope's JSON object (``table`` fills in for replayed events)."""
+                  journal: str | None = None, what: str = "event") -> FloorEvent:
+        """From an envelope's JSON object (``table`` and ``journal`` fill in for replayed
+        events, whose reply names them once)."""
         name = body.get("table", table)
         if not isinstance(name, str) or not name:
             raise FloorInputError(f"{what}: table must be a non-empty string")
@@ -120,7 +130,8 @@ class FloorEvent:
         data = body.get("data", {})
         if not isinstance(data, dict):
             raise FloorInputError(f"{what}: data must be an object")
-        return cls(table=name, epoch=epoch_text(body.get("epoch")),
+        return cls(table=name, epoch=epoch_text(body.get("epoch"),
+                                                body.get("journal", journal)),
                    seq=_int(body, "seq", what, 1), type=etype, ts=_time(body, what),
                    hand=hand, data=data)
 
@@ -155,7 +166,7 @@ class FloorSnapshot:
         data = body.get("data", {})
         if not isinstance(data, dict):
             raise FloorInputError("snapshot: data must be an object")
-        return cls(table=name, epoch=epoch_text(body.get("epoch")),
+        return cls(table=name, epoch=epoch_text(body.get("epoch"), body.get("journal")),
                    seq=_int(body, "seq", "snapshot", 0), ts=_time(body, "snapshot"),
                    data=data)
 

@@ -243,11 +243,13 @@ class FloorService:
         items = data.get("events") if isinstance(data, dict) else None
         if not isinstance(items, list):
             raise FloorInputError("reply: data.events must be a list")
+        journal = data.get("journal") if isinstance(data, dict) else None
         out = []
         for item in items:
             if not isinstance(item, dict):
                 raise FloorInputError("reply: every event must be an object")
-            event = FloorEvent.from_body(item, table=table, what="replayed event")
+            event = FloorEvent.from_body(item, table=table, what="replayed event",
+                                         journal=journal if isinstance(journal, str) else None)
             if event.epoch != epoch:
                 raise FloorInputError(f"reply: epoch {event.epoch} where {epoch} was asked")
             out.append(event)
@@ -301,7 +303,7 @@ class FloorService:
         s = self.settings
         payload = json.dumps({"v": 1, "id": uuid.uuid4().hex,
                               "ts": datetime.now(UTC).isoformat(),
-                              "args": {"epoch": epoch_wire(request.epoch),
+                              "args": {**epoch_wire(request.epoch),
                                        "from_seq": request.from_seq,
                                        "to_seq": request.to_seq}}).encode()
         props = MessageProps(response_topic=s.reply_topic.value,

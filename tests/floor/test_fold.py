@@ -146,3 +146,14 @@ def test_a_bad_beat_is_flagged_only_when_the_rules_say_so() -> None:
     weak.ingest([], [snapshot("t01", 1, 0)])
     weak.ingest(events_of(stream("t01", 1, 1, a=("Ah", "2c"))))   # one hole card plays
     assert weak.rows["flags"] == []
+
+
+def test_two_journals_of_one_table_are_two_histories() -> None:
+    """A fresh journal (a spare computer) starts its epochs at 1 again: the envelopes' journal
+    id keeps its events apart from the old journal's (docs/mqtt.md)."""
+    old = [{**b, "journal": "aaaa"} for b in stream("t01", 1, 1)]
+    new = [{**b, "journal": "bbbb"} for b in stream("t01", 1, 1)]
+    store = MemoryStore()
+    result = store.ingest(events_of(old + new))
+    assert result.applied == len(old) + len(new) and result.duplicates == 0
+    assert sorted(h.id for h in store.hands()) == ["t01:aaaa:1:1", "t01:bbbb:1:1"]
