@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from tablectl.domain.errors import ConfigError
 from tablectl.floor.rules import HouseRules
-from tablectl.floor.service import FloorService, FloorSettings
+from tablectl.floor.service import FloorFailedError, FloorService, FloorSettings
 from tablectl.floor.store import StoreUnavailableError
 from tablectl.publish.errors import PublishError
 
@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except PublishError as exc:
+    except (PublishError, FloorFailedError) as exc:
         return _fail(str(exc), 1)
     finally:
         store.close()

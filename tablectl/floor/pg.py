@@ -21,6 +21,7 @@ the batch is kept, and the next call reconnects.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -165,7 +166,10 @@ class PgStore:
             self._conn = None
 
     def _lost(self, exc: Exception) -> StoreUnavailableError:
-        self.close()
+        """Forget the connection (the next call opens a new one) and say why."""
+        with contextlib.suppress(psycopg.Error):
+            self.close()
+        self._conn = None
         return StoreUnavailableError(f"database connection lost: {_one_line(exc)}")
 
     # ---- ingest -------------------------------------------------------------------------
@@ -177,10 +181,8 @@ class PgStore:
         try:
             with conn.transaction(), conn.pipeline():
                 return self._ingest(conn, events, snapshots)
-        except (psycopg.OperationalError, psycopg.errors.AdminShutdown) as exc:
+        except psycopg.Error as exc:    # lost connection, aborted pipeline, deadlock...
             raise self._lost(exc) from exc
-        except psycopg.errors.DeadlockDetected as exc:   # cannot happen with ordered locks
-            raise StoreUnavailableError(f"deadlock, batch not kept: {exc}") from exc
 
     def _ingest(self, conn: psycopg.Connection[Any], events: Sequence[FloorEvent],
                 snapshots: Sequence[FloorSnapshot]) -> IngestResult:
@@ -357,7 +359,7 @@ class PgStore:
                     "FROM events e WHERE e.table_id = s.table_id AND e.epoch = s.epoch AND "
                     "e.seq > s.applied) FROM streams s WHERE s.max_seen > s.applied "
                     "ORDER BY s.table_id, s.epoch").fetchall()
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:
             raise self._lost(exc) from exc
         return [Gap(t, e, applied + 1, (first - 1) if first is not None else top)
                 for t, e, applied, top, first in rows]

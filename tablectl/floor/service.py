@@ -53,6 +53,10 @@ FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
 _SEP: Final = "\x1f"
 
 
+class FloorFailedError(RuntimeError):
+    """A part of the worker failed; :meth:`FloorService.run` stopped the worker."""
+
+
 class FloorClient(Protocol):
     """What the service needs of its MQTT connection (``MqttPublisher(manual_ack=True)``)."""
 
@@ -157,6 +161,8 @@ class FloorService:
         tasks = [asyncio.create_task(self._read(), name="floor-read"),
                  asyncio.create_task(self._consume(), name="floor-consume"),
                  asyncio.create_task(self._sweep(), name="floor-sweep")]
+        for task in tasks:
+            task.add_done_callback(self._ended)
         try:
             await self._stopping.wait()
         finally:
@@ -164,6 +170,17 @@ class FloorService:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._executor.shutdown(wait=True)
+        failed = [t for t in tasks if not t.cancelled() and t.exception() is not None]
+        if failed:
+            raise FloorFailedError(f"{failed[0].get_name()} failed: "
+                                   f"{failed[0].exception()!r}") from failed[0].exception()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """A part of the worker ended by itself: stop the whole worker (its supervisor
+        restarts it; unacknowledged messages come again)."""
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            _LOGGER.error("floor: %s failed", task.get_name(), exc_info=exc)
+            self.stop()
 
     async def _read(self) -> None:
         async for msg in self.client.messages():
@@ -229,6 +246,8 @@ class FloorService:
     @staticmethod
     def _replayed(msg: IncomingMessage) -> list[FloorEvent]:
         corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
+        _LOGGER.info("floor: replay reply %s (%d bytes)", corr.replace(_SEP, " "),
+                     len(msg.payload))
         table, sep, epoch = corr.partition(_SEP)
         if not sep:
             raise FloorInputError("a reply without our correlation data")
@@ -317,4 +336,5 @@ class FloorService:
                                       qos=1, props=props)
 
 
-__all__ = ["FLAGS_TOPIC", "FloorClient", "FloorService", "FloorSettings", "FloorStats"]
+__all__ = ["FLAGS_TOPIC", "FloorClient", "FloorFailedError", "FloorService", "FloorSettings",
+           "FloorStats"]

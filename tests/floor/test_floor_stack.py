@@ -24,6 +24,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tablectl.journal.records import journal_id_text
 from tests.conftest import Broker, BrokerFactory
 from tests.floor.conftest import terminate_backends
 from tests.floor.proxy import Relay
@@ -42,10 +43,15 @@ EVENTS = "poker/v1/tables/{t}/events"
 
 
 def journal_events(stack: Stack, table: str) -> set[tuple[str, int, str, str]]:
-    from tests.reliability.harness import read_journal
+    """The journal's public events, each named by the run the floor keys on
+    (``journal:epoch``)."""
+    from tests.reliability.harness import journal_rows, read_journal
 
     journal = read_journal(stack.journal_path)
-    return {(str(e), s, t, json.dumps(d, sort_keys=True))
+    ((raw,),) = journal_rows(stack.journal_path,
+                             "SELECT value FROM meta WHERE key = 'journal_id'")
+    jid = journal_id_text(int(raw))
+    return {(f"{jid}:{e}", s, t, json.dumps(d, sort_keys=True))
             for e, s, t, d in journal.events.get(EVENTS.format(t=table), [])}
 
 
@@ -157,8 +163,10 @@ class Floor:
         try:
             await poll_until(complete, within, every=0.5)
         except TimeoutError:
-            raise AssertionError("the floor did not catch up:\n"
-                                 + self.service.log_tail()) from None
+            streams = db_rows(self.db, "SELECT table_id, epoch, applied, max_seen FROM streams")
+            want = {t: len(journal_events(s, t)) for t, s in self.stacks.items()}
+            raise AssertionError(f"the floor did not catch up: streams {streams}, journals "
+                                 f"{want}\n" + self.service.log_tail()) from None
 
     def check(self) -> None:
         """Exactly the journals' events and hands, once each."""
