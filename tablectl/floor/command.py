@@ -13,6 +13,7 @@ import logging
 import signal
 import ssl
 import sys
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,10 +98,16 @@ def _run(args: argparse.Namespace) -> int:
     settings = FloorSettings(user=user, group=args.group, batch_max=args.batch_max,
                              batch_wait=args.batch_wait / 1000, shared=not args.no_share)
     store = PgStore(args.db, rules=rules)
-    try:
-        store.connect()                      # migrations first, and a clear error if down
-    except StoreUnavailableError as exc:
-        return _fail(str(exc), 1)
+    deadline = time.monotonic() + args.db_wait
+    while True:                  # migrations first; a database restarting is waited for
+        try:
+            store.connect()
+            break
+        except StoreUnavailableError as exc:
+            if time.monotonic() >= deadline:
+                return _fail(str(exc), 1)
+            _LOGGER.warning("floor: %s; trying again", exc)
+            time.sleep(1.0)
     broker = mqtt_settings(args.broker, user=user,
                            credentials=Path(args.credentials) if args.credentials else None,
                            cafile=Path(args.cafile) if args.cafile else None)
@@ -240,6 +247,8 @@ def add_floor(sub: _Subparsers) -> None:
     run.add_argument("--batch-max", type=int, default=500, help="messages per transaction")
     run.add_argument("--batch-wait", type=float, default=20.0, metavar="MS",
                      help="how long a batch waits for more messages (default 20 ms)")
+    run.add_argument("--db-wait", type=float, default=30.0, metavar="SECONDS",
+                     help="how long to wait for the database at start (default 30 s)")
     run.add_argument("--no-share", action="store_true",
                      help="a plain subscription (a single worker on a broker without $share)")
     run.set_defaults(handler=_guard(_run))
