@@ -12,17 +12,20 @@ It follows the resync rules of docs/mqtt.md:
 * anything of a new run resets the view: a run is ``(journal, epoch)``
   (``tablectl.publish.runs``), a newer epoch of the journal shown or another journal (a fresh
   journal is a new table history, whatever its epoch); anything of an older run is ignored;
-* ``status`` offline marks the view stale (a late will of an older run is ignored).
+* ``status`` offline marks the view stale (a late will of an older run is ignored), and so
+  does the loss of the follower's own broker connection (:meth:`TableFollower.link`).
 
 :func:`follow_table` runs it on a live broker.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Final
 
 from tablectl.publish import topics
 from tablectl.publish.mqtt import MqttPublisher, MqttSettings
@@ -30,6 +33,9 @@ from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 
 _LOGGER = logging.getLogger(__name__)
+
+LINK_POLL: Final = 0.25
+"""Seconds between looks at the broker connection (a lost link marks the view stale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,7 @@ class TableFollower:
         self._seen: set[int] = set()
         self._recent: tuple[JsonMap, ...] = ()
         self._stale = False
+        self._link_up = True
         self._offline_run: Run | None = None
         self._hand_events: list[JsonMap] = []
         self.hands_ended = 0
@@ -77,7 +84,14 @@ class TableFollower:
     @property
     def view(self) -> TableView:
         """The newest snapshot of the current epoch, the recent events, and the stale flag."""
-        return TableView(self._latest, self._recent, self._stale)
+        return TableView(self._latest, self._recent, self._stale or not self._link_up)
+
+    def link(self, up: bool) -> FollowUpdate:
+        """The follower's own broker connection went up or down (down: the view is stale
+        until it is back; the broker then delivers the retained snapshot again)."""
+        changed = up != self._link_up
+        self._link_up = up
+        return FollowUpdate(changed)
 
     @property
     def run(self) -> Run | None:
@@ -168,8 +182,23 @@ async def follow_table(settings: MqttSettings, table: str, *,
     async with MqttPublisher(settings) as client:
         for flt in follower.filters:
             await client.subscribe(flt)
-        async for msg in client.messages():
-            update = follower.feed(msg.topic.value, msg.payload, now=monotonic())
-            if (update.changed or update.hand_ended is not None) and not await on_update(
-                    follower, update):
-                return
+        watching = asyncio.create_task(_watch_link(client, follower, on_update))
+        try:
+            async for msg in client.messages():
+                update = follower.feed(msg.topic.value, msg.payload, now=monotonic())
+                if (update.changed or update.hand_ended is not None) and not await on_update(
+                        follower, update):
+                    return
+        finally:
+            watching.cancel()
+
+
+async def _watch_link(client: MqttPublisher, follower: TableFollower,
+                      on_update: Callable[[TableFollower, FollowUpdate], Awaitable[bool]]
+                      ) -> None:
+    """Tell the follower when the broker connection goes down or comes back."""
+    while True:
+        update = follower.link(client.connected)
+        if update.changed:
+            await on_update(follower, update)
+        await asyncio.sleep(LINK_POLL)

@@ -183,7 +183,8 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
     head.append(f"   {_str(snap.get('phase'))}", style="dim")
     parts.append(head)
     if view.stale:
-        parts.append(Text("CONTROLLER OFFLINE - what is shown may be out of date",
+        parts.append(Text("CONTROLLER OFFLINE OR NO BROKER LINK - what is shown may be out of "
+                          "date",
                           style="bold white on red"))
     for err in _list(snap.get("errors")):
         e = _map(err)

@@ -136,3 +136,11 @@ def test_old_daemons_without_journal_ids_still_order_by_epoch() -> None:
     assert public(msgs).view()["run"] == {"journal": None, "epoch": 3, "seq": 6}
     follower = terminal(msgs)
     assert follower.run == Run(None, 3) and follower.seq == 6
+
+
+def test_the_terminal_view_is_stale_while_its_own_broker_link_is_down() -> None:
+    follower = terminal(REPORTED)
+    assert not follower.view.stale
+    assert follower.link(False).changed and follower.view.stale
+    assert not follower.link(False).changed
+    assert follower.link(True).changed and not follower.view.stale
