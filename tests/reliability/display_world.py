@@ -1,0 +1,414 @@
+"""The world of the display-truth model test: a real mosquitto, the real table daemon (in
+process, restartable on its journal or on a fresh one), the real web server (``WebServer`` on
+a paho feed, read over HTTP as a page loading gets it) and the terminal follower, each display
+behind its own fault relay that drops, duplicates and delays what the broker delivers.
+
+Everything asynchronous runs on one event loop in a thread of its own; the hypothesis state
+machine calls into it and waits. Nothing here asserts: the test decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tablectl.app import run_daemon
+from tablectl.clock import SystemClock
+from tablectl.config import TableConfig, load_config
+from tablectl.daemon import TableDaemon
+from tablectl.publish.runs import Run
+from tablectl.terminal.check import Shown
+from tablectl.terminal.follow import TableFollower
+from tablectl.web.auth import Users
+from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, table_topics
+from tablectl.web.server import WebServer, WebSettings
+from tests.conftest import Broker
+from tests.controller.helpers import DEALER, Dealer
+from tests.web.test_fresh_journal import DaemonDriver
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = "dt"
+TOPICS = table_topics(TABLE)
+STATE, EVENTS, STATUS = TOPICS
+R = TypeVar("R")
+
+CONFIG = """
+deck = "{root}/config/decks/demo-red.csv"
+button = 1
+[table]
+id = "{table}"
+[game]
+variant = "holdem"
+structure = "no-limit"
+[game.stakes]
+small_blind = 100
+big_blind = 200
+{seats}
+[[sources]]
+kind = "manual"
+name = "shoe"
+[access.roles]
+{dealer} = "dealer"
+[mqtt]
+url = "mqtt://127.0.0.1:{port}"
+[journal]
+path = "{journal}"
+"""
+
+
+def _client(prefix: str) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                         client_id=f"{prefix}-{secrets.token_hex(4)}")
+    client.reconnect_delay_set(min_delay=0.05, max_delay=0.5)
+    return client
+
+
+@dataclass
+class Faults:
+    """What a relay does to the next messages it passes on."""
+
+    drop_events: int = 0
+    drop_state: bool = False
+    duplicate: int = 0
+    hold_state: bool = False
+
+
+class Relay:
+    """A subscriber to the table's topics that hands each message on to ``deliver`` through
+    the faults asked for: drops, duplicates, and snapshots held back and delivered late."""
+
+    def __init__(self, port: int, deliver: Callable[[str, bytes], None], name: str,
+                 on_link: Callable[[bool], None] | None = None) -> None:
+        self._deliver = deliver
+        self._on_link = on_link or (lambda _up: None)
+        self._lock = threading.Lock()
+        self.faults = Faults()
+        self._held: list[tuple[str, bytes]] = []
+        self.last_delivery = time.monotonic()
+        self.up = threading.Event()
+        self._client = _client(f"relay-{name}")
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+        self._client.connect("127.0.0.1", port)
+        self._client.loop_start()
+
+    def _on_connect(self, client: mqtt.Client, *_a: Any) -> None:
+        client.subscribe([(t, 1) for t in TOPICS])
+        self.up.set()
+        self._on_link(True)
+
+    def _on_disconnect(self, *_a: Any) -> None:
+        self.up.clear()
+        self._on_link(False)
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        topic, payload = msg.topic, bytes(msg.payload)
+        with self._lock:
+            f = self.faults
+            if topic == EVENTS and f.drop_events > 0:
+                f.drop_events -= 1
+                return
+            if topic == STATE and f.drop_state:
+                f.drop_state = False
+                return
+            if topic == STATE and f.hold_state:
+                f.hold_state = False
+                self._held.append((topic, payload))
+                return
+            copies = 1
+            if f.duplicate > 0:
+                f.duplicate -= 1
+                copies = 2
+            for _ in range(copies):
+                self._pass(topic, payload)
+
+    def _pass(self, topic: str, payload: bytes) -> None:
+        self.last_delivery = time.monotonic()
+        self._deliver(topic, payload)
+
+    def release_held(self) -> None:
+        """Deliver the held snapshots now: late, after everything that followed them."""
+        with self._lock:
+            held, self._held = self._held, []
+            for topic, payload in held:
+                self._pass(topic, payload)
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+
+class RelayFeed:
+    """A web server ``Feed`` fed by a :class:`Relay` (link changes follow the relay's)."""
+
+    def __init__(self, port: int, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._queue: asyncio.Queue[FeedItem | None] = asyncio.Queue()
+        self.relay = Relay(port, self._message, "web", on_link=lambda up: self._put(
+            LinkChange(LinkState.UP if up else LinkState.DOWN)))
+
+    def _put(self, item: FeedItem | None) -> None:
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        self._put(Message(topic, payload))
+
+    async def __aiter__(self) -> Any:
+        while (item := await self._queue.get()) is not None:
+            yield item
+
+    def close(self) -> None:
+        self.relay.close()
+        self._put(None)
+
+
+class Auditor:
+    """A clean subscriber (no faults): the latest snapshot the daemon published."""
+
+    def __init__(self, port: int) -> None:
+        self._lock = threading.Lock()
+        self.latest: dict[str, Any] | None = None
+        self._client = _client("auditor")
+        self._client.on_connect = lambda c, *a: c.subscribe(STATE, qos=1)
+        self._client.on_message = self._on_message
+        self._client.connect("127.0.0.1", port)
+        self._client.loop_start()
+
+    def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            self.latest = json.loads(msg.payload)
+
+    def snapshot(self) -> dict[str, Any] | None:
+        with self._lock:
+            return self.latest
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+
+class Terminal:
+    """The terminal follower behind its own relay."""
+
+    def __init__(self, port: int) -> None:
+        self._lock = threading.Lock()
+        self.follower = TableFollower(TABLE)
+        self.relay = Relay(port, self._feed, "terminal", on_link=self._link)
+
+    def _link(self, up: bool) -> None:
+        with self._lock:
+            self.follower.link(up)
+
+    def _feed(self, topic: str, payload: bytes) -> None:
+        with self._lock:
+            self.follower.feed(topic, payload, now=time.monotonic())
+
+    def shown(self) -> Shown:
+        with self._lock:
+            f = self.follower
+            view = f.view
+            return Shown(f.run, f.seq if view.snapshot is not None else None, view.snapshot,
+                         not_live=view.stale or view.snapshot is None)
+
+
+@dataclass
+class World:
+    """Everything running for one example of the state machine."""
+
+    broker: Broker
+    tmp: Path
+    loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.new_event_loop)
+    daemon_task: asyncio.Task[None] | None = None
+    daemon: TableDaemon | None = None
+    dealer: Dealer | None = None
+    config: TableConfig | None = None
+    journals: int = 0
+    web: WebServer | None = None
+    web_task: asyncio.Task[None] | None = None
+    web_feed: RelayFeed | None = None
+    web_url: str = ""
+    terminal: Terminal | None = None
+    auditor: Auditor | None = None
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+
+    def __post_init__(self) -> None:
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def call(self, make: Callable[[], Coroutine[Any, Any, R]], timeout: float = 30) -> R:
+        return asyncio.run_coroutine_threadsafe(make(), self.loop).result(timeout)
+
+    # ---- the daemon --------------------------------------------------------------------
+
+    def start_daemon(self, *, fresh: bool) -> None:
+        if fresh or self.config is None:
+            self.journals += 1
+            stacks = {1: 4000 + 100 * self.journals, 2: 3000, 3: 2000 + 50 * self.journals}
+            seats = "\n".join(f'[[seats]]\nnumber = {n}\nname = "P{n}"\nstack = {s}\n'
+                              for n, s in stacks.items())
+            path = self.tmp / f"table-{self.journals}.toml"
+            path.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, dealer=DEALER,
+                                          port=self.broker.port,
+                                          journal=self.tmp / f"j{self.journals}.sqlite"))
+            self.config = load_config(path)
+            self.dealer = None
+        config = self.config
+
+        async def start() -> TableDaemon:
+            ready: asyncio.Future[TableDaemon] = self.loop.create_future()
+            self.daemon_task = asyncio.create_task(run_daemon(
+                config, clock=SystemClock(), sources=[], ready=ready.set_result))
+            return await asyncio.wait_for(ready, 20)
+
+        self.daemon = self.call(start)
+        if self.dealer is None:
+            self.dealer = Dealer(DaemonDriver(self.daemon.controller, daemon=self.daemon),
+                                 self.rng)
+        else:        # the same journal: the controller was rebuilt, the hand goes on
+            driver = self.dealer.d
+            assert isinstance(driver, DaemonDriver)
+            driver.daemon, driver.ctl = self.daemon, self.daemon.controller
+
+    def stop_daemon(self) -> None:
+        task = self.daemon_task
+
+        async def stop() -> None:
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+        self.call(stop)
+        self.daemon_task = self.daemon = None
+
+    def play(self, steps: int) -> None:
+        """``steps`` dealer steps: cards, decisions, and between hands next_hand and
+        start_hand."""
+        dealer = self.dealer
+        assert dealer is not None
+
+        async def go() -> None:
+            for _ in range(steps):
+                if dealer.mirror is None or not dealer.step():
+                    if dealer.mirror is not None:
+                        dealer.d.cmd("next_hand")
+                    dealer.start()
+
+        self.call(go)
+
+    # ---- the displays ------------------------------------------------------------------
+
+    def start_web(self) -> None:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        port = sock.getsockname()[1]
+
+        async def start() -> None:
+            self.web_feed = RelayFeed(self.broker.port, self.loop)
+            self.web = WebServer(WebSettings(table=TABLE), users=Users({}),
+                                 public_feed=self.web_feed)
+            self.web_task = asyncio.create_task(self.web.run(sock=sock))
+
+        self.call(start)
+        self.web_url = f"http://127.0.0.1:{port}"
+
+    def stop_web(self) -> None:
+        web, task, feed = self.web, self.web_task, self.web_feed
+
+        async def stop() -> None:
+            if web is not None:
+                web.stop()
+            if feed is not None:
+                feed.close()
+            if task is not None:
+                await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 10)
+
+        self.call(stop)
+
+    def relays(self) -> list[Relay]:
+        out = [] if self.terminal is None else [self.terminal.relay]
+        return out + ([] if self.web_feed is None else [self.web_feed.relay])
+
+    def page_view(self) -> dict[str, Any]:
+        """The first view a page loading ``/`` gets from ``/events/public``."""
+        with urllib.request.urlopen(self.web_url + "/events/public", timeout=10) as resp:
+            for raw in resp:
+                line = raw.decode().strip()
+                if line.startswith("data: "):
+                    view: dict[str, Any] = json.loads(line[6:])
+                    return view
+        raise AssertionError("no view from the web server")
+
+    @staticmethod
+    def page_shown(view: dict[str, Any]) -> Shown:
+        run = view.get("run") or None
+        return Shown(None if run is None else Run(run["journal"], run["epoch"]),
+                     None if run is None or view.get("snapshot") is None else run["seq"],
+                     view.get("snapshot"),
+                     not_live=bool(view.get("stale") or view.get("resyncing")
+                                   or view.get("snapshot") is None))
+
+    # ---- settling ----------------------------------------------------------------------
+
+    def published_now(self) -> dict[str, Any] | None:
+        """The auditor's latest snapshot, if it is the daemon's current one."""
+        daemon, auditor = self.daemon, self.auditor
+        assert auditor is not None
+        latest = auditor.snapshot()
+        if daemon is None or latest is None:
+            return latest if daemon is None else None
+
+        async def current() -> tuple[Any, ...]:
+            return (daemon.journal.journal_id, daemon.journal.epoch,
+                    json.loads(json.dumps(daemon.public_snapshot())))
+
+        journal, epoch, body = self.call(current)
+        if (latest.get("journal"), latest.get("epoch")) != (journal, epoch):
+            return None
+        if latest.get("data") != body:
+            return None
+        return latest
+
+    def settle(self, timeout: float = 30.0) -> dict[str, Any] | None:
+        """Wait until the daemon's current snapshot is out and the displays' streams have
+        been quiet a moment (held snapshots delivered late first); return that snapshot."""
+        deadline = time.monotonic() + timeout
+        published = None
+        while time.monotonic() < deadline:
+            published = self.published_now()
+            if published is not None or self.daemon is None:
+                break
+            time.sleep(0.05)
+        for relay in self.relays():
+            relay.release_held()
+        while time.monotonic() < deadline:
+            quiet = min((time.monotonic() - r.last_delivery for r in self.relays()),
+                        default=1.0)
+            if quiet >= 0.4:
+                break
+            time.sleep(0.05)
+        return published
+
+    def close(self) -> None:
+        self.stop_web()
+        self.stop_daemon()
+        for closer in (self.auditor, self.terminal.relay if self.terminal else None):
+            if closer is not None:
+                closer.close()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        self.loop.close()
