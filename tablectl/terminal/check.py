@@ -188,12 +188,14 @@ class DisplayCheck:
 
 async def check_table(settings: MqttSettings, check: DisplayCheck, *,
                       on_verdict: Callable[[DisplayCheck, Verdict], Awaitable[bool]],
-                      monotonic: Callable[[], float]) -> None:
+                      monotonic: Callable[[], float],
+                      on_subscribed: Callable[[], None] = lambda: None) -> None:
     """Subscribe to the check's table and call ``on_verdict`` at every snapshot; stop when it
     returns False. Raises what :class:`MqttPublisher` raises on connect."""
     async with MqttPublisher(settings) as client:
         for flt in check.follower.filters:
             await client.subscribe(flt)
+        on_subscribed()
         async for msg in client.messages():
             verdict = check.feed(msg.topic.value, msg.payload, now=monotonic())
             if verdict is not None and not await on_verdict(check, verdict):
@@ -217,7 +219,9 @@ async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
     check = DisplayCheck(table)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            await check_table(settings, check, on_verdict=on_verdict, monotonic=monotonic)
+            await check_table(settings, check, on_verdict=on_verdict, monotonic=monotonic,
+                              on_subscribed=lambda: emit(f"checking table {table}: the view "
+                                                         "against every snapshot"))
     verdicts = check.verdicts
     wrong = sum(v.wrong for v in verdicts)
     emit(f"checked {len(verdicts)} snapshots of table {table}: "

@@ -27,7 +27,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tablectl.app import run_daemon
 from tablectl.clock import SystemClock
-from tablectl.config import TableConfig, load_config
+from tablectl.config import TableConfig
 from tablectl.daemon import TableDaemon
 from tablectl.publish.runs import Run
 from tablectl.terminal.check import Shown
@@ -36,37 +36,14 @@ from tablectl.web.auth import Users
 from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, table_topics
 from tablectl.web.server import WebServer, WebSettings
 from tests.conftest import Broker
-from tests.controller.helpers import DEALER, Dealer
-from tests.web.test_fresh_journal import DaemonDriver
+from tests.controller.helpers import Dealer
+from tests.web.test_fresh_journal import DaemonDriver, write_config
 
-ROOT = Path(__file__).resolve().parents[2]
 TABLE = "dt"
 TOPICS = table_topics(TABLE)
 STATE, EVENTS, STATUS = TOPICS
 R = TypeVar("R")
 
-CONFIG = """
-deck = "{root}/config/decks/demo-red.csv"
-button = 1
-[table]
-id = "{table}"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 100
-big_blind = 200
-{seats}
-[[sources]]
-kind = "manual"
-name = "shoe"
-[access.roles]
-{dealer} = "dealer"
-[mqtt]
-url = "mqtt://127.0.0.1:{port}"
-[journal]
-path = "{journal}"
-"""
 
 
 def _client(prefix: str) -> mqtt.Client:
@@ -257,14 +234,10 @@ class World:
     def start_daemon(self, *, fresh: bool) -> None:
         if fresh or self.config is None:
             self.journals += 1
-            stacks = {1: 4000 + 100 * self.journals, 2: 3000, 3: 2000 + 50 * self.journals}
-            seats = "\n".join(f'[[seats]]\nnumber = {n}\nname = "P{n}"\nstack = {s}\n'
-                              for n, s in stacks.items())
-            path = self.tmp / f"table-{self.journals}.toml"
-            path.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, dealer=DEALER,
-                                          port=self.broker.port,
-                                          journal=self.tmp / f"j{self.journals}.sqlite"))
-            self.config = load_config(path)
+            n = self.journals
+            self.config = write_config(self.tmp, self.broker.port, f"j{n}",
+                                       {1: 4000 + 100 * n, 2: 3000, 3: 2000 + 50 * n},
+                                       table=TABLE, web=False)
             self.dealer = None
         config = self.config
 

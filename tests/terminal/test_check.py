@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from typing import Any
 
 from tablectl.publish.runs import Run
@@ -96,12 +95,13 @@ def _tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[s
 def test_watch_check_across_two_demos_with_fresh_journals(mosquitto: Broker) -> None:
     check = subprocess.Popen(
         [sys.executable, "-m", "tablectl", "watch", "--broker", mosquitto.url, "--table", "d2",
-         "--check", "--hands", "4", "--timeout", "150"],
+         "--check", "--hands", "2", "--timeout", "150"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)  # let it subscribe
+        assert check.stdout is not None
+        assert check.stdout.readline() == "checking table d2: the view against every snapshot\n"
         for seed in ("3", "5"):     # the same table id, a fresh journal each time
-            demo = _tablectl("demo", "--hands", "2", "--seed", seed, "--broker", mosquitto.url,
+            demo = _tablectl("demo", "--hands", "1", "--seed", seed, "--broker", mosquitto.url,
                              "--table", "d2", "--plain")
             assert demo.returncode == 0, demo.stderr[-2000:]
         out, err = check.communicate(timeout=60)
@@ -111,6 +111,7 @@ def test_watch_check_across_two_demos_with_fresh_journals(mosquitto: Broker) -> 
             check.communicate(timeout=10)
     assert check.returncode == 0, (out[-3000:], err[-2000:])
     lines = out.splitlines()
+    assert lines, err[-2000:]
     runs = {m.group(1) for line in lines if (m := re.match(r"ok snapshot (\S+) seq", line))}
     assert len(runs) == 2 and all(r.endswith(":1") for r in runs), runs   # two journals
     assert not [line for line in lines if line.startswith("DIFFERS")]

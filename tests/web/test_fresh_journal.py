@@ -37,7 +37,7 @@ CONFIG = """
 deck = "{root}/config/decks/demo-red.csv"
 button = 1
 [table]
-id = "t01"
+id = "{table}"
 name = "Table One"
 [game]
 variant = "holdem"
@@ -55,18 +55,21 @@ name = "shoe"
 url = "mqtt://127.0.0.1:{port}"
 [journal]
 path = "{journal}"
-[web]
+"""
+WEB = """[web]
 credentials = "web.toml"
 users = "users.toml"
 """
 
 
-def write_config(tmp: Path, port: int, journal: str, stacks: dict[int, int]) -> TableConfig:
+def write_config(tmp: Path, port: int, journal: str, stacks: dict[int, int], *,
+                 table: str = "t01", web: bool = True) -> TableConfig:
+    """A table with a manual source, the journal ``tmp/{journal}.sqlite``, players P1, P2..."""
     seats = "\n".join(f'[[seats]]\nnumber = {n}\nname = "P{n}"\nstack = {s}\n'
                       for n, s in stacks.items())
     path = tmp / f"table-{journal}.toml"
-    path.write_text(CONFIG.format(root=ROOT, seats=seats, dealer=DEALER, port=port,
-                                  journal=tmp / f"{journal}.sqlite"))
+    path.write_text(CONFIG.format(root=ROOT, table=table, seats=seats, dealer=DEALER, port=port,
+                                  journal=tmp / f"{journal}.sqlite") + (WEB if web else ""))
     return load_config(path)
 
 
