@@ -177,6 +177,6 @@ def test_displays_show_the_daemons_snapshot_or_say_they_do_not(tmp_path: Path,
         DisplayTruth,
         # no shrinking: a real broker and daemon do not replay a failing run step for step
         # (the failure names its steps instead)
-        settings=settings(max_examples=3, stateful_step_count=7, deadline=None,
+        settings=settings(max_examples=6, stateful_step_count=8, deadline=None,
                           suppress_health_check=list(HealthCheck),
                           phases=(Phase.explicit, Phase.reuse, Phase.generate)))
