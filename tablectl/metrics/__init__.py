@@ -104,6 +104,7 @@ class TableMetrics:
             "transaction", buckets=COMMIT_BUCKETS, registry=reg)
         self._hands = self.hands.labels(game=game)
         self._pending: dict[int, float] = {}
+        self._read_counters: dict[tuple[str, str], Counter] = {}
         self._pull = _Pull()
         reg.register(self._pull)
 
@@ -133,7 +134,11 @@ class TableMetrics:
                     self._pending[records[-1].id] = started
             else:
                 result = "ignored"
-            self.reads.labels(source=inp.source, result=result).inc()
+            key = (inp.source, result)
+            counter = self._read_counters.get(key)
+            if counter is None:        # labels() checks and locks: once per source and result
+                counter = self._read_counters[key] = self.reads.labels(*key)
+            counter.inc()
         elif isinstance(inp, Command) and outcome.reply is not None:
             reply = outcome.reply
             self.commands.labels(name=inp.name, result="ok" if reply.ok else str(
