@@ -15,8 +15,11 @@ broker), each in one journal transaction:
    and the secure snapshot; replies go straight to the sender's reply topic.
 
 On start the daemon begins a new epoch, restores the controller from the checkpoint of the last
-hand started and replays every input journaled since (the same inputs give the same state),
-then republishes the snapshot and every unacknowledged event. MQTT being down never blocks the
+hand started and replays every input journaled since, each with the decision journaled beside
+it and under the config journaled then (see :mod:`tablectl.controller.decisions`): the replay
+reproduces the live run whatever the config is now. A config that differs from the last one
+journaled is journaled as a ``config`` input and applies from there on. Then the daemon
+republishes the snapshot and every unacknowledged event. MQTT being down never blocks the
 table: events wait in the outbox and go out on reconnect.
 """
 
@@ -35,6 +38,7 @@ from typing import Final
 from tablectl import __version__
 from tablectl.clock import Clock
 from tablectl.controller import HandController
+from tablectl.controller.decisions import decision_of, journaled_reply, same_decision
 from tablectl.controller.inputs import (
     Command,
     ControllerInput,
@@ -42,6 +46,7 @@ from tablectl.controller.inputs import (
     input_to_json,
 )
 from tablectl.controller.outcome import Outcome
+from tablectl.controller.setup_json import ConfigChange, setup_to_json
 from tablectl.controller.table import TableSetup, TableState
 from tablectl.history.recall import recall_hands
 from tablectl.journal import (
@@ -111,6 +116,8 @@ class TableDaemon:
         self.clock = clock
         self.controller = HandController(setup, initial)
         self._initial = initial
+        self._config_seq = 0
+        """the seq of the last ``config`` input journaled (0: none yet)"""
         self._hand: HandRecord | None = None
         self._wake = asyncio.Event()
         self._public_dirty = True
@@ -147,6 +154,7 @@ class TableDaemon:
         self._restore_lost_events(derived)
         _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
                      replayed, extra={"table": self.table})
+        self._journal_config()
         self._public_dirty = self._secure_dirty = True
         self._wake.set()
         return replayed
@@ -161,7 +169,9 @@ class TableDaemon:
         recent = self.journal.last_hands(1)
         after = 0
         state = self._initial
+        setup = self.setup
         self._hand = None
+        self._config_seq = 0
         if recent:
             hand = recent[0].hand
             checkpoint = hand.summary.get("checkpoint")
@@ -170,7 +180,11 @@ class TableDaemon:
                 state = TableState.from_json(checkpoint)
                 after = start_seq - 1
                 self._hand = hand if hand.ended_at is None else None
-        self.controller = HandController.restore(self.setup, state)
+                config_seq = hand.summary.get("config_seq")
+                if isinstance(config_seq, int) and config_seq > 0:
+                    setup = self._journaled_config(config_seq).setup
+                    self._config_seq = config_seq
+        self.controller = HandController.restore(setup, state)
         replayed = 0
         derived: list[tuple[int, NewEvent]] = []
         for record in self.journal.inputs(after_seq=after):
@@ -181,13 +195,40 @@ class TableDaemon:
                               record.seq, exc)
                 continue
             before = self._hand
-            outcome = self.controller.handle(inp)
+            decided = journaled_reply(inp.id, record.decision) if isinstance(
+                inp, Command) else None
+            outcome = self.controller.handle(inp, decided=decided)
+            if not same_decision(record.decision, decision_of(outcome)):
+                _LOGGER.error("table %s: journal input %d was decided %s when it came, %s on "
+                              "replay", self.table, record.seq, record.decision,
+                              decision_of(outcome))
+            if isinstance(inp, ConfigChange):
+                self._config_seq = record.seq
             self._track_hand_rows(outcome, record.seq, replaying=True)
             row = self._hand or before
             if row is not None:
                 derived += [(row.id, e) for e in self._new_events(outcome, row.id)]
             replayed += 1
         return replayed, derived
+
+    def _journaled_config(self, seq: int) -> ConfigChange:
+        record = self.journal.input_at(seq)
+        inp = input_from_json(record.payload)
+        if not isinstance(inp, ConfigChange):
+            raise JournalStateError(f"journal input {seq} is a {record.kind}, not a config")
+        return inp
+
+    def _journal_config(self) -> None:
+        """Journal the config this daemon runs with if it is not the last one journaled:
+        it applies from this input on (the replay before it used the journaled ones)."""
+        if self._config_seq:
+            last = self._journaled_config(self._config_seq)
+            if setup_to_json(last.setup) == setup_to_json(self.setup) and (
+                    last.initial == self._initial):
+                return
+            _LOGGER.info("table %s: the config differs from the one journaled last; it "
+                         "applies from now on", self.table, extra={"table": self.table})
+        self.apply(ConfigChange(setup=self.setup, at=self.clock.now(), initial=self._initial))
 
     def _new_events(self, outcome: Outcome, hand_id: int | None) -> list[NewEvent]:
         """The outbox rows of ``outcome``: public events, then secure ones."""
@@ -209,6 +250,8 @@ class TableDaemon:
         if not recent:
             return
         last = recent[0]
+        if last.inputs and last.inputs[-1].decision is not None:
+            return      # journaled with its events in one transaction: nothing can be missing
         mine = [e for hand_id, e in derived if hand_id == last.hand.id]
         missing: list[NewEvent] = []
         for topic in dict.fromkeys(e.topic for e in mine):
@@ -233,7 +276,7 @@ class TableDaemon:
             if not known:
                 summary: dict[str, JsonValue] = {
                     "hand": started.hand_id, "checkpoint": started.checkpoint.to_json(),
-                    "input_seq": input_seq}
+                    "input_seq": input_seq, "config_seq": self._config_seq}
                 if replaying:
                     # the crash came between journaling the input and opening its hand row
                     last = self.journal.last_hands(1)
@@ -247,7 +290,8 @@ class TableDaemon:
             start_summary = dict(self._hand.summary)
             end_summary: dict[str, JsonValue] = {
                 **ended.summary, "checkpoint": start_summary.get("checkpoint"),
-                "input_seq": start_summary.get("input_seq")}
+                "input_seq": start_summary.get("input_seq"),
+                "config_seq": start_summary.get("config_seq")}
             current = self.journal.current_hand()
             if current is not None and current.id == self._hand.id:
                 self.journal.end_hand(self._hand.id, end_summary)
@@ -277,10 +321,14 @@ class TableDaemon:
         started = time.perf_counter()
         try:
             with self.journal.transaction():
+                # handled first, to journal the decision with the input: both are in this
+                # transaction, so neither is on disk unless everything of the input is
+                outcome = self.controller.handle(inp)
                 record = self.journal.append_input(InputRecord(
                     source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
-                    hand_id=hand_id))
-                outcome = self.controller.handle(inp)
+                    hand_id=hand_id, decision=decision_of(outcome)))
+                if isinstance(inp, ConfigChange):
+                    self._config_seq = record.seq
                 records = self._record(outcome, record.seq)
                 committing = time.perf_counter()
         except JournalError as exc:

@@ -80,6 +80,7 @@ from tablectl.controller.outcome import (
     SnapshotChange,
     Snapshots,
 )
+from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import (
     COMMANDS,
     ActiveError,
@@ -257,8 +258,6 @@ class HandController:
     """
 
     def __init__(self, setup: TableSetup, state: TableState) -> None:
-        self._setup = setup
-        self._stud = setup.game.is_stud
         self._seats: dict[int, SeatState] = {s.seat: s for s in state.seats}
         self._button = state.button
         self._number = state.hand_number
@@ -283,6 +282,13 @@ class HandController:
         # the last outcome's snapshot change while anybody holds it
         self._snaps: Snapshots | None = None
         self._last_change: weakref.ref[SnapshotChange] | None = None
+        self._next_setup: TableSetup | None = None
+        self._adopt(setup)
+
+    def _adopt(self, setup: TableSetup) -> None:
+        self._setup = setup
+        self._stud = setup.game.is_stud
+        self._next_setup = None
         self._game_json: dict[str, JsonValue] = {
             "variant": setup.game.value, "structure": setup.structure.value,
             "preset": setup.preset.value, "label": setup.label}
@@ -377,8 +383,14 @@ class HandController:
 
     # --- the one entry point ---------------------------------------------------------------
 
-    def handle(self, inp: ControllerInput) -> Outcome:
+    def handle(self, inp: ControllerInput, *, decided: Reply | None = None) -> Outcome:
         """Apply one input; return everything it caused. Never raises for a table problem.
+
+        ``decided``: the reply a command got when it was first applied (a journal replay):
+        a refusal is given again without deciding anew, an applied command is executed
+        without the checks that depend on the config (role, permission, age), so a replay
+        under a later config reproduces what was decided (see
+        :mod:`tablectl.controller.decisions`).
 
         Builds no snapshot: the outcome's ``public_changed`` / ``secure_changed`` are settled
         when first read (see :class:`SnapshotChange`). If the last outcome's are still
@@ -400,13 +412,15 @@ class HandController:
             case CardRead():
                 self._on_read(inp, halted_ok=False)
             case Command():
-                reply, duplicate = self._on_command(inp)
+                reply, duplicate = self._on_command(inp, decided)
             case DeviceStatus():
                 self._on_device(inp)
             case TagGone():
                 self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
             case ReadMissed():
                 self._on_missed(inp)
+            case ConfigChange():
+                self._on_config(inp)
         change = SnapshotChange.pending(before, self._current_snapshots)
         self._last_change = weakref.ref(change)
         run = self._run
@@ -705,14 +719,19 @@ class HandController:
 
     # --- commands ----------------------------------------------------------------------------
 
-    def _on_command(self, cmd: Command) -> tuple[Reply, bool]:
+    def _on_command(self, cmd: Command, decided: Reply | None) -> tuple[Reply, bool]:
         key = (cmd.user, cmd.id)
         cached = self._replies_cur.get(key) or self._replies_prev.get(key)
         if cached is not None:
             self._run.log.append(f"command {cmd.id} from {cmd.user} repeated: same reply")
             return cached, True
+        if decided is not None and not decided.ok:
+            self._replies_cur[key] = decided
+            self._run.log.append(f"{cmd.name} from {cmd.user} refused when journaled: "
+                                 f"{decided.code}: {decided.reason}")
+            return decided, False
         try:
-            result = self._execute(cmd)
+            result = self._execute(cmd, admit=decided is None)
             reply = Reply.success(cmd.id, result)
         except _Refused as refusal:
             reply = Reply.failure(cmd.id, refusal.code, refusal.reason)
@@ -721,9 +740,16 @@ class HandController:
         self._replies_cur[key] = reply
         return reply, False
 
-    def _execute(self, cmd: Command) -> dict[str, JsonValue]:
+    def _execute(self, cmd: Command, *, admit: bool = True) -> dict[str, JsonValue]:
         if cmd.name not in COMMANDS:
             raise _Refused(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd.name!r}")
+        if admit:
+            self._admit(cmd)
+        handler = getattr(self, f"_cmd_{cmd.name}")
+        result: dict[str, JsonValue] = handler(cmd, _Args(cmd.args))
+        return result
+
+    def _admit(self, cmd: Command) -> None:
         role = self._setup.roles.get(cmd.user)
         if role is None:
             raise _Refused(ErrorCode.NOT_AUTHORISED, f"user {cmd.user!r} has no role here")
@@ -736,9 +762,6 @@ class HandController:
                 raise _Refused(ErrorCode.STALE_COMMAND,
                                f"sent {age:.1f} s ago (at most "
                                f"{self._setup.max_command_age:g} s)")
-        handler = getattr(self, f"_cmd_{cmd.name}")
-        result: dict[str, JsonValue] = handler(cmd, _Args(cmd.args))
-        return result
 
     def _need_hand(self, what: str) -> Hand:
         if self._hand is None:
@@ -923,6 +946,8 @@ class HandController:
         return {"hand": hand_json, "result": result}
 
     def _clear_hand(self) -> None:
+        if self._next_setup is not None:
+            self._adopt(self._next_setup)
         self._hand = None
         self._hand_id = ""
         self._pre_hand = None
@@ -1104,6 +1129,22 @@ class HandController:
                     {"source": missed.source, "antenna": missed.antenna})
 
     # --- devices -----------------------------------------------------------------------------
+
+    def _on_config(self, change: ConfigChange) -> None:
+        self._run.log.append("config changed")
+        if self._hand is None:
+            self._adopt(change.setup)
+            if self._number == 0 and change.initial is not None:
+                self._seats = {s.seat: s for s in change.initial.seats}
+                self._button = change.initial.button
+            return
+        # the hand in progress keeps its game, stakes and rules; the rest applies now
+        old = self._setup
+        self._setup = replace(change.setup, game=old.game, structure=old.structure,
+                              stakes=old.stakes, preset=old.preset, rules=old.rules,
+                              label=old.label, currency=old.currency,
+                              units_per_currency=old.units_per_currency)
+        self._next_setup = change.setup
 
     def _on_device(self, status: DeviceStatus) -> None:
         old = self._devices.get(status.source)

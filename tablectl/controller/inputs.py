@@ -29,6 +29,7 @@ from enum import StrEnum
 from typing import ClassVar, Final, Self, TypeAlias
 
 from tablectl.controller.errors import CodecError
+from tablectl.controller.setup_json import ConfigChange
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.journal import JsonObject, JsonValue
 from tablectl.journal.records import freeze_json
@@ -410,12 +411,13 @@ class ReadMissed:
             raise CodecError(f"bad read_missed: {exc}") from exc
 
 
-ControllerInput: TypeAlias = CardRead | TagGone | Command | DeviceStatus | ReadMissed
+ControllerInput: TypeAlias = (CardRead | TagGone | Command | DeviceStatus | ReadMissed
+                              | ConfigChange)
 """Everything :meth:`HandController.handle` takes."""
 
 _CLASSES: Final[Mapping[str, type[CardRead] | type[TagGone] | type[Command]
-                        | type[DeviceStatus] | type[ReadMissed]]] = {
-    c.type: c for c in (CardRead, TagGone, Command, DeviceStatus, ReadMissed)}
+                        | type[DeviceStatus] | type[ReadMissed] | type[ConfigChange]]] = {
+    c.type: c for c in (CardRead, TagGone, Command, DeviceStatus, ReadMissed, ConfigChange)}
 
 INPUT_KINDS: Final = tuple(_CLASSES)
 """The ``type`` values of the inputs (what the app journals as ``InputRecord.kind``)."""

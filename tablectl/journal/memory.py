@@ -122,7 +122,8 @@ class MemoryJournal:
             seq=len(self._inputs) + 1, epoch=epoch, at=check_aware(self._clock.now()),
             source=record.source, kind=record.kind,
             payload=load_json(record.payload_json), actor=record.actor,
-            hand_id=record.hand_id)
+            hand_id=record.hand_id,
+            decision=None if record.decision_json is None else load_json(record.decision_json))
         self._inputs.append(stored)
         return stored
 
@@ -130,6 +131,14 @@ class MemoryJournal:
         """Inputs with ``seq > after_seq``."""
         self._live()
         return self._inputs[max(0, after_seq):]
+
+    def input_at(self, seq: int) -> JournalRecord:
+        """The input numbered ``seq`` (see :meth:`Journal.input_at`)."""
+        self._live()
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= len(
+                self._inputs):
+            raise JournalStateError(f"no input {seq!r} in the journal")
+        return self._inputs[seq - 1]
 
     def start_hand(self, number: int | None = None,
                    summary: JsonObject | None = None) -> HandRecord:

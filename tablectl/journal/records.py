@@ -174,6 +174,9 @@ class InputRecord:
         payload: the input as a JSON object.
         actor: who issued it (MQTT username, dealer id), None for devices.
         hand_id: the journal's hand it belongs to (:attr:`HandRecord.id`), None between hands.
+        decision: what was decided about it when it came (a JSON object, the controller's
+            vocabulary: applied, or refused with a code), so that a replay reproduces it
+            instead of deciding again; None for inputs journaled before decisions were.
     """
 
     source: str
@@ -181,8 +184,11 @@ class InputRecord:
     payload: JsonObject
     actor: str | None = None
     hand_id: int | None = None
+    decision: JsonObject | None = None
     payload_json: str = field(init=False, repr=False, compare=False)
     """The payload as the journal stores it (:func:`dump_json`), made once by the check."""
+    decision_json: str | None = field(init=False, repr=False, compare=False)
+    """The decision as the journal stores it, None when there is none."""
 
     def __post_init__(self) -> None:
         _check_name(self.source, "input source")
@@ -191,6 +197,8 @@ class InputRecord:
             _check_name(self.actor, "input actor")
         _check_id(self.hand_id, "input hand_id")
         object.__setattr__(self, "payload_json", dump_json(self.payload, "input payload"))
+        object.__setattr__(self, "decision_json", None if self.decision is None
+                           else dump_json(self.decision, "input decision"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +219,7 @@ class JournalRecord:
     payload: JsonObject
     actor: str | None
     hand_id: int | None
+    decision: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +414,10 @@ class Journal(Protocol):
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
         """All inputs with ``seq > after_seq``, in order."""
+        ...
+
+    def input_at(self, seq: int) -> JournalRecord:
+        """The input numbered ``seq`` (refused when there is none)."""
         ...
 
     def start_hand(self, number: int | None = None,

@@ -11,11 +11,11 @@ success for something that is not on disk.
 Append-only: triggers refuse ``DELETE`` on every table and ``UPDATE`` on inputs; the only
 updates are the outbox's ``published_at``, a hand's end, and an error's clearing.
 
-Tables (schema version 1)::
+Tables (schema version 2)::
 
     meta(key, value)                 -- schema_version, epoch, journal_id
     hands(id, number, epoch, started_at, ended_at, summary)
-    inputs(seq, epoch, at, source, actor, kind, payload, hand_id)
+    inputs(seq, epoch, at, source, actor, kind, payload, hand_id, decision)
     events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)
            UNIQUE(epoch, topic, seq)
     errors(id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, cleared_by)
@@ -23,7 +23,9 @@ Tables (schema version 1)::
 ``journal_id`` is a random number written when the file is created (and on the first open of
 a journal made before it existed): it tells this journal's epochs from another journal's.
 
-Times are ISO 8601 strings of aware UTC datetimes from the injected clock.
+Times are ISO 8601 strings of aware UTC datetimes from the injected clock. Version 2 added
+``inputs.decision`` (what was decided about the input, JSON; NULL in rows written before):
+a version 1 journal is upgraded in place when opened.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ from tablectl.journal.records import (
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_UPGRADES = {1: "ALTER TABLE inputs ADD COLUMN decision TEXT"}
+"""schema version -> the statement that brings a journal of that version to the next one"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -72,7 +76,7 @@ CREATE TABLE IF NOT EXISTS hands(
 CREATE TABLE IF NOT EXISTS inputs(
     seq INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, at TEXT NOT NULL, source TEXT NOT NULL,
     actor TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
-    hand_id INTEGER REFERENCES hands(id));
+    hand_id INTEGER REFERENCES hands(id), decision TEXT);
 CREATE INDEX IF NOT EXISTS inputs_by_hand ON inputs(hand_id, seq);
 CREATE TABLE IF NOT EXISTS events(
     id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL,
@@ -96,7 +100,7 @@ CREATE TRIGGER IF NOT EXISTS errors_no_delete BEFORE DELETE ON errors
     BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
 """
 
-_INPUT_COLS = "seq, epoch, at, source, kind, payload, actor, hand_id"
+_INPUT_COLS = "seq, epoch, at, source, kind, payload, actor, hand_id, decision"
 _EVENT_COLS = "id, epoch, seq, topic, type, payload, hand_id, created_at, published_at"
 _HAND_COLS = "id, number, epoch, started_at, ended_at, summary"
 _ERROR_COLS = ("id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, "
@@ -136,7 +140,8 @@ def _input(row: Row) -> JournalRecord:
     return JournalRecord(seq=_int(row[0]), epoch=_int(row[1]), at=_time(row[2]),
                          source=_str(row[3]), kind=_str(row[4]),
                          payload=load_json(_str(row[5])), actor=_opt_str(row[6]),
-                         hand_id=_opt_int(row[7]))
+                         hand_id=_opt_int(row[7]),
+                         decision=None if row[8] is None else load_json(_str(row[8])))
 
 
 def _event(row: Row) -> EventRecord:
@@ -216,10 +221,17 @@ class SqliteJournal:
             if row is None:
                 conn.execute("INSERT INTO meta VALUES('schema_version', ?)", (SCHEMA_VERSION,))
                 conn.execute("INSERT INTO meta VALUES('epoch', 0)")
-            elif row[0] != SCHEMA_VERSION:
-                conn.execute("ROLLBACK")
-                raise JournalError(f"{spath}: journal schema {row[0]}, expected "
-                                   f"{SCHEMA_VERSION}")
+            else:
+                version = row[0]
+                while version in _UPGRADES:
+                    conn.execute(_UPGRADES[version])
+                    version += 1
+                if version != SCHEMA_VERSION:
+                    conn.execute("ROLLBACK")
+                    raise JournalError(f"{spath}: journal schema {row[0]}, expected "
+                                       f"{SCHEMA_VERSION}")
+                conn.execute("UPDATE meta SET value=? WHERE key='schema_version'",
+                             (SCHEMA_VERSION,))
             # a journal older than journal ids gets its id now (it keeps its epochs)
             conn.execute("INSERT OR IGNORE INTO meta VALUES('journal_id', ?)",
                          (new_journal_id(),))
@@ -437,20 +449,30 @@ class SqliteJournal:
             self._check_hand(conn, record.hand_id)
             at, text = self._stamp()
             cur = conn.execute(
-                "INSERT INTO inputs(epoch, at, source, actor, kind, payload, hand_id) "
-                "VALUES(?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+                "INSERT INTO inputs(epoch, at, source, actor, kind, payload, hand_id, "
+                "decision) VALUES(?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
                 (epoch, text, record.source, record.actor, record.kind, payload,
-                 record.hand_id))
+                 record.hand_id, record.decision_json))
+            decision = record.decision_json
             return JournalRecord(seq=_int(cur.fetchone()[0]), epoch=epoch, at=at,
                                  source=record.source, kind=record.kind,
                                  payload=load_json(payload), actor=record.actor,
-                                 hand_id=record.hand_id)
+                                 hand_id=record.hand_id,
+                                 decision=None if decision is None else load_json(decision))
         return self._write("append_input", do)
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
         """All inputs with ``seq > after_seq``, in order."""
         return self._read(lambda c: [_input(r) for r in c.execute(
             f"SELECT {_INPUT_COLS} FROM inputs WHERE seq > ? ORDER BY seq", (after_seq,))])
+
+    def input_at(self, seq: int) -> JournalRecord:
+        """The input numbered ``seq`` (see :meth:`Journal.input_at`)."""
+        row = self._read(lambda c: c.execute(
+            f"SELECT {_INPUT_COLS} FROM inputs WHERE seq = ?", (seq,)).fetchone())
+        if row is None:
+            raise JournalStateError(f"no input {seq!r} in the journal")
+        return _input(row)
 
     # -- hands ----------------------------------------------------------------------------
 

@@ -274,3 +274,30 @@ def test_a_failed_write_rolls_back_its_whole_transaction_even_when_caught(
         j._conn.execute("PRAGMA max_page_count=1073741823")
         assert (j.inputs(), j.unpublished()) == before
         assert j.append_input(card(4, hand.id)).seq == 2
+
+
+def test_a_version_1_journal_is_upgraded_and_keeps_its_inputs(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    with SqliteJournal.open(path, ManualClock()) as j:
+        j.start_epoch()
+        j.append_input(card(1))
+    # what a version 1 journal is: the same, without inputs.decision
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TRIGGER inputs_append_only; ALTER TABLE inputs DROP COLUMN decision;"
+                       "UPDATE meta SET value=1 WHERE key='schema_version';")
+    conn.close()
+    with SqliteJournal.open(path, ManualClock()) as j:
+        j.start_epoch()
+        old = j.input_at(1)
+        assert (old.payload, old.decision) == ({"i": 1}, None)
+        new = j.append_input(InputRecord(source="shoe", kind="card_read", payload={"i": 2},
+                                         decision={"applied": True}))
+        assert j.input_at(new.seq).decision == {"applied": True}
+        assert [r.decision for r in j.inputs()] == [None, {"applied": True}]
+        assert j.pragma("user_version") == 0
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (2,)
+    conn.close()
+    with SqliteJournal.open(path, ManualClock()) as j, pytest.raises(JournalError,
+                                                                    match="no input 9"):
+        j.input_at(9)
