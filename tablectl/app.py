@@ -23,10 +23,12 @@ from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
 from tablectl.config import SourceKind, TableConfig, parse_config
+from tablectl.config_check import ensure_journal_folder
 from tablectl.controller.table import SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.domain.errors import ConfigError
 from tablectl.game import Stakes
+from tablectl.journal import JournalWriteError
 from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
@@ -350,8 +352,13 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
     clock = clock or SystemClock()
     setup = table_setup(config)
     srcs = build_sources(config, clock) if sources is None else sources
-    config.journal.path.parent.mkdir(parents=True, exist_ok=True)
-    with SqliteJournal.open(config.journal.path, clock) as journal:
+    ensure_journal_folder(config.journal.path)
+    try:
+        journal = SqliteJournal.open(config.journal.path, clock)
+    except JournalWriteError as exc:
+        raise ConfigError([("journal.path", f"cannot open the journal {config.journal.path}: "
+                            f"{exc.reason}")]) from exc
+    with journal:
         placeholder = MemoryPublisher()
         daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock)
         replayed = daemon.recover()

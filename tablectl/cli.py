@@ -89,6 +89,7 @@ def _print_json(obj: object) -> None:
 
 def _config_check(args: argparse.Namespace) -> int:
     from tablectl.config import check_config
+    from tablectl.config_check import findings
 
     failed = 0
     for path in args.files:
@@ -98,9 +99,18 @@ def _config_check(args: argparse.Namespace) -> int:
             print(exc.render(), file=sys.stderr)
             failed += 1
             continue
+        found = findings(cfg)
+        for finding in found:
+            print(finding.render(path), file=sys.stderr)
+        errors = sum(f.level == "error" for f in found)
+        if errors:
+            failed += 1
+            continue
+        warned = f", {len(found)} warning{'s' * (len(found) != 1)}" if found else ""
         print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
               f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
-              f"{len(cfg.seats)} seats, {len(cfg.sources)} sources)")
+              f"{len(cfg.seats)} seats, {len(cfg.sources)} source"
+              f"{'s' * (len(cfg.sources) != 1)}{warned})")
     return 2 if failed else 0
 
 
@@ -376,6 +386,9 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(Path(args.config), overrides=overrides)
     try:
         run_on_fast_loop(run_daemon(config))
+    except ConfigError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 2
     except TablectlError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 1

@@ -115,6 +115,12 @@ class GameSection(_Model):
                 "stakes: " + ", ".join(missing) + f" must be set for {self.structure.value} "
                 f"{self.variant.value}"
             )
+        if s.small_blind > s.big_blind > 0:
+            raise ValueError(f"stakes: the small blind ({s.small_blind}) is larger than the "
+                             f"big blind ({s.big_blind})")
+        if s.small_bet > s.big_bet > 0:
+            raise ValueError(f"stakes: the small bet ({s.small_bet}) is larger than the big "
+                             f"bet ({s.big_bet})")
         return self
 
 

@@ -1,0 +1,125 @@
+"""Is a valid config workable on this machine? What ``tablectl config check`` adds to parsing.
+
+:func:`tablectl.config.load_config` refuses a config that is not well formed. A well-formed
+config can still not work: a credentials file that does not exist, a journal folder that
+cannot be created, nobody with a role (every command is refused ``not_authorised``), a web
+server nobody can log in to. :func:`findings` names each such problem, as an **error** (the
+table cannot work: ``config check`` exits 2) or a **warning** (it works, but probably not as
+meant), each with what to do about it.
+
+>>> Finding("error", "access.roles", "no roles").render("t.toml")
+'t.toml: error: access.roles: no roles'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tablectl.config import SourceKind, TableConfig
+from tablectl.domain.errors import ConfigError
+
+Level = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem of a config: its level, the key it is about and what to do."""
+
+    level: Level
+    key: str
+    message: str
+
+    def render(self, source: str) -> str:
+        """``file: error: key: message`` (one line)."""
+        return f"{source}: {self.level}: {self.key}: {self.message}"
+
+
+_CREDENTIALS_HINT = ('create it as a TOML file with username = "..." and password = "..." '
+                     "(chmod 600), or remove the key for a broker that needs no password")
+
+_PKI_HINT = ("give {} here (config/mosquitto/make-test-pki.sh makes a test one; "
+             "docs/security.md), or remove the key")
+
+
+def findings(config: TableConfig) -> list[Finding]:
+    """Every problem of ``config`` that parsing cannot see, errors first."""
+    out: list[Finding] = []
+    files: list[tuple[str, Path | None, str]] = [
+        ("mqtt.credentials", config.mqtt.credentials, _CREDENTIALS_HINT),
+        ("mqtt.cafile", config.mqtt.cafile, _PKI_HINT.format("the broker's CA certificate")),
+        ("mqtt.certfile", config.mqtt.certfile, _PKI_HINT.format("the client certificate")),
+        ("mqtt.keyfile", config.mqtt.keyfile, _PKI_HINT.format("the client key")),
+    ]
+    if config.web is not None:
+        files += [
+            ("web.credentials", config.web.credentials, _CREDENTIALS_HINT),
+            ("web.console_credentials", config.web.console_credentials, _CREDENTIALS_HINT),
+            ("web.users", config.web.users,
+             "create it with one [[users]] table per login (docs/web.md, the hash from "
+             "tablectl web --hash-password)"),
+        ]
+    for key, path, hint in files:
+        if path is not None and not path.is_file():
+            out.append(Finding("error", key, f"{path} does not exist: {hint}"))
+    problem = journal_folder_problem(config.journal.path)
+    if problem is not None:
+        out.append(Finding("error", "journal.path", problem))
+    if not config.access.roles:
+        keypad = any(s.kind is SourceKind.KEYPAD for s in config.sources)
+        out.append(Finding(
+            "error", "access.roles",
+            "no roles: every command over MQTT is refused not_authorised"
+            + (f" (only the keypad deals, as {config.access.keypad_user!r}, and nobody is "
+               "floor to clear an error)" if keypad else "")
+            + '; add [access] roles = {dealer-t01 = "dealer", floor-t01 = "floor"} with '
+              "your broker users"))
+    elif "floor" not in config.access.roles.values():
+        out.append(Finding("warning", "access.roles",
+                           "nobody is floor: nobody can clear a read error, kill a hand or "
+                           "adjust a stack"))
+    if config.web is not None and config.web.users is None:
+        out.append(Finding("warning", "web.users",
+                           "not set: the table display works, but nobody can log in to the "
+                           "dealer console or the broadcast overlay"))
+    return sorted(out, key=lambda f: f.level != "error")
+
+
+def journal_folder_problem(path: Path) -> str | None:
+    """Why the journal at ``path`` cannot be created or written, with what to do; None when
+    it can (the folder exists and is writable, or can be made)."""
+    if path.exists() and path.is_dir():
+        return f"{path} is a folder: give the journal's file name (e.g. {path / 'table.sqlite'})"
+    folder = path.parent
+    probe = folder
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        return (f"cannot create the folder {folder}: {probe} is a file, not a folder; "
+                "set journal.path (or --journal) to a file in a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        what = "write in" if probe == folder else "create"
+        return (f"cannot {what} {folder} (no write permission in {probe}): create it and "
+                f"give it to the user running tablectl (sudo install -d -o \"$USER\" "
+                f"{folder}), or set journal.path (or --journal) to a folder of yours")
+    return None
+
+
+def ensure_journal_folder(path: Path) -> None:
+    """Create the journal's folder if needed.
+
+    Raises:
+        ConfigError: it cannot be (one line saying why and what to do).
+    """
+    problem = journal_folder_problem(path)
+    if problem is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return
+        except OSError as exc:
+            problem = f"cannot create the folder {path.parent}: {exc.strerror}"
+    raise ConfigError([("journal.path", problem)])
