@@ -55,10 +55,18 @@ ensure_venv() {
       "$py" -m venv "$VENV"
     fi
   fi
-  say "installing tablectl and its pinned dependencies into .venv (once)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
-  PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    -c "$CONSTRAINTS" -e "$ROOT[$extras]"
+  # one line while it works; pip's and setuptools' own output goes to a log, shown only if
+  # the install fails
+  local log="$VENV/.tablectl-install.log"
+  say "installing tablectl and its pinned dependencies into .venv (once, about a minute)"
+  if ! { "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip \
+         && PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/python" -m pip install -q \
+              --disable-pip-version-check -c "$CONSTRAINTS" -e "$ROOT[$extras]"; } \
+       >"$log" 2>&1; then
+    cat "$log" >&2
+    say "installing into .venv failed (the output above is in $log)"
+    exit 1
+  fi
   echo "$want" > "$stamp"
 }
 
