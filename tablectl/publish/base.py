@@ -10,6 +10,7 @@ publishes so callers can test their failure paths.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol, Self
@@ -107,9 +108,11 @@ class Subscriber(Protocol):
 
 
 async def send_reply(publisher: Publisher, request: IncomingMessage, payload: bytes) -> Topic:
-    """Answer a command on its MQTT 5 response topic, echoing its correlation data.
+    """Answer a command on its MQTT 5 response topic, echoing its correlation data, or, for
+    an MQTT 3.1.1 client (which has no response topic), on the ``reply_to`` topic of its
+    payload.
 
-    The response topic must lie in the sender's own reply area
+    The reply topic must lie in the sender's own reply area
     (``poker/v1/replies/{user}/...``, user = the command topic's last level), so a console
     cannot make the controller write into another user's replies.
 
@@ -117,17 +120,35 @@ async def send_reply(publisher: Publisher, request: IncomingMessage, payload: by
         The topic replied to.
 
     Raises:
-        TopicError: ``request`` is not a command, has no response topic, or its response topic
-            is outside the sender's reply area; nothing sent.
+        TopicError: ``request`` is not a command, has neither a response topic nor a
+            ``reply_to``, or its reply topic is outside the sender's reply area; nothing sent.
         PublishError: as :meth:`Publisher.publish`.
     """
     sender = parse_command(request.topic).user
-    if request.props.response_topic is None:
-        raise TopicError(f"command on {request.topic.value} has no response topic")
-    topic = check_reply_topic(sender, request.props.response_topic)
+    reply_to = request.props.response_topic or payload_reply_to(request.payload)
+    if reply_to is None:
+        raise TopicError(f"command on {request.topic.value} has no response topic and no "
+                         "reply_to")
+    topic = check_reply_topic(sender, reply_to)
     await publisher.publish(topic, payload, qos=1, props=MessageProps(
         correlation_data=request.props.correlation_data, content_type="application/json"))
     return topic
+
+
+def payload_reply_to(payload: bytes) -> str | None:
+    """The ``reply_to`` of a command payload (MQTT 3.1.1 consoles), None if it has none.
+
+    >>> payload_reply_to(b'{"v": 1, "id": "c1", "reply_to": "poker/v1/replies/d/c"}')
+    'poker/v1/replies/d/c'
+    >>> payload_reply_to(b"not json") is None
+    True
+    """
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        return None
+    value = body.get("reply_to") if isinstance(body, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 @dataclass(frozen=True, slots=True)
