@@ -31,6 +31,7 @@ from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.errors import LinkClosedError, LocalProtocolError, RemoteProtocolError
 from firmware_bridge.link import Link, LinkOpener, open_serial_link
 from firmware_bridge.messages import HelloAck, Message
+from firmware_bridge.outage import Outage
 from firmware_bridge.session import (
     BadPayload,
     HandshakeFailed,
@@ -235,13 +236,18 @@ class DeviceClient:
 
     async def _run(self) -> None:
         attempt = 0
+        outage = Outage()
         try:
             while True:
                 try:
                     link = await self._opener(self.address)
                 except (LinkClosedError, OSError) as exc:
-                    _LOGGER.info("%s: cannot open: %s", self.name, exc)
+                    level, text = outage.failed(self._clock.monotonic(), str(exc))
+                    _LOGGER.log(level, "%s: %s", self.name, text)
                 else:
+                    back = outage.recovered(self._clock.monotonic())
+                    if back is not None:
+                        _LOGGER.info("%s: %s opened, %s", self.name, self.address, back)
                     up = await self._serve(link)
                     if up:
                         attempt = 0

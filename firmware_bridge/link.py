@@ -279,6 +279,11 @@ async def open_serial_link(address: str, *, profile: LineProfile | str = "plain"
         port.rts = line.rts
         port.open()
     except (serial.SerialException, OSError, ValueError) as exc:
-        raise LinkClosedError(f"cannot open {describe_port(address)}: {exc}") from exc
+        # pyserial's "could not open port P: [Errno 2] No such file...: 'P'" names the path
+        # twice more: the OS's reason says it all
+        errno = getattr(exc, "errno", None)
+        why = (os.strerror(errno) if isinstance(errno, int) and "could not open port" in str(exc)
+               else str(exc))
+        raise LinkClosedError(f"cannot open {describe_port(address)}: {why}") from exc
     _LOGGER.info("opened %s (%s)", describe_port(address), line.name)
     return SerialLink(port, address)

@@ -384,8 +384,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.journal:
         overrides["journal.path"] = str(Path(args.journal).resolve())
     config = load_config(Path(args.config), overrides=overrides)
+    from tablectl.stopping import until_stopped
+
     try:
-        run_on_fast_loop(run_daemon(config))
+        run_on_fast_loop(until_stopped(run_daemon(config), f"table {config.table.id}"))
     except ConfigError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return 2

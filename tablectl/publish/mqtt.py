@@ -66,6 +66,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from firmware_bridge.outage import Outage
 from tablectl.clock import SystemClock
 from tablectl.publish.base import IncomingMessage, MessageProps
 from tablectl.publish.errors import (
@@ -270,6 +271,8 @@ class MqttPublisher:
         self._connected = False
         self._connack_ok = False
         self._count = 0
+        self._outage = Outage()
+        """the broker being unreachable: a WARNING once, then at growing intervals"""
         self._first: asyncio.Future[None] | None = None
         self._pending_pub: dict[int, asyncio.Future[None]] = {}
         self._pending_sub: dict[int, asyncio.Future[list[int]]] = {}
@@ -589,8 +592,10 @@ class MqttPublisher:
         except (OSError, ValueError) as exc:  # refused, unreachable, TLS or websocket refused
             _close_sockets_of(exc)
             s = self._settings
-            _LOGGER.info("mqtt: cannot connect to %s:%d: %s", s.host, s.port,
-                         exc or type(exc).__name__)
+            level, text = self._outage.failed(
+                self._clock.monotonic(),
+                f"cannot connect to {s.host}:{s.port}: {exc or type(exc).__name__}")
+            _LOGGER.log(level, "mqtt: %s", text)
             return False
         sock = client.socket()
         if sock is None:
@@ -638,7 +643,9 @@ class MqttPublisher:
 
     def _handle_connect(self, ok: bool, session_present: bool, reason: str) -> None:
         if not ok:
-            _LOGGER.error("mqtt: connection refused: %s", reason)
+            level, text = self._outage.failed(self._clock.monotonic(),
+                                              f"connection refused: {reason}")
+            _LOGGER.log(level, "mqtt: %s", text)
             if self._first is not None and not self._first.done():
                 self._first.set_exception(NotConnectedError(f"connection refused: {reason}"))
             return
@@ -647,8 +654,9 @@ class MqttPublisher:
         self._count += 1
         if self._first is not None and not self._first.done():
             self._first.set_result(None)
-        _LOGGER.info("mqtt: connected (#%d, session_present=%s, nodelay=%s)", self._count,
-                     session_present, self.nodelay())
+        back = self._outage.recovered(self._clock.monotonic())
+        _LOGGER.info("mqtt: connected (#%d, session_present=%s, nodelay=%s)%s", self._count,
+                     session_present, self.nodelay(), f", {back}" if back else "")
         task = asyncio.get_running_loop().create_task(
             self._after_connect(ConnectInfo(self._count, session_present)))
         self._tasks.add(task)
