@@ -200,7 +200,7 @@ def _phh_replay(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"{counts['matched']} replayed, {counts['failed']} failed, "
               f"{counts['skipped']} skipped (variants not dealt)")
-    return 1 if counts["failed"] else 0
+    return 1 if counts["failed"] or (counts["skipped"] and not args.allow_skip) else 0
 
 
 def _add_phh(sub: _Subparsers) -> None:
@@ -209,7 +209,8 @@ def _add_phh(sub: _Subparsers) -> None:
     p = sub.add_parser("phh", help="poker hand histories (PHH files)")
     inner = p.add_subparsers(dest="phh_command", required=True, metavar="COMMAND")
     rep = inner.add_parser("replay", help="replay PHH files through the rules engine and "
-                                          "compare finishing stacks (exit 1 on any failure)")
+                                          "compare finishing stacks (exit 1 on any failure, "
+                                          "or any hand skipped without --allow-skip)")
     rep.add_argument("paths", nargs="+", metavar="PATH", help=".phh/.phhs files or folders")
     rep.add_argument("--rules", default=RulesPreset.PHH.value,
                      choices=[r.value for r in RulesPreset],
@@ -217,6 +218,8 @@ def _add_phh(sub: _Subparsers) -> None:
     rep.add_argument("--json", action="store_true",
                      help="one JSON object per hand: file, variant, ok, finishing_stacks, "
                           "expected, match, error")
+    rep.add_argument("--allow-skip", action="store_true",
+                     help="exit 0 although some hands were skipped (variants not dealt)")
     rep.set_defaults(handler=_phh_replay)
 
 

@@ -372,7 +372,7 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
             pump()
             exp = hand.expected()
             if not isinstance(exp, Act):
-                raise PhhError(f"{where}: the engine expects {exp}")
+                raise PhhError(f"{where}: the engine expects {_players(str(exp))}")
             legal = exp.legal
             if verb == "f":
                 inp = ActionIn(seat, ActionKind.FOLD)
@@ -388,8 +388,17 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
                 raise PhhError(f"{where}: unsupported action")
             hand.apply(inp)
         except RuleViolation as exc:
-            raise PhhError(f"{where}: {exc.reason}") from exc
+            raise PhhError(f"{where}: {_players(exc.reason)}") from exc
     return _finish(hand, n, pump, scale)
+
+
+def _players(text: str) -> str:
+    """An engine message in the file's names: the replay seats PHH player ``pN`` in seat N.
+
+    >>> _players("seat 2 is to act, not seat 10")
+    'p2 is to act, not p10'
+    """
+    return re.sub(r"\bseat (\d+)\b", r"p\1", text)
 
 
 def _finish(hand: Hand, n: int, pump: object, scale: int) -> tuple[Hand, list[int | float]]:
@@ -397,9 +406,10 @@ def _finish(hand: Hand, n: int, pump: object, scale: int) -> tuple[Hand, list[in
     pump()
     exp = hand.expected()
     if isinstance(exp, Showdown):
-        raise PhhError(f"hand ends at the showdown: seat {exp.seat} never shows")
+        raise PhhError(f"hand ends at the showdown: p{exp.seat} never shows")
     if not hand.is_done:
-        raise PhhError(f"the actions end before the hand does (engine expects {exp})")
+        raise PhhError("the actions end before the hand does (engine expects "
+                       f"{_players(str(exp))})")
     stacks = hand.final_stacks
     return hand, [_unscale(stacks[i], scale) for i in range(1, n + 1)]
 

@@ -86,7 +86,8 @@ def test_written_hands_read_back_to_the_same_stacks(game, structure, tmp_path: P
 
 def test_cli_replay_json_lines_and_exit_codes(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["phh", "replay", "--json", str(CORPUS / "FT"), str(CORPUS / "F2L3D")]) == 0
+    assert main(["phh", "replay", "--json", "--allow-skip", str(CORPUS / "FT"),
+                 str(CORPUS / "F2L3D")]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 7 + 8
     assert {tuple(sorted(line)) for line in lines if not line.get("skipped")} == {
@@ -97,5 +98,23 @@ def test_cli_replay_json_lines_and_exit_codes(tmp_path: Path,
     wrong.write_text(text.replace("finishing_stacks = [", "finishing_stacks = [1"))
     assert main(["phh", "replay", str(wrong)]) == 1
     assert "MISMATCH" in capsys.readouterr().out
-    assert main(["phh", "replay", str(CORPUS / "N2L1D")]) == 0      # only skipped hands
+    # a hand it could not replay is a failure of the run unless skipping is allowed
+    assert main(["phh", "replay", str(CORPUS / "N2L1D")]) == 1      # only skipped hands
+    assert main(["phh", "replay", "--allow-skip", str(CORPUS / "N2L1D")]) == 0
+    unknown = tmp_path / "unknown.phh"
+    unknown.write_text(text.replace("variant = 'FT'", "variant = 'XYZ'"))
+    capsys.readouterr()
+    assert main(["phh", "replay", str(unknown)]) == 1
+    assert "skipped: unknown variant: 'XYZ'" in capsys.readouterr().out
     assert main(["phh", "replay", str(tmp_path / "missing.phh")]) == 1
+
+
+def test_replay_errors_name_the_phh_player(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    text = (CORPUS / "FT/wsop-2023-43-5/34.phh").read_text()
+    out_of_turn = tmp_path / "out-of-turn.phh"
+    out_of_turn.write_text(text.replace("'p3 f', 'p4 cbr 400000'", "'p4 cbr 400000'"))
+    assert main(["phh", "replay", str(out_of_turn)]) == 1
+    said = capsys.readouterr().out
+    assert "FAILED: action 6 (p4 cbr 400000): p4 acted out of turn: p3 is to act" in said
+    assert "seat " not in said, said
