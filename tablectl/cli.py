@@ -782,6 +782,7 @@ def _compact(obj: object) -> str:
 def _recall(args: argparse.Namespace) -> int:
     from tablectl.history.export import open_readonly
     from tablectl.history.recall import active_errors, recall_hands
+    from tablectl.history.recall_text import recall_lines
     from tablectl.journal import JournalError
 
     if args.n < 1:
@@ -804,25 +805,22 @@ def _recall(args: argparse.Namespace) -> int:
                                         "detail": dict(e.detail)} for e in errors],
                      "hands": [h.to_json() for h in hands]})
         return 0
-    for err in errors:
-        message = err.detail.get("message", "")
-        print(f"ACTIVE ERROR {err.code} since {err.raised_at:%Y-%m-%d %H:%M:%S}: {message}")
     if not hands:
         print(f"{path}: no hands journaled")
-    for hand in hands:
-        ended = f"{hand.ended_at:%H:%M:%S}" if hand.ended_at else "in progress"
-        print(f"hand {hand.id} #{hand.number} {hand.name or ''} (epoch {hand.epoch}): "
-              f"{hand.started_at:%Y-%m-%d %H:%M:%S} - {ended}"
-              + (f", {hand.result}" if hand.result else ""))
-        for step in hand.steps:
-            rec = step.input
-            body = {k: v for k, v in rec.payload.items()
-                    if k not in ("type", "at", "name", "user")}
-            print(f"  #{rec.seq} {rec.at:%H:%M:%S.%f}"[:-3] + f" {rec.actor or rec.source} "
-                  f"{step.what} {_compact(body)}")
-            for event in step.events:
-                print(f"      -> {event.type} {_compact(dict(event.payload))}")
+    for line in recall_lines(hands, errors, _cards_of(args.config)):
+        print(line)
     return 0
+
+
+def _cards_of(config_path: str) -> dict[str, str]:
+    """Tag UID -> card of the config's decks (empty if they cannot be read)."""
+    from tablectl.config import load_config
+
+    try:
+        decks = load_config(Path(config_path)).load_decks()
+    except ConfigError:
+        return {}
+    return {uid: str(card) for deck in decks.values() for uid, card in deck.cards_by_uid.items()}
 
 
 def _add_recall(sub: _Subparsers) -> None:

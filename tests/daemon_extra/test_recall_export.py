@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -110,6 +111,9 @@ async def test_recall_and_export_while_the_daemon_runs_with_an_error_active(
     assert out.startswith("ACTIVE ERROR second_deck since ")
     assert out.count("\nhand ") == 3
     assert "start_hand" in out and "-> hand_started" in out and "card_read" in out
+    # readable: cards by name beside their tag, no JSON
+    assert re.search(r"shoe card_read: [0-9A-F]{8,20} = [2-9TJQKA][cdhs]", out), out
+    assert "{" not in out and '"' not in out
 
     code, out, err = outputs["one"]
     assert code == 0, err
