@@ -880,23 +880,29 @@ async def verify_deck(verification: DeckVerification, events: AsyncIterator[Sour
                       dialogue: Dialogue, *, clock: Clock, idle_timeout: float,
                       settle: float = 1.0) -> VerificationReport:
     """Feed reads to ``verification`` until every card was seen and ``settle`` seconds pass
-    without another read, or ``idle_timeout`` seconds pass without a read, or the dealer types
-    ``done``; return the report. Each problem read is told to the dealer as it arrives.
+    without another read, or ``idle_timeout`` seconds pass without a new card of the deck (a
+    reader that keeps reading the wrong deck stops too), or the dealer types ``done``; return
+    the report. Each new card is counted aloud (``[12/52] Kd``), each problem read told as it
+    arrives.
 
     Raises:
         RunnerError: the source ended.
     """
     inputs = _Inputs(events, dialogue, clock)
+    total = len(verification.deck.cards_by_uid)
     dialogue.say(f"pass deck {verification.deck.deck_id} over the reader "
                  "(type 'done' to finish early)")
+    progress_at = clock.monotonic()
     try:
         while True:
-            wait = settle if verification.complete else idle_timeout
-            item = await inputs.next(wait, line=not inputs.eof)
+            left = idle_timeout - (clock.monotonic() - progress_at)
+            wait = settle if verification.complete else left
+            item = await inputs.next(wait, line=not inputs.eof) if wait > 0 else _TIMEOUT
             match item:
                 case _Timeout():
                     if not verification.complete:
-                        dialogue.say(f"nothing read in {idle_timeout:g} s: stopping")
+                        dialogue.say(f"no new card of deck {verification.deck.deck_id} in "
+                                     f"{idle_timeout:g} s: stopping")
                     break
                 case str() as text:
                     if text.strip().lower() == "done":
@@ -904,7 +910,10 @@ async def verify_deck(verification: DeckVerification, events: AsyncIterator[Sour
                 case CardRead(uid=uid):
                     assert uid is not None
                     seen = verification.read(uid)
-                    if seen.verdict is Verdict.DUPLICATE:
+                    if seen.verdict is Verdict.OK:
+                        progress_at = clock.monotonic()
+                        dialogue.say(f"[{verification.present}/{total}] {seen.card}")
+                    elif seen.verdict is Verdict.DUPLICATE:
                         dialogue.say(f"duplicate: {seen.card} read {seen.count} times")
                     elif seen.verdict is Verdict.FOREIGN:
                         dialogue.say(f"foreign tag {seen.uid}: {seen.card} of deck "

@@ -238,12 +238,33 @@ async def test_verify_of_an_incomplete_deck_ends_after_the_timeout_or_on_done(
     await driver.advance(1.0)
     await driver.settle()
     assert task.result().missing == (Card.parse("2c"),)
-    assert "nothing read in 10 s: stopping" in script.said
+    assert "no new card of deck demo-blue in 10 s: stopping" in script.said
+    assert f"[51/52] {FULL_DECK[-1]}" in script.said
     feed2, script2 = Feed(), Script()
     script2.type("done")
     report = await verify_deck(DeckVerification(blue_deck), feed2.events(), script2,
                                clock=clock, idle_timeout=10)
     assert len(report.missing) == 52
+
+
+async def test_verify_stops_at_the_timeout_while_a_reader_keeps_reading_the_wrong_deck(
+        clock: ManualClock, driver: Driver, blue_deck: Deck, red_deck: Deck) -> None:
+    feed, script = Feed(), Script()
+    ver = DeckVerification(blue_deck, others=[red_deck])
+    task = asyncio.create_task(verify_deck(ver, feed.events(), script, clock=clock,
+                                           idle_timeout=10))
+    feed.read(blue_deck.uid_for(FULL_DECK[0]))
+    await driver.until(lambda: ver.present == 1)
+    assert f"[1/52] {FULL_DECK[0]}" in script.said
+    for i in range(30):                       # a red card every second, for 30 s
+        feed.read(red_deck.uid_for(FULL_DECK[i % 52]))
+        await driver.advance(1.0)
+        if task.done():
+            break
+    await driver.settle()
+    assert task.done() and i < 12, i
+    assert len(task.result().missing) == 51
+    assert "no new card of deck demo-blue in 10 s: stopping" in script.said
 
 
 async def test_calibration_asks_for_each_position_refuses_a_reused_antenna_and_skips(
