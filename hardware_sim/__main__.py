@@ -80,9 +80,10 @@ def _make_device(args: argparse.Namespace, clock: SystemClock) -> SimDevice:
     if args.device == "shoe":
         if deck is None:
             raise ConfigError([("--deck", "a shoe needs a deck file")])
-        return SimShoe(deck, clock=clock, seed=args.seed)
+        return SimShoe(deck, clock=clock, seed=args.seed, random_boot=True)
     if args.device == "table":
-        return SimTable(standard_roles(args.seats), clock=clock, seed=args.seed, deck=deck)
+        return SimTable(standard_roles(args.seats), clock=clock, seed=args.seed, deck=deck,
+                        random_boot=True)
     return SimKeypad(clock=clock, seed=args.seed)
 
 

@@ -42,6 +42,7 @@ from enum import StrEnum
 from typing import Final, Protocol
 
 from firmware_bridge.messages import TagSeen
+from hardware_sim.adopt import table_of_reply
 from hardware_sim.devices import SimDevice, SimShoe, SimTable
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
@@ -563,7 +564,16 @@ class SimDealer:
         hand = Hand.replay(start, ())
         st = _HandState(hand, self.hands_played + 1)
         self._prepare_cards(st)
-        await self._command(st, "start_hand", {})
+        reply = await self._command(st, "start_hand", {})
+        table = table_of_reply(reply, start)
+        if table is not None:
+            # the daemon's table has a history of its own (an earlier run): deal its hand
+            start, number = table
+            self.stacks = {s.seat: s.stack for s in start.seats}
+            self.button = start.button
+            self.hands_played = number - 1
+            st.hand = hand = Hand.replay(start, ())
+            st.number = number
         while not hand.is_done:
             exp = hand.expected()
             match exp:

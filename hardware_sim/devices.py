@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -71,18 +72,26 @@ class SimDevice:
         antenna_count: antennas (0 for a keypad).
         caps: capability bits.
         clock: injected time; uptime counts from construction.
-        seed: seeds every random choice of this device.
+        seed: seeds every random choice of this device (boot ids too, unless
+            ``random_boot``).
         config: session timing (defaults as the real firmware).
+        random_boot: draw each boot id from the OS's randomness, as firmware does from its
+            hardware RNG. A device served to a real host must: the host tells a new boot
+            from a reconnect by the boot id, so a second run of a seeded simulator would
+            look like the first one reconnecting, and its reads would be dropped as
+            repeats of the first run's.
     """
 
     def __init__(self, kind: DeviceKind, antenna_count: int, caps: Caps, *, clock: Clock,
-                 seed: int = 0, config: SessionConfig | None = None) -> None:
+                 seed: int = 0, config: SessionConfig | None = None,
+                 random_boot: bool = False) -> None:
         self.kind = kind
         self.antenna_count = antenna_count
         self.caps = caps
         self.clock = clock
         self.rng = random.Random(seed)
         self.hw_id = self.rng.getrandbits(64).to_bytes(8, "big")
+        self._random_boot = random_boot
         self._config = config
         self.lost = 0
         """Events this device could not queue (its session reported the overflow)."""
@@ -103,8 +112,9 @@ class SimDevice:
         return self.session.identity.boot_id if self.session.identity else 0
 
     def _new_session(self) -> Session:
-        identity = DeviceIdentity(self.kind, self.antenna_count, self.caps,
-                                  self.rng.getrandbits(32) or 1, self.hw_id, FW_VERSION)
+        boot = secrets.randbits(32) if self._random_boot else self.rng.getrandbits(32)
+        identity = DeviceIdentity(self.kind, self.antenna_count, self.caps, boot or 1,
+                                  self.hw_id, FW_VERSION)
         return Session(Role.DEVICE, now=self.clock.monotonic(), identity=identity,
                        config=self._config)
 
@@ -210,10 +220,10 @@ class SimShoe(SimDevice):
 
     def __init__(self, deck: Deck, *, clock: Clock, seed: int = 0,
                  config: SessionConfig | None = None, tech: Tech = Tech.ISO14443A,
-                 shuffle: bool = True) -> None:
+                 shuffle: bool = True, random_boot: bool = False) -> None:
         self._sent: list[Message] = []
         super().__init__(DeviceKind.SHOE, 1, Caps.PASSAGE_SENSOR, clock=clock, seed=seed,
-                         config=config)
+                         config=config, random_boot=random_boot)
         self.deck = deck
         self.tech = tech
         self._shuffle = shuffle
@@ -358,9 +368,9 @@ class SimTable(SimDevice):
 
     def __init__(self, roles: Sequence[AntennaRole], *, clock: Clock, seed: int = 0,
                  deck: Deck | None = None, config: SessionConfig | None = None,
-                 tech: Tech = Tech.ISO14443A) -> None:
+                 tech: Tech = Tech.ISO14443A, random_boot: bool = False) -> None:
         super().__init__(DeviceKind.TABLE, len(roles), Caps.TAG_GONE, clock=clock, seed=seed,
-                         config=config)
+                         config=config, random_boot=random_boot)
         self.roles = list(roles)
         self.deck = deck
         self.tech = tech

@@ -112,13 +112,15 @@ def roles_for(scenario: Scenario) -> list[AntennaRole]:
     return standard_roles(max(s.seat for s in scenario.seats))
 
 
-def build_device(scenario: Scenario, clock: Clock, seed: int | None = None
-                 ) -> SimShoe | SimTable:
-    """The scenario's card device, seeded."""
+def build_device(scenario: Scenario, clock: Clock, seed: int | None = None, *,
+                 random_boot: bool = False) -> SimShoe | SimTable:
+    """The scenario's card device, seeded (its boot ids too unless ``random_boot``: see
+    :class:`~hardware_sim.devices.SimDevice`)."""
     seed = scenario.seed if seed is None else seed
     if scenario.device == "shoe":
-        return SimShoe(scenario.deck, clock=clock, seed=seed)
-    return SimTable(roles_for(scenario), clock=clock, seed=seed, deck=scenario.deck)
+        return SimShoe(scenario.deck, clock=clock, seed=seed, random_boot=random_boot)
+    return SimTable(roles_for(scenario), clock=clock, seed=seed, deck=scenario.deck,
+                    random_boot=random_boot)
 
 
 def make_dealer(scenario: Scenario, *, device: SimShoe | SimTable, console: Console,
@@ -183,7 +185,8 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
         ValueError: neither ``pty_dir`` nor ``tcp_base``.
     """
     clock = clock or SystemClock()
-    device = build_device(scenario, clock, seed)
+    # served to a real host, which may have seen this scenario's device before: a fresh boot
+    device = build_device(scenario, clock, seed, random_boot=True)
     async with ServedPorts(clock=clock, pace=pace,
                            seed=scenario.seed if seed is None else seed) as ports:
         if pty_dir is not None:

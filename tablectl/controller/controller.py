@@ -819,7 +819,9 @@ class HandController:
         self._run.events.extend(public)
         self._run.secure.extend(secure)
         self._run.started = HandStarted(number, hand_id, checkpoint)
-        return {"hand": self._hand_json()}
+        return {"hand": self._hand_json(), "button": None if self._stud else self._button,
+                "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
+                          for p in sorted(players, key=lambda s: s.seat)]}
 
     # action ------------------------------------------------------------------------------
 

@@ -198,3 +198,31 @@ async def test_when_the_house_wants_hands_shown_the_dealer_shows_them(red_deck: 
     # nobody folds, so all three seats reach the showdown and each is shown by command
     assert sorted(a["seat"] for a in shows) == [1, 3, 5]  # type: ignore[type-var]
     assert summary.results
+
+
+class TableWithHistory(RecordingConsole):
+    """A daemon that already dealt 4 hands: its start_hand says hand 5, button on seat 5, the
+    stacks it has."""
+
+    async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
+        reply = dict(await super().command(name, args))
+        if name == "start_hand":
+            reply["result"] = {"hand": {"id": "sim-000005", "number": 5}, "button": 5,
+                               "seats": [{"seat": 1, "name": "Ada", "stack": 15000},
+                                         {"seat": 3, "name": "Brook", "stack": 30000},
+                                         {"seat": 5, "name": "Cy", "stack": 15000}]}
+        return reply
+
+
+async def test_the_dealer_deals_the_daemons_hand_when_its_table_has_moved_on(
+        red_deck: Deck) -> None:
+    clock = ManualClock()
+    dealer = dealer_on(SimShoe(red_deck, clock=clock, seed=4), clock,
+                       console=TableWithHistory())
+    summary = await dealer.play_hand()
+    assert summary.hand_id == "sim-000005" and summary.number == 5
+    assert summary.start.button == 5
+    assert {s.seat: s.stack for s in summary.start.seats} == {1: 15000, 3: 30000, 5: 15000}
+    # button 5: seat 1 posts the small blind, seat 3 the big one, seat 5 acts first
+    assert summary.actions[0].seat == 5
+    assert dealer.button == 1 and dealer.hands_played == 5
