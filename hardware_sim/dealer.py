@@ -419,11 +419,16 @@ class HandSummary:
     def line(self) -> str:
         """One line for the CLI: game, cards, actions, winners, faults."""
         start = self.start
+        before = {s.seat: s.stack for s in start.seats}
+        net = {seat: stack - before.get(seat, 0) for seat, stack in self.final_stacks}
         wins = ", ".join(
-            f"seat {a.seat} +{a.amount}"
+            f"seat {a.seat} wins {a.amount}"
             + (f" {a.half.value}" if a.half.value != "whole" else "")
             + (f" ({a.description})" if a.description else "")
             for r in self.results for a in r.awards)
+        if wins:
+            wins += "; net " + ", ".join(f"seat {seat} {change:+}"
+                                         for seat, change in sorted(net.items()) if change)
         faults = ",".join(f.plan.kind.value for f in self.faults)
         return (f"hand {self.number} {self.hand_id} {start.game.value}/{start.structure.value}: "
                 f"{len(self.cards)} cards, {len(self.actions)} actions; {wins or 'no award'}"

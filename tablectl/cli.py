@@ -81,6 +81,11 @@ def setup_logging(level: str, fmt: str) -> None:
     root.setLevel(TRACE if level == "trace" else getattr(logging, level.upper()))
 
 
+def _count(n: int, word: str) -> str:
+    """``1 hand``, ``2 hands``."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _print_json(obj: object) -> None:
     print(json.dumps(obj, ensure_ascii=False, sort_keys=False), flush=True)
 
@@ -106,11 +111,11 @@ def _config_check(args: argparse.Namespace) -> int:
         if errors:
             failed += 1
             continue
-        warned = f", {len(found)} warning{'s' * (len(found) != 1)}" if found else ""
+        warned = f", {_count(len(found), 'warning')}" if found else ""
         print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
               f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
-              f"{len(cfg.seats)} seats, {len(cfg.sources)} source"
-              f"{'s' * (len(cfg.sources) != 1)}{warned})")
+              f"{_count(len(cfg.seats), 'seat')}, {_count(len(cfg.sources), 'source')}"
+              f"{warned})")
     return 2 if failed else 0
 
 
@@ -261,7 +266,7 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
         else:
             print(f"hand {demo.number}: {len(demo.actions)} actions; board "
                   f"{demo.board or '-'}; " + "; ".join(demo.winners))
-    print(f"{args.hands} hands of {structure.value} {game.value} ({rules.name} rules, "
+    print(f"{_count(args.hands, 'hand')} of {structure.value} {game.value} ({rules.name} rules, "
           f"seed {args.seed}); {showdowns} went to a showdown")
     return 0
 
@@ -324,7 +329,8 @@ def _demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     wanted = args.hands
-    print(f"{played} hands of {args.variant} played on table {args.table} (seed {args.seed})")
+    print(f"{_count(played, 'hand')} of {args.variant} played on table {args.table} "
+          f"(seed {args.seed})")
     return 0 if wanted is None or played >= wanted else 1
 
 
@@ -867,7 +873,7 @@ def _history_export(args: argparse.Namespace) -> int:
     failed = [r for r in results if r.error is not None]
     for result in failed:
         print(f"hand {result.journal_id}: not exported: {result.error}", file=sys.stderr)
-    print(f"{len(results) - len(failed)} hands written to {out}"
+    print(f"{_count(len(results) - len(failed), 'hand')} written to {out}"
           + (f", {len(failed)} failed" if failed else ""))
     return 1 if failed else 0
 

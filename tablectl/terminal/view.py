@@ -96,6 +96,9 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
     >>> describe_event({"type": "action", "seat": 3, "kind": "raise", "amount": 400, "to": 600},
     ...                {"units_per_currency": 100})
     'seat 3 raise to 6.00'
+    >>> describe_event({"type": "forced_bet", "seat": 1, "kind": "small_blind", "amount": 50},
+    ...                {"units_per_currency": 100})
+    'seat 1 posts the small blind 0.50'
     """
     kind = _str(event.get("type"))
     seat = event.get("seat")
@@ -104,7 +107,8 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
         case "hand_started":
             return f"hand {_str(_map(event.get('hand')).get('id')) or event.get('hand')} started"
         case "forced_bet":
-            return f"seat {seat} posts {_str(event.get('kind'))} {money(amount, stakes)}"
+            what = _str(event.get("kind")).replace("_", " ")   # small_blind: small blind
+            return f"seat {seat} posts the {what} {money(amount, stakes)}"
         case "action":
             verb = _str(event.get("kind"))
             if verb in ("bet", "raise", "complete", "bring-in", "bring_in"):
@@ -209,6 +213,7 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
         cards = [_map(c).get("card") for c in _list(s.get("cards"))]
         status = _str(s.get("status"))
         style = "dim" if status in ("folded", "out", "empty") else ""
+        status = status.replace("_", " ")                     # all_in: all in
         seats.add_row(mark, str(number), _str(s.get("name")),
                       money(_int(s.get("stack")), stakes),
                       money(_int(s.get("bet")), stakes) if _int(s.get("bet")) else "",
@@ -263,6 +268,8 @@ def hand_summary_line(snapshot: JsonMap) -> str:
     ...     "results": [{"seat": 3, "amount": 120, "half": "whole",
     ...                  "description": "Two pair, kings and twos"}]})
     'hand t-1: board As Kd 7c 2h 2d; seat 3 wins 120 (Two pair, kings and twos)'
+    >>> hand_summary_line({"hand": {"id": "t-2"}, "results": [{"seat": 1, "amount": 30}]})
+    'hand t-2: seat 1 wins 30'
     """
     stakes = _map(snapshot.get("stakes"))
     hand = _map(snapshot.get("hand"))
@@ -276,4 +283,5 @@ def hand_summary_line(snapshot: JsonMap) -> str:
         wins.append(f"seat {r.get('seat')} wins {money(_int(r.get('amount')), stakes)}{label}"
                     + (f" ({what})" if what else ""))
     head = f"hand {_str(hand.get('id')) or hand.get('number')}"
-    return head + (f": board {board}" if board else ":") + "; " + ", ".join(wins)
+    return head + ": " + "; ".join(filter(None, (f"board {board}" if board else "",
+                                                 ", ".join(wins) or "over")))

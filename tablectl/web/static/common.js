@@ -55,6 +55,11 @@ function seatName(snapshot, seatNo) {
   return seat && seat.name ? seat.name : "Seat " + seatNo;
 }
 
+const FORCED = {
+  small_blind: "posts the small blind", big_blind: "posts the big blind", ante: "posts an ante",
+  big_blind_ante: "posts the big blind ante", straddle: "straddles", bring_in: "brings in",
+};
+
 const VERBS = {
   fold: "folds", check: "checks", call: "calls", bet: "bets", raise: "raises to",
   all_in: "is all-in for", complete: "completes to", bring_in: "brings in",
@@ -72,13 +77,15 @@ function describeEvent(ev, snapshot) {
       return "Hand #" + (hand === undefined ? "?" : hand) + " started";
     }
     case "forced_bet":
-      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + " " + money(ev.amount, stakes);
+      return who(ev.seat) + " " + (FORCED[ev.kind] || "posts " + String(ev.kind).replace(/_/g, " ")) +
+        " " + money(ev.amount, stakes);
     case "action": {
       // amount: chips this action put in; to: the seat's bet this street after it.
       const total = ev.kind === "bet" || ev.kind === "raise" || ev.kind === "complete";
       const shown = total ? ev.to : ev.amount;
       const amount = shown ? " " + money(shown, stakes) : "";
-      return who(ev.seat) + " " + (VERBS[ev.kind] || ev.kind) + amount + (ev.all_in ? " (all-in)" : "");
+      return who(ev.seat) + " " + (VERBS[ev.kind] || String(ev.kind).replace(/_/g, " ")) + amount +
+        (ev.all_in ? " (all-in)" : "");
     }
     case "bet_returned":
       return money(ev.amount, stakes) + " returned to " + who(ev.seat);
@@ -87,7 +94,7 @@ function describeEvent(ev, snapshot) {
       return (ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
         (ev.cards || []).map((c) => c || "?").join(" ");
     case "correction":
-      return "Correction: " + (ev.kind || "").replace("_", " ") + (ev.by ? " by " + ev.by : "");
+      return "Correction: " + (ev.kind || "").replace(/_/g, " ") + (ev.by ? " by " + ev.by : "");
     case "seat":
       if (ev.change === "adjusted" && ev.reason === "rebuy") {
         return who(ev.seat) + " rebuys " + money(ev.amount, stakes);
