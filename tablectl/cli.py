@@ -741,7 +741,9 @@ def _watch(args: argparse.Namespace) -> int:
 
     try:
         if live is not None:
-            with live:
+            from tablectl.terminal.live_log import logs_above
+
+            with live, logs_above(live.console):
                 asyncio.run(main())
         else:
             asyncio.run(main())
