@@ -601,7 +601,10 @@ async def run_demo(options: DemoOptions, *,
 
             async def update(follower: TableFollower, upd: FollowUpdate) -> bool:
                 nonlocal played
-                on_update(follower, upd)
+                # once the simulated dealer is done its shoe is gone: the display would end
+                # on "reader offline", which is only the demo packing up
+                if sim.returncode is None or upd.hand_ended is not None:
+                    on_update(follower, upd)
                 played = follower.hands_ended
                 return options.hands is None or played < options.hands
 
