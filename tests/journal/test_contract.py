@@ -247,3 +247,20 @@ def test_transactions_do_not_nest(journal: Journal) -> None:
         with pytest.raises(JournalStateError, match="nest"), journal.transaction():
             pass
     assert len(journal.inputs()) == 1
+
+
+def test_an_input_keeps_its_decision_and_is_found_by_its_seq(journal: Journal) -> None:
+    journal.start_epoch()
+    refused = journal.append_input(InputRecord(
+        source="console", kind="command", payload={"name": "start_hand"}, actor="ann",
+        decision={"applied": False, "code": "not_authorised", "reason": "no role"}))
+    plain = journal.append_input(InputRecord(source="shoe", kind="card_read", payload={}))
+    assert journal.input_at(refused.seq) == refused
+    assert journal.input_at(refused.seq).decision == {
+        "applied": False, "code": "not_authorised", "reason": "no role"}
+    assert journal.input_at(plain.seq).decision is None
+    with pytest.raises(JournalStateError, match="no input 3"):
+        journal.input_at(3)
+    with pytest.raises(JournalStateError, match="input decision"):
+        journal.append_input(InputRecord(source="shoe", kind="x", payload={},
+                                         decision={"bad": float("nan")}))
