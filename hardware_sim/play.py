@@ -248,6 +248,9 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
 async def run_play_async(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     """Run ``play`` from parsed arguments; returns the exit code (0 ok, 1 a check failed,
     2 bad scenario or usage)."""
+    if args.hands is not None and args.hands < 1:
+        out("hardware_sim play: --hands must be at least 1")
+        return 2
     try:
         scenario = load_scenario(args.scenario)
     except ScenarioError as exc:

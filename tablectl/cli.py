@@ -714,6 +714,9 @@ def _watch(args: argparse.Namespace) -> int:
         print("tablectl watch: --broker must be mqtt://host:port or mqtts://host:port",
               file=sys.stderr)
         return 2
+    if args.hands is not None and args.hands < 1:
+        print("tablectl watch: --hands must be at least 1", file=sys.stderr)
+        return 2
     settings = broker_settings(args.broker, credentials=Path(args.credentials)
                                if args.credentials else None,
                                cafile=Path(args.cafile) if args.cafile else None, role="watch")
