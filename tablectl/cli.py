@@ -714,9 +714,6 @@ def _watch(args: argparse.Namespace) -> int:
         print("tablectl watch: --broker must be mqtt://host:port or mqtts://host:port",
               file=sys.stderr)
         return 2
-    if args.hands is not None and args.hands < 1:
-        print("tablectl watch: --hands must be at least 1", file=sys.stderr)
-        return 2
     settings = broker_settings(args.broker, credentials=Path(args.credentials)
                                if args.credentials else None,
                                cafile=Path(args.cafile) if args.cafile else None, role="watch")
@@ -725,6 +722,9 @@ def _watch(args: argparse.Namespace) -> int:
 
         return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout,
                                out=sys.stdout, err=sys.stderr)
+    if args.hands is not None and args.hands < 1:
+        print("tablectl watch: --hands must be at least 1", file=sys.stderr)
+        return 2
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0
