@@ -58,8 +58,10 @@ from tablectl.game.rules import (
     RakeScope,
     Reopen,
     RuleSet,
+    ShortBigBlind,
     Stakes,
     StudOpenerTie,
+    StudShortDeck,
 )
 
 __all__ = [
@@ -71,5 +73,6 @@ __all__ = [
     "LimitRaiseAfterShortAllIn", "MuckIn", "OddChip", "PartialBringIn", "PotAwarded",
     "PotResult", "PotView", "RaiseCap", "Rake", "RakeScope", "RakeTaken", "Reopen", "RuleSet",
     "RuleViolation", "SeatCard", "SeatSetup", "SeatView", "ShowIn", "Showdown",
-    "ShowdownHand", "Stakes", "Street", "StreetEnded", "StudOpenerTie", "to_dict",
+    "ShowdownHand", "ShortBigBlind", "Stakes", "Street", "StreetEnded", "StudOpenerTie",
+    "StudShortDeck", "to_dict",
 ]

@@ -44,6 +44,7 @@ from typing import Final, TypeVar
 
 from tablectl.domain.cards import Card
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
+from tablectl.game.contest import matchable, nothing_to_decide
 from tablectl.game.errors import CardOutOfTurn, DuplicateCard, HandSetupError, RuleViolation
 from tablectl.game.evaluate import stud_up_card_key
 from tablectl.game.model import (
@@ -88,6 +89,7 @@ from tablectl.game.rules import (
     PartialBringIn,
     Reopen,
     RuleSet,
+    ShortBigBlind,
     Stakes,
     StudOpenerTie,
 )
@@ -497,6 +499,8 @@ class Hand:
         level = self._level
         owe = level - p.bet
         stack = p.stack
+        if owe > 0:
+            owe = matchable(self._p, i, level) - p.bet
         call = (owe if owe <= stack else stack) if owe > 0 else 0
         if self._bring_in_pending:
             bring = min(self._stakes.bring_in, p.stack)
@@ -649,6 +653,9 @@ class Hand:
 
     def _advance(self, i: int, events: list[HandEvent]) -> None:
         players = self._p
+        if nothing_to_decide(players):
+            self._end_street(events)
+            return
         n = self._n
         level = self._level
         for step in range(1, n + 1):
@@ -697,12 +704,13 @@ class Hand:
         for p in self._p:
             p.bet = 0
         level = 0
+        full_blind = self._rules.short_big_blind is ShortBigBlind.FULL_BLIND
         for index, kind, amount in blinds:
             p = self._p[index]
             paid = p.pay(amount)
             events.append(ForcedBet(p.seat, kind, paid, p.all_in))
             if kind is not ForcedKind.SMALL_BLIND:
-                level = max(level, amount)
+                level = max(level, amount if full_blind else paid)
         self._last_blind_index = blinds[-1][0]
         self._level = max([level, *(p.bet for p in self._p)])
         self._full_level = self._level
@@ -773,7 +781,7 @@ class Hand:
             return
         if self._stud:
             opener = self._stud_opener()
-            if k == 0 and self._stakes.bring_in:
+            if k == 0 and self._stakes.bring_in and not nothing_to_decide(self._p):
                 # an all-in low card passes the bring-in to the next seat that can post it
                 for step in range(self._n):
                     j = (opener + step) % self._n

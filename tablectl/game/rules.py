@@ -87,6 +87,28 @@ class PartialBringIn(StrEnum):
     """Others must enter for at least the full bring-in (WSOP live rule 217)."""
 
 
+class ShortBigBlind(StrEnum):
+    """A big blind (or straddle) all-in for less than the blind: what the others must call."""
+
+    FULL_BLIND = "full-blind"
+    """The full blind, as if it had been posted (TDA, most casinos)."""
+    POSTED = "posted"
+    """Only what was actually posted; the minimum raise is counted from there (PHH, PokerKit)."""
+
+
+class StudShortDeck(StrEnum):
+    """Seven card stud: the stub cannot give every remaining player a seventh-street card."""
+
+    COMMUNITY = "community"
+    """One community card for everybody (most casinos); burned for only if a card is left."""
+    STUB_WITH_BURNS = "stub-with-burns"
+    """The last card of the stub is shuffled with the burn cards and dealt from; a community
+    card only if even that is not enough (Robert's Rules of Poker)."""
+    RESHUFFLE = "reshuffle"
+    """The burns and the discards of folded hands are reshuffled and dealt from; a community
+    card only if even that is not enough (PokerKit)."""
+
+
 class RakeScope(StrEnum):
     """Where the rake percentage and cap apply."""
 
@@ -189,6 +211,10 @@ class RuleSet:
             rounded down to whole "dollars" when the small bet is more than one dollar.
         showdown_by_input: the showdown waits for a ShowIn or MuckIn from every contender in
             showdown order; otherwise cards speak and the showdown is automatic.
+        short_big_blind: a big blind all-in for less, what the others call and raise from.
+        all_in_face_up: once no more betting is possible with an all-in player in the hand,
+            every live hand is turned face up (ShowIn is accepted from then on).
+        stud_short_deck: seven card stud, the stub is too short for seventh street.
     """
 
     name: str = "casino"
@@ -212,6 +238,9 @@ class RuleSet:
     big_blind_is_big_bet: bool = False
     blind_rounding: bool = False
     showdown_by_input: bool = False
+    short_big_blind: ShortBigBlind = ShortBigBlind.FULL_BLIND
+    all_in_face_up: bool = False
+    stud_short_deck: StudShortDeck = StudShortDeck.COMMUNITY
 
     def __post_init__(self) -> None:
         if self.split_unit < 1:
@@ -285,6 +314,7 @@ PRESETS: Final[Mapping[RulesPreset, RuleSet]] = {
         raise_cap=RaiseCap(bets=4, blind_counts=True, completion_counts=True,
                            lifted_heads_up=True),
         short_all_in_reopens=Reopen.HALF_BET,
+        all_in_face_up=True,
     ),
     RulesPreset.PACIFIC_OMAHA: RuleSet(
         name="pacific-omaha",
@@ -316,6 +346,8 @@ PRESETS: Final[Mapping[RulesPreset, RuleSet]] = {
         stud_odd_chip=OddChip.FIRST_WINNER_ALL,
         merge_equal_pots=True,
         partial_bring_in=PartialBringIn.CALL_SHORT,
+        short_big_blind=ShortBigBlind.POSTED,
+        stud_short_deck=StudShortDeck.RESHUFFLE,
     ),
 }
 """The named rule sets (see ``docs/rules.md``)."""

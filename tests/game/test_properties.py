@@ -1,6 +1,7 @@
 """Property tests: chips are conserved, no card is dealt twice, a rejected input changes
-nothing, and every pot goes only to players eligible for it -- over random hands of every
-variant, preset and table size that hypothesis picks."""
+nothing, every pot goes only to players eligible for it, and nobody is asked for a decision
+that cannot change a stack -- over random hands of every variant, preset and table size that
+hypothesis picks."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
             continue
         exp = hand.expected()
         if isinstance(exp, Act):
+            nobody_is_asked_a_decision_that_cannot_matter(hand, exp.seat)
             legal = exp.legal
             kinds = sorted(legal.kinds)
             kind = draw(st.sampled_from(kinds))
@@ -79,6 +81,18 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
             hand.apply(CardIn(deck[used]))
             used += 1
     return hand, checks
+
+
+def nobody_is_asked_a_decision_that_cannot_matter(hand: Hand, seat: int) -> None:
+    """No player is asked to act when no action of theirs can change a stack: when every
+    other live player is all-in and the actor's chips in the pot already cover each of them,
+    calling more would come back, a bet has nobody to call it and a fold gives chips away."""
+    view = hand.view()
+    actor = next(s for s in view.seats if s.seat == seat)
+    others = [s for s in view.seats if s.seat != seat and not s.folded]
+    assert not (all(s.all_in for s in others)
+                and all(actor.committed >= s.committed for s in others)), (
+        f"seat {seat} is asked to act although nothing it does can change a stack: {view}")
 
 
 def _try_bad_input(hand: Hand, draw: st.DrawFn) -> str:
