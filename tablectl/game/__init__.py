@@ -72,7 +72,7 @@ __all__ = [
     "HandInput", "HandSetupError", "HandStart", "HandView", "LegalActions",
     "LimitRaiseAfterShortAllIn", "MuckIn", "OddChip", "PartialBringIn", "PotAwarded",
     "PotResult", "PotView", "RaiseCap", "Rake", "RakeScope", "RakeTaken", "Reopen", "RuleSet",
-    "RuleViolation", "SeatCard", "SeatSetup", "SeatView", "ShowIn", "Showdown",
-    "ShowdownHand", "ShortBigBlind", "Stakes", "Street", "StreetEnded", "StudOpenerTie",
+    "RuleViolation", "SeatCard", "SeatSetup", "SeatView", "ShortBigBlind", "ShowIn",
+    "Showdown", "ShowdownHand", "Stakes", "Street", "StreetEnded", "StudOpenerTie",
     "StudShortDeck", "to_dict",
 ]

@@ -65,8 +65,7 @@ def matchable(players: Sequence[Contender], i: int, level: int) -> int:
         if j != i and not q.folded:
             if not q.all_in:
                 return level
-            if q.bet > reach:
-                reach = q.bet
+            reach = max(reach, q.bet)
     return level if reach > level else reach
 
 

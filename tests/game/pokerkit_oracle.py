@@ -30,6 +30,7 @@ from pokerkit import (
     PotLimitOmahaHoldem,
     PotLimitPokerMixin,
     StandardHighHand,
+    State,
     TexasHoldemMixin,
     UnfixedLimitHoldem,
 )
@@ -54,6 +55,36 @@ from tablectl.game import (
 )
 
 A = Automation
+
+
+def _memoised(method: Callable[..., Any], up: bool) -> Callable[..., Any]:
+    """``State.get_hand`` / ``get_up_hand`` with a memo keyed on the cards they evaluate.
+
+    PokerKit evaluates the same hand many times a hand (openers, hand killing, showing,
+    pushing each pot), and its evaluator is pure Python: nearly all of a differential hand's
+    time. The result only depends on the hand type and the cards, so it is remembered
+    (bounded); PokerKit still does every evaluation once.
+    """
+    memo: dict[tuple[object, ...], Any] = {}
+
+    def get(self: Any, player_index: int, board_index: int, hand_type_index: int) -> Any:
+        if not self.statuses[player_index]:
+            return None
+        cards = tuple(self.hole_cards[player_index])
+        key = (self.hand_types[hand_type_index], up, cards,
+               tuple(self.hole_card_statuses[player_index]) if up else (),
+               tuple(self.get_board_cards(board_index)))
+        if key not in memo:
+            if len(memo) > 200_000:
+                memo.clear()
+            memo[key] = method(self, player_index, board_index, hand_type_index)
+        return memo[key]
+
+    return get
+
+
+State.get_hand = _memoised(State.get_hand, up=False)  # type: ignore[method-assign]
+State.get_up_hand = _memoised(State.get_up_hand, up=True)  # type: ignore[method-assign]
 AUTO = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING,
         A.HOLE_CARDS_SHOWING_OR_MUCKING, A.HAND_KILLING, A.CHIPS_PUSHING, A.CHIPS_PULLING)
 
