@@ -5,7 +5,9 @@ PHH (``uoftcprg/phh-std``) is TOML, one hand per ``.phh`` file (``.phhs``: table
 of the button (stud: of the dealer) and the last player is the button, so a replay seats player
 ``pN`` in seat ``N`` with the button on the last seat. Fields starting with ``_`` are user
 fields and are ignored. PHH does not record burns: a replay feeds the engine an unknown burn
-card whenever it asks for one. Hole cards written ``??`` are unknown; if the player shows them
+card whenever it asks for one. A check the engine did not ask for is accepted only when it
+changes nothing (:func:`is_no_op_check`: PokerKit still asks for it when every opponent is
+all-in). Hole cards written ``??`` are unknown; if the player shows them
 later (``pN sm ...``) the shown cards are used from the start.
 
 Variant codes read (and written): ``FT`` ``NT`` ``PO`` ``FO/8`` ``F7S`` ``F7S/8`` ``FR`` from
@@ -372,6 +374,8 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
             pump()
             exp = hand.expected()
             if not isinstance(exp, Act):
+                if verb == "cc" and is_no_op_check(hand, seat):
+                    continue   # recorded by engines that ask for it; it changes nothing
                 raise PhhError(f"{where}: the engine expects {_players(str(exp))}")
             legal = exp.legal
             if verb == "f":
@@ -399,6 +403,20 @@ def _players(text: str) -> str:
     'p2 is to act, not p10'
     """
     return re.sub(r"\bseat (\d+)\b", r"p\1", text)
+
+
+def is_no_op_check(hand: Hand, seat: int) -> bool:
+    """Whether a check by ``seat`` now would change nothing, so the engine rightly asks for
+    none: the seat is live with chips, every other live seat is all-in, and the seat's chips
+    in the pot already cover each of theirs. Some engines (PokerKit among them) still ask
+    for that check, and their histories record it.
+    """
+    seats = hand.view().seats
+    me = next((s for s in seats if s.seat == seat), None)
+    if me is None or me.folded or me.all_in:
+        return False
+    return all(s.all_in and s.committed <= me.committed for s in seats
+               if s.seat != seat and not s.folded)
 
 
 def _finish(hand: Hand, n: int, pump: object, scale: int) -> tuple[Hand, list[int | float]]:

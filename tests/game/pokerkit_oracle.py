@@ -12,6 +12,7 @@ import random
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from pokerkit import (
@@ -34,6 +35,7 @@ from pokerkit import (
     TexasHoldemMixin,
     UnfixedLimitHoldem,
 )
+from pokerkit.lookups import Lookup
 
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
@@ -49,6 +51,8 @@ from tablectl.game import (
     DealHole,
     DealUp,
     Hand,
+    Rake,
+    RakeScope,
     RuleSet,
     SeatSetup,
     Stakes,
@@ -83,6 +87,26 @@ def _memoised(method: Callable[..., Any], up: bool) -> Callable[..., Any]:
     return get
 
 
+def _memoised_key(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``Lookup._get_key`` with a memo per lookup class and cards (PokerKit validates and
+    compares every five-card combination through it several times)."""
+    memo: dict[tuple[object, ...], Any] = {}
+
+    def get_key(self: Any, cards: Any) -> Any:
+        if type(cards) is not tuple:
+            return method(self, cards)
+        key = (type(self), *cards)
+        value = memo.get(key)
+        if value is None:
+            if len(memo) > 200_000:
+                memo.clear()
+            value = memo[key] = method(self, cards)
+        return value
+
+    return get_key
+
+
+Lookup._get_key = _memoised_key(Lookup._get_key)  # type: ignore[method-assign]
 State.get_hand = _memoised(State.get_hand, up=False)  # type: ignore[method-assign]
 State.get_up_hand = _memoised(State.get_up_hand, up=True)  # type: ignore[method-assign]
 AUTO = (A.ANTE_POSTING, A.BET_COLLECTION, A.BLIND_OR_STRADDLE_POSTING,
@@ -122,26 +146,29 @@ ORACLE_RULES: RuleSet = replace(PRESETS[RulesPreset.PHH], raise_capped_at_effect
 
 
 def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
-                   stacks: list[int]) -> Any:
+                   stacks: list[int], rake: Rake | None = None) -> Any:
     """A PokerKit state for the same hand; ``stacks`` in position order."""
     n = len(stacks)
+    kw = {"rake": pokerkit_rake(rake, game)} if rake is not None and rake.percent else {}
     if game.is_stud:
         cls = {GameKind.STUD: FixedLimitSevenCardStud,
                GameKind.STUD_HI_LO: FixedLimitSevenCardStudHighLowSplitEightOrBetter,
                GameKind.RAZZ: FixedLimitRazz}[game]
         return cls(AUTO, True, stakes.ante, stakes.bring_in, stakes.small_bet,
-                   stakes.big_bet)(stacks, n)
+                   stakes.big_bet, **kw)(stacks, n)
     blinds = (stakes.small_blind, stakes.big_blind) if stakes.small_blind else \
         (stakes.big_blind,)
     if structure is FL:
         cls = {GameKind.HOLDEM: FixedLimitTexasHoldem, GameKind.HOLDEM_HI_LO: FixedLimitHoldemHiLo,
                GameKind.OMAHA: FixedLimitOmahaHoldem,
                GameKind.OMAHA_HI_LO: TrueFixedLimitOmahaHiLo}[game]
-        return cls(AUTO, True, stakes.ante, blinds, stakes.small_bet, stakes.big_bet)(stacks, n)
+        return cls(AUTO, True, stakes.ante, blinds, stakes.small_bet, stakes.big_bet,
+                   **kw)(stacks, n)
     cls = {(GameKind.HOLDEM, PL): PotLimitTexasHoldem, (GameKind.HOLDEM, NL): NoLimitTexasHoldem,
            (GameKind.OMAHA, PL): PotLimitOmahaHoldem,
            (GameKind.OMAHA_HI_LO, PL): PotLimitOmahaHiLo}[(game, structure)]
-    return cls(AUTO, True, stakes.ante, blinds, stakes.min_bet or stakes.big_blind)(stacks, n)
+    return cls(AUTO, True, stakes.ante, blinds, stakes.min_bet or stakes.big_blind,
+               **kw)(stacks, n)
 
 
 @dataclass
@@ -151,7 +178,6 @@ class DiffResult:
     ours: list[int]
     theirs: list[int]
     hand: Hand
-    skipped: str = ""
     known: str = ""
     detail: str = ""
     notes: list[str] = field(default_factory=list)
@@ -185,6 +211,67 @@ def random_setup(rng: random.Random, game: GameKind, structure: BettingStructure
     return stakes, seats, rng.choice(seat_numbers)
 
 
+def edge_setup(rng: random.Random, game: GameKind, structure: BettingStructure,
+               ) -> tuple[Stakes, list[SeatSetup], int, RuleSet]:
+    """Edge-rich seats and stakes: stacks of 1 chip up to 150 bets, antes that equal or exceed
+    a stack, blinds and bring-ins all-in for less, eight-handed stud, raked hands.
+
+    Returns the stakes, the seats, the button and the rules (the oracle rules, raked in about
+    a quarter of the hands).
+    """
+    stud = game.is_stud
+    n = 8 if stud and rng.random() < 0.4 else rng.randint(2, 8)
+    seat_numbers = sorted(rng.sample(range(1, 11), n))
+    if stud:
+        stakes = Stakes(ante=rng.choice([0, 1, 1, 2, 5]), bring_in=rng.choice([1, 2, 2, 3]),
+                        small_bet=4, big_bet=8)
+        bet = 4
+    else:
+        small_blind = rng.choice([0, 1, 1, 1, 2])
+        if n == 2 and not small_blind:   # see KNOWN_DIFFERENCES["heads-up-one-blind"]
+            small_blind = 1
+        sizes = {"small_bet": 2, "big_bet": 4} if structure is FL else {}
+        stakes = Stakes(small_blind=small_blind, big_blind=2,
+                        ante=rng.choice([0, 0, 0, 1, 2, 3]), **sizes)
+        bet = 2
+    forced = stakes.ante + max(stakes.big_blind, stakes.bring_in)
+    def stack() -> int:
+        roll = rng.random()
+        if roll < 0.12:
+            return 1
+        if roll < 0.3:
+            return rng.randint(1, forced + 1)
+        if roll < 0.6:
+            return rng.randint(1, 10 * bet)
+        if roll < 0.9:
+            return rng.randint(1, 150 * bet)
+        return 150 * bet
+    seats = [SeatSetup(s, stack()) for s in seat_numbers]
+    rules = ORACLE_RULES
+    if rng.random() < 0.25:
+        rules = replace(rules, rake=Rake(Fraction(rng.choice([5, 10]), 100),
+                                         cap=rng.choice([None, 2, 5]), scope=RakeScope.PER_POT,
+                                         no_flop_no_drop=rng.random() < 0.7))
+    return stakes, seats, rng.choice(seat_numbers), rules
+
+
+def pokerkit_rake(rake: Rake, game: GameKind) -> Callable[[int, Any], tuple[int, int]]:
+    """Our rake as a PokerKit rake function: rounded down to the unit, capped per pot, and
+    "no flop, no drop" as we read it (no rake when the hand ends in its first betting round;
+    PokerKit's own reading, "a board card was dealt", never rakes stud)."""
+    def take(amount: int, state: Any) -> tuple[int, int]:
+        if rake.no_flop_no_drop:
+            if game.is_stud:
+                first_round = max(len(cards) for cards in state.hole_cards) <= 3
+            else:
+                first_round = not any(state.board_cards)
+            if first_round:
+                return 0, amount
+        raked = rake.take(amount)
+        return raked, amount - raked
+    return take
+
+
 def _pick_action(rng: random.Random, legal: Any) -> ActionIn:
     kinds = legal.kinds
     roll = rng.random()
@@ -207,14 +294,22 @@ def _pick_action(rng: random.Random, legal: Any) -> ActionIn:
 
 def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
               rules: RuleSet = ORACLE_RULES,
-              choose: Callable[[random.Random, Any], ActionIn] = _pick_action) -> DiffResult:
+              choose: Callable[[random.Random, Any], ActionIn] = _pick_action, *,
+              edge: bool = False) -> DiffResult:
     """Play one seeded random hand through both engines, comparing at every step.
+
+    ``edge``: the seats, stakes and rules of :func:`edge_setup` (``rules`` is then ignored);
+    otherwise :func:`random_setup` with ``rules``.
 
     Raises:
         MismatchError: the engines disagree on whose turn it is, on the legal actions, or on a
             card's recipient.
     """
-    stakes, seats, button = random_setup(rng, game, structure)
+    if edge:
+        stakes, seats, button, rules = edge_setup(rng, game, structure)
+    else:
+        stakes, seats, button = random_setup(rng, game, structure)
+    notes: list[str] = []
     hand = Hand.start(game=game, structure=structure, rules=rules, stakes=stakes, seats=seats,
                       button=button)
     order = hand.position_seats
@@ -224,9 +319,13 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
     rng.shuffle(deck)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order])
+        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order], rules.rake)
         while not hand.is_done:
             exp = hand.expected()
+            if not isinstance(exp, Act) and pk.actor_index is not None:
+                _no_op_check(pk, hand)
+                notes.append("pokerkit-no-op-check")
+                continue
             if isinstance(exp, Act):
                 legal = exp.legal
                 try:
@@ -235,7 +334,7 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
                     label = _known_betting_difference(hand, pk, game)
                     if label is None:
                         raise
-                    return DiffResult([], [], hand, known=label, detail=str(exc))
+                    return DiffResult([], [], hand, known=label, detail=str(exc), notes=notes)
                 action = choose(rng, legal)
                 hand.apply(action)
                 _apply_pk(pk, action)
@@ -247,7 +346,7 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
                 pk.burn_card(str(card))
             elif isinstance(exp, DealBoard):
                 if game.is_stud:
-                    return DiffResult([], [], hand, skipped="stud community card")
+                    return DiffResult([], [], hand, known="stud-short-deck", notes=notes)
                 pk.deal_board(str(card))
             elif isinstance(exp, DealHole | DealUp | DealDown):
                 if pk.hole_dealee_index != index[exp.seat]:
@@ -259,7 +358,7 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
         if pk.status:
             raise MismatchError(f"our hand is done, pokerkit's is not (actor {pk.actor_index})")
     ours = [hand.final_stacks[s] for s in order]
-    result = DiffResult(ours, list(pk.stacks), hand)
+    result = DiffResult(ours, list(pk.stacks), hand, notes=notes)
     if ours != result.theirs:
         label = _known_settlement_difference(hand, ours, result.theirs)
         if label is None:
@@ -267,6 +366,16 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
         result.known = label
     result.pk = pk
     return result
+
+
+def _no_op_check(pk: Any, hand: Hand) -> None:
+    """PokerKit asks for a decision where we ask none: accepted only if it is a check that
+    changes nothing (KNOWN_DIFFERENCES["pokerkit-no-op-check"])."""
+    if pk.checking_or_calling_amount or pk.can_complete_bet_or_raise_to():
+        raise MismatchError(f"pokerkit asks position {pk.actor_index} to act "
+                            f"(call {pk.checking_or_calling_amount}), we expect "
+                            f"{hand.expected()}")
+    pk.check_or_call()
 
 
 def _compare_legal(pk: Any, legal: Any, position: int) -> None:
@@ -319,8 +428,25 @@ KNOWN_DIFFERENCES = {
     "pokerkit-hilo-side-pot": (
         "PokerKit splits every pot high/low once anybody has a low, sharing the 'low' "
         "half of a side pot without a qualifying low among its contenders"),
+    "pokerkit-fold-out-rake-base": (
+        "on a fold-out PokerKit gives the winner back the whole of their last bet before it "
+        "rakes, not only the uncalled part, so it rakes a smaller pot than the one a dealer "
+        "drops from"),
+    "pokerkit-no-op-check": (
+        "PokerKit still asks for a check when every opponent is all-in and the player's "
+        "chips already cover them (a decision that cannot change a stack); we ask for "
+        "nothing. The oracle plays PokerKit's check and compares the rest of the hand"),
+    "heads-up-one-blind": (
+        "heads-up with one blind PokerKit's heads-up reversal makes the button post it; we "
+        "keep the blind left of the button. The set-ups never deal it (a small blind is "
+        "added heads-up)"),
+    "stud-short-deck": (
+        "seventh street with too few cards: PokerKit reshuffles the burns and discards, "
+        "our phh preset deals a community card (the hand is not compared from there)"),
 }
-"""PokerKit 0.7.7 behaviour we do not copy (docs/rules.md): label -> explanation."""
+"""Every known PokerKit 0.7.7 defect or rule difference (docs/rules.md): label -> reason.
+
+The differential test counts each label it meets; nothing else may differ."""
 
 
 def _known_betting_difference(hand: Hand, pk: Any, game: GameKind) -> str | None:
@@ -332,8 +458,15 @@ def _known_betting_difference(hand: Hand, pk: Any, game: GameKind) -> str | None
 
 
 def _known_settlement_difference(hand: Hand, ours: list[int], theirs: list[int]) -> str | None:
-    """The hi-lo side pot bug: some showdown hand has a low, and the stacks differ only among
-    contenders of a side pot in which no eligible player has a low."""
+    """The fold-out rake base (a raked hand without showdown where only the winner ends with
+    more chips in PokerKit), or the hi-lo side pot bug: some showdown hand has a low, and the
+    stacks differ only among contenders of a side pot in which no eligible player has a
+    low."""
+    changed_at = [i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b]
+    showdown = any(type(ev).__name__ == "ShowdownHand" for ev in hand.events)
+    if (hand.rake and not showdown and len(changed_at) == 1
+            and 0 < theirs[changed_at[0]] - ours[changed_at[0]] <= hand.rake):
+        return "pokerkit-fold-out-rake-base"
     if not hand.start_args.game.is_hi_lo or sum(ours) != sum(theirs):
         return None
     lows = {ev.seat for ev in hand.events

@@ -1,12 +1,15 @@
 """Differential test: seeded random complete hands through our engine and PokerKit 0.7.7.
 
-Both engines get the same seats (2-8, short stacks that force side pots), cards and random
-legal actions; at every decision the seat to act, the call amount and the wager range must
-agree, and at the end every stack. PokerKit's known defects (``KNOWN_DIFFERENCES``) are
-recognised and counted, never copied: a hand that hits one stops being compared there.
+Both engines get the same edge-rich set-up (``edge_setup``: 2-8 seats, eight-handed stud
+often, stacks of 1 chip up to 150 bets, antes that equal or exceed a stack, blinds and
+bring-ins all-in for less, a quarter of the hands raked), cards and random legal actions; at
+every decision the seat to act, the call amount and the wager range must agree, and at the
+end every stack. PokerKit's known defects and rule differences (``KNOWN_DIFFERENCES``, one
+list with the reason of each) are recognised and counted, never copied: a hand that hits one
+stops being compared there (a no-op check PokerKit asks for is played and the hand goes on).
 
-The default run plays about 2 200 hands in total; ``--diff-hands N`` scales every variant's
-share (PokerKit is slow for Omaha, so Omaha gets fewer hands).
+The default run plays 5 050 hands in total; ``--diff-hands N`` scales every variant's share
+(PokerKit is slow for Omaha, so Omaha gets fewer hands).
 """
 
 from __future__ import annotations
@@ -20,24 +23,24 @@ from tablectl.domain.games import BettingStructure, GameKind
 from tests.game.pokerkit_oracle import KNOWN_DIFFERENCES, VARIANTS, play_both
 
 BUDGET: dict[tuple[GameKind, BettingStructure], int] = {
-    (GameKind.HOLDEM, BettingStructure.FIXED_LIMIT): 300,
-    (GameKind.HOLDEM, BettingStructure.POT_LIMIT): 250,
-    (GameKind.HOLDEM, BettingStructure.NO_LIMIT): 300,
-    (GameKind.HOLDEM_HI_LO, BettingStructure.FIXED_LIMIT): 250,
-    (GameKind.OMAHA, BettingStructure.FIXED_LIMIT): 110,
-    (GameKind.OMAHA, BettingStructure.POT_LIMIT): 110,
-    (GameKind.OMAHA_HI_LO, BettingStructure.FIXED_LIMIT): 110,
-    (GameKind.OMAHA_HI_LO, BettingStructure.POT_LIMIT): 110,
-    (GameKind.STUD, BettingStructure.FIXED_LIMIT): 220,
-    (GameKind.STUD_HI_LO, BettingStructure.FIXED_LIMIT): 220,
-    (GameKind.RAZZ, BettingStructure.FIXED_LIMIT): 220,
+    (GameKind.HOLDEM, BettingStructure.FIXED_LIMIT): 600,
+    (GameKind.HOLDEM, BettingStructure.POT_LIMIT): 600,
+    (GameKind.HOLDEM, BettingStructure.NO_LIMIT): 600,
+    (GameKind.HOLDEM_HI_LO, BettingStructure.FIXED_LIMIT): 600,
+    (GameKind.OMAHA, BettingStructure.FIXED_LIMIT): 300,
+    (GameKind.OMAHA, BettingStructure.POT_LIMIT): 300,
+    (GameKind.OMAHA_HI_LO, BettingStructure.FIXED_LIMIT): 200,
+    (GameKind.OMAHA_HI_LO, BettingStructure.POT_LIMIT): 200,
+    (GameKind.STUD, BettingStructure.FIXED_LIMIT): 550,
+    (GameKind.STUD_HI_LO, BettingStructure.FIXED_LIMIT): 550,
+    (GameKind.RAZZ, BettingStructure.FIXED_LIMIT): 550,
 }
 DEFAULT_TOTAL = sum(BUDGET.values())
 
 
-def test_budget_covers_every_variant_and_two_thousand_hands() -> None:
+def test_budget_covers_every_variant_and_five_thousand_hands() -> None:
     assert set(BUDGET) == set(VARIANTS)
-    assert DEFAULT_TOTAL >= 2000
+    assert DEFAULT_TOTAL >= 5000
 
 
 @pytest.mark.parametrize(("game", "structure"), VARIANTS,
@@ -49,10 +52,12 @@ def test_random_hands_agree_with_pokerkit(game: GameKind, structure: BettingStru
     outcomes: Counter[str] = Counter()
     for k in range(count):
         rng = random.Random(f"{diff_seed}/{game.value}/{structure.value}/{k}")
-        result = play_both(rng, game, structure)   # raises MismatchError on any disagreement
-        if result.skipped:
-            outcomes["skipped: " + result.skipped] += 1
-        elif result.known:
+        # raises MismatchError on any disagreement that is not a known difference
+        result = play_both(rng, game, structure, edge=True)
+        for note in set(result.notes):
+            assert note in KNOWN_DIFFERENCES
+            outcomes[note] += 1
+        if result.known:
             assert result.known in KNOWN_DIFFERENCES
             outcomes[result.known] += 1
         else:
@@ -60,5 +65,5 @@ def test_random_hands_agree_with_pokerkit(game: GameKind, structure: BettingStru
             assert sum(result.ours) + result.hand.rake == sum(
                 s.stack for s in result.hand.start_args.seats)
             outcomes["matched"] += 1
-    assert outcomes["matched"] >= count * 0.9, outcomes
+    assert outcomes["matched"] >= count * 0.75, outcomes
     print(f"{game.value} {structure.value}: {dict(outcomes)}")
