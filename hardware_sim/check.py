@@ -132,7 +132,7 @@ def check_hand(summary: HandSummary, items: Sequence[TimelineItem], *, deck: Dec
                         target["seat"] = role.number
                     else:
                         target[role.kind] = True
-                if card in dealt:
+                if card in dealt and not hand.back_in_play(card):   # stud: recycled cards
                     if roles is None:
                         anomalies["duplicate_read"] += 1
                     continue

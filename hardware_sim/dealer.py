@@ -622,12 +622,21 @@ class SimDealer:
             card = self._script.pop(0)
             if not self._dealt(st, card):
                 return card
+        back = [c for c in self.deck.uids_by_card if st.hand.back_in_play(c)]
         if isinstance(self.device, SimTable):
             while st.order:
                 card = st.order.pop(0)
                 if not self._dealt(st, card):
                     return card
+            if back:   # stud's seventh street ran short: burns (and discards) come back
+                card = self._rng.choice(back)
+                for antenna in ("burn", "muck"):
+                    self.device.remove(antenna, card)
+                return card
             raise DealerError("the deck is exhausted")
+        if not self.device.remaining and back:   # the recycled cards go into the shoe
+            self._rng.shuffle(back)
+            self.device.order.extend(back)
         return None
 
     @staticmethod

@@ -16,6 +16,7 @@ faults. TOML, in ``config/scenarios/``; paths are relative to the file.
     variant = "holdem"                # tablectl.domain.games.GameKind values
     structure = "no-limit"
     preset = "casino"
+    stud_short_deck = "reshuffle"     # optional: overrides the preset's (StudShortDeck values)
     button = 1
     [game.stakes]                     # tablectl.game.Stakes fields, chip units
     small_blind = 100
@@ -47,7 +48,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, TypeVar
 
@@ -64,9 +65,18 @@ from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
-from tablectl.game import PRESETS, ActionKind, Hand, HandSetupError, RuleSet, SeatSetup, Stakes
+from tablectl.game import (
+    PRESETS,
+    ActionKind,
+    Hand,
+    HandSetupError,
+    RuleSet,
+    SeatSetup,
+    Stakes,
+    StudShortDeck,
+)
 
-E = TypeVar("E", GameKind, BettingStructure, RulesPreset, FaultKind)
+E = TypeVar("E", GameKind, BettingStructure, RulesPreset, FaultKind, StudShortDeck)
 
 DEVICES: Final = ("shoe", "table")
 _TOP: Final = {"name", "description", "seed", "hands", "device", "deck", "foreign_deck",
@@ -111,11 +121,15 @@ class Scenario:
     actions: tuple[ScriptedAction, ...] = ()
     faults: tuple[FaultPlan, ...] = ()
     path: Path | None = None
+    stud_short_deck: StudShortDeck | None = None
 
     @property
     def rules(self) -> RuleSet:
-        """The preset's house rules."""
-        return PRESETS[self.preset]
+        """The preset's house rules (with the scenario's ``stud_short_deck``, if given)."""
+        rules = PRESETS[self.preset]
+        if self.stud_short_deck is not None:
+            rules = replace(rules, stud_short_deck=self.stud_short_deck)
+        return rules
 
     def strategy(self, seed: int | None = None) -> Strategy:
         """The decisions: the script (if any), then seeded random ones."""
@@ -165,6 +179,8 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
                       default=BettingStructure.FIXED_LIMIT)
     preset = _enum(RulesPreset, game_data, "game.preset", "preset", p,
                    default=RulesPreset.CASINO)
+    short_deck = _enum(StudShortDeck, game_data, "game.stud_short_deck", "stud_short_deck", p,
+                       default=None) if "stud_short_deck" in game_data else None
     button = _int(game_data, "button", p, default=1, key_path="game.button")
     stakes_data = _table(game_data, "stakes", p, key_path="game.stakes")
     for key in sorted(set(stakes_data) - _STAKES):
@@ -172,7 +188,8 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
     stakes_values = {k: _int(stakes_data, k, p, default=0, low=0, key_path=f"game.stakes.{k}")
                      for k in _STAKES}
     stakes = Stakes(**stakes_values)
-    for key in sorted(set(game_data) - {"variant", "structure", "preset", "button", "stakes"}):
+    for key in sorted(set(game_data) - {"variant", "structure", "preset", "button", "stakes",
+                                        "stud_short_deck"}):
         p.append((f"game.{key}", "unknown key"))
 
     seats: list[SeatSetup] = []
@@ -282,7 +299,8 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
                     seed=seed, hands=hands, device=device, deck=deck, foreign_deck=foreign,
                     table=table, game=game, structure=structure, preset=preset, stakes=stakes,
                     button=button, seats=tuple(seats), weights=weights, all_in=float(all_in),
-                    cards=tuple(cards), actions=tuple(actions), faults=tuple(faults), path=path)
+                    cards=tuple(cards), actions=tuple(actions), faults=tuple(faults), path=path,
+                    stud_short_deck=short_deck)
 
 
 def find_scenarios(folder: Path) -> list[Path]:

@@ -472,7 +472,7 @@ class HandController:
             run.log.append(f"read {read.read_id} ({card}) on the muck ignored")
             return False
         placed = self._accepted.get(card)
-        if placed is not None:
+        if placed is not None and not hand.back_in_play(card):  # stud: recycled cards
             # the same read again (a reader resends what a crashed host never acknowledged)
             # is a repeat however late it comes
             if placed.read_id == read.read_id or self._same_place(placed, read, loc):
@@ -976,7 +976,7 @@ class HandController:
                            "'read', or confirm_read / reject_read it")
         if read_id is not None and (pending is None or pending.read.read_id != read_id):
             raise _Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
-        if card is not None and card in self._accepted:
+        if card is not None and card in self._accepted and not hand.back_in_play(card):
             raise _Refused(ErrorCode.DUPLICATE_CARD,
                            f"{card} was already dealt to "
                            f"{_target_text(self._accepted[card].key)}")

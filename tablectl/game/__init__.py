@@ -18,6 +18,7 @@ from tablectl.game.model import (
     Burned,
     CardDealt,
     CardIn,
+    CardsRecycled,
     DealBoard,
     DealDown,
     DealHole,
@@ -67,6 +68,7 @@ from tablectl.game.rules import (
 __all__ = [
     "PRESETS", "Act", "ActionIn", "ActionKind", "ActionTaken", "Award", "BetReturned",
     "BoardDealt", "BringInCard", "Burn", "Burned", "CardDealt", "CardIn", "CardOutOfTurn",
+    "CardsRecycled",
     "DealBoard", "DealDown", "DealHole", "DealUp", "Done", "DuplicateCard", "Expectation",
     "FirstDealt", "ForcedBet", "ForcedKind", "Half", "Hand", "HandEnded", "HandEvent",
     "HandInput", "HandSetupError", "HandStart", "HandView", "LegalActions",

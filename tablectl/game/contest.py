@@ -1,4 +1,4 @@
-"""When a betting decision cannot matter, and when the hands may be turned face up.
+"""When a betting decision cannot matter.
 
 A decision matters only if it can change a stack. Once at most one live player has chips
 behind and that player's chips in the pot already cover every opponent's, nothing anybody
@@ -67,14 +67,3 @@ def matchable(players: Sequence[Contender], i: int, level: int) -> int:
                 return level
             reach = max(reach, q.bet)
     return level if reach > level else reach
-
-
-def betting_is_over(players: Sequence[Contender]) -> bool:
-    """No more betting can happen in this hand and at least one live player is all-in.
-
-    This is the moment "all-in hands face up" turns the live hands over.
-    """
-    live = [q for q in players if not q.folded]
-    return (len(live) > 1 and any(q.all_in for q in live)
-            and sum(1 for q in live if not q.all_in) <= 1
-            and nothing_to_decide(players))

@@ -12,8 +12,8 @@ Rules the machine enforces (the house-rule fields it reads are named in brackets
 * Button games deal every hole card one at a time clockwise [first_dealt], then burn [burns]
   and deal 3, 1 and 1 board cards. Stud deals two down cards and one up card (each a round
   from the dealer's left), then up, up, up and a last down card, burning before 4th to 7th
-  street; if the deck cannot give every remaining player a 7th-street card, one community card
-  is dealt instead.
+  street; if the deck cannot give every remaining player a 7th-street card [stud_short_deck]:
+  one community card, or the burns (and discards) come back into play (``game/stud_deck.py``).
 * Betting: pre-flop the seat left of the last blind acts first (heads-up the button), later
   rounds the first live seat left of the button. Stud third street: the lowest up card brings
   in (razz: the highest) [bring_in_card, bring_in_ace_low], later streets the best showing hand
@@ -58,6 +58,7 @@ from tablectl.game.model import (
     Burned,
     CardDealt,
     CardIn,
+    CardsRecycled,
     DealBoard,
     DealDown,
     DealHole,
@@ -93,6 +94,7 @@ from tablectl.game.rules import (
     Stakes,
     StudOpenerTie,
 )
+from tablectl.game.stud_deck import plan_seventh
 
 BOARD_STREETS: Final = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 STUD_STREETS: Final = (Street.THIRD, Street.FOURTH, Street.FIFTH, Street.SIXTH, Street.SEVENTH)
@@ -218,6 +220,8 @@ class Hand:
         self._big_blind_index: int | None = None
         self._last_blind_index: int | None = None
         self._done = False
+        self._recycle_burn = False
+        self._recycled: set[int] = set()
         events: list[HandEvent] = []
         self._post_forced(events)
         self._begin_street(0, events)
@@ -313,6 +317,12 @@ class Hand:
     def board(self) -> tuple[Card | None, ...]:
         """Board cards so far (stud: the community card, if one was dealt)."""
         return tuple(self._board)
+
+    def back_in_play(self, card: Card) -> bool:
+        """Whether ``card`` was dealt (or burned) before but came back into play and may be
+        dealt once more (stud's seventh street, ``RuleSet.stud_short_deck``)."""
+        key = card_key(card)
+        return key in self._recycled and key not in self._seen
 
     def expected(self) -> Expectation:
         """What the hand needs next."""
@@ -432,6 +442,9 @@ class Hand:
         if kind is Burn:
             self._burns.append(card)
             events.append(Burned(card, street))
+            if self._recycle_burn and card is not None:   # joins the recycled cards
+                self._seen.discard(card_key(card))
+                self._recycled.add(card_key(card))
         elif kind is DealBoard:
             self._board.append(card)
             events.append(BoardDealt(card, exp.index, street))  # type: ignore[union-attr]
@@ -735,14 +748,17 @@ class Hand:
             elif k < 4:
                 queue += [_intern(DealUp, p.seat, street) for p in live]
             else:
-                left = 52 - self._dealt_count
-                burn = 1 if self._rules.burns else 0
-                if left - burn >= len(live):
-                    queue += [_intern(DealDown, p.seat, street) for p in live]
-                else:  # not enough cards: one community card, burned for only if one is left
-                    if burn and left < 2:
-                        queue.pop(0)
-                    queue.append(_intern(DealBoard, 0))
+                plan = plan_seventh(
+                    self._rules.stud_short_deck, stub=52 - self._dealt_count,
+                    players=len(live), burns=len(self._burns),
+                    discards=sum(len(p.cards) for p in self._p if p.folded),
+                    burning=self._rules.burns)
+                if self._rules.burns and not plan.burn:
+                    queue.pop(0)
+                if plan.recycle:
+                    self._recycle(plan.discards, events)
+                queue += ([_intern(DealBoard, 0)] if plan.community
+                          else [_intern(DealDown, p.seat, street) for p in live])
         elif k == 0:
             first = 0
             if (self._rules.first_dealt is FirstDealt.LEFT_OF_BIG_BLIND
@@ -758,6 +774,17 @@ class Hand:
             self._expect = queue[0]
         else:
             self._open_betting(events)
+
+    def _recycle(self, discards: bool, events: list[HandEvent]) -> None:
+        """Seventh street ran short: the burns (and discards) may be dealt once more."""
+        back = [c for c in self._burns if c is not None]
+        if discards:
+            back += [c for p in self._p if p.folded for c in p.cards if c is not None]
+        for card in back:
+            self._seen.discard(card_key(card))
+            self._recycled.add(card_key(card))
+        self._recycle_burn = True
+        events.append(CardsRecycled(tuple(back), self._street, True))
 
     def _open_betting(self, events: list[HandEvent]) -> None:
         k = self._street_index

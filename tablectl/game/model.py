@@ -336,6 +336,18 @@ class PotAwarded:
 
 
 @dataclass(frozen=True, slots=True)
+class CardsRecycled:
+    """Seventh-street stud ran short: ``cards`` (burns, maybe discards) are back in play and
+    may each be dealt once more (``RuleSet.stud_short_deck``); ``burns``: this street's burn
+    card joins them once it is burned."""
+
+    type: ClassVar[str] = "cards-recycled"
+    cards: tuple[Card, ...]
+    street: Street
+    burns: bool
+
+
+@dataclass(frozen=True, slots=True)
 class HandEnded:
     """The hand is over; ``stacks`` as (seat, stack) pairs in seat order."""
 
@@ -344,7 +356,8 @@ class HandEnded:
 
 
 HandEvent: TypeAlias = (ForcedBet | CardDealt | BoardDealt | Burned | ActionTaken | BetReturned
-                        | StreetEnded | ShowdownHand | RakeTaken | PotAwarded | HandEnded)
+                        | StreetEnded | ShowdownHand | RakeTaken | PotAwarded | CardsRecycled
+                        | HandEnded)
 
 
 # --- results and views -----------------------------------------------------------------------

@@ -212,8 +212,6 @@ class RuleSet:
         showdown_by_input: the showdown waits for a ShowIn or MuckIn from every contender in
             showdown order; otherwise cards speak and the showdown is automatic.
         short_big_blind: a big blind all-in for less, what the others call and raise from.
-        all_in_face_up: once no more betting is possible with an all-in player in the hand,
-            every live hand is turned face up (ShowIn is accepted from then on).
         stud_short_deck: seven card stud, the stub is too short for seventh street.
     """
 
@@ -239,7 +237,6 @@ class RuleSet:
     blind_rounding: bool = False
     showdown_by_input: bool = False
     short_big_blind: ShortBigBlind = ShortBigBlind.FULL_BLIND
-    all_in_face_up: bool = False
     stud_short_deck: StudShortDeck = StudShortDeck.COMMUNITY
 
     def __post_init__(self) -> None:
@@ -314,7 +311,6 @@ PRESETS: Final[Mapping[RulesPreset, RuleSet]] = {
         raise_cap=RaiseCap(bets=4, blind_counts=True, completion_counts=True,
                            lifted_heads_up=True),
         short_all_in_reopens=Reopen.HALF_BET,
-        all_in_face_up=True,
     ),
     RulesPreset.PACIFIC_OMAHA: RuleSet(
         name="pacific-omaha",

@@ -339,14 +339,18 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
                 hand.apply(action)
                 _apply_pk(pk, action)
                 continue
-            card = deck.pop()
+            if deck:
+                card = deck.pop()
+            else:   # stud's seventh street ran short: the cards back in play
+                back = [c for c in FULL_DECK if hand.back_in_play(c)]
+                if not back:
+                    raise MismatchError(f"no card left for {exp}")
+                card = rng.choice(back)
             if isinstance(exp, Burn):
                 if not pk.can_burn_card():
                     raise MismatchError(f"we burn, pokerkit does not: {exp}")
                 pk.burn_card(str(card))
             elif isinstance(exp, DealBoard):
-                if game.is_stud:
-                    return DiffResult([], [], hand, known="stud-short-deck", notes=notes)
                 pk.deal_board(str(card))
             elif isinstance(exp, DealHole | DealUp | DealDown):
                 if pk.hole_dealee_index != index[exp.seat]:
@@ -440,9 +444,6 @@ KNOWN_DIFFERENCES = {
         "heads-up with one blind PokerKit's heads-up reversal makes the button post it; we "
         "keep the blind left of the button. The set-ups never deal it (a small blind is "
         "added heads-up)"),
-    "stud-short-deck": (
-        "seventh street with too few cards: PokerKit reshuffles the burns and discards, "
-        "our phh preset deals a community card (the hand is not compared from there)"),
 }
 """Every known PokerKit 0.7.7 defect or rule difference (docs/rules.md): label -> reason.
 

@@ -20,6 +20,7 @@ from tablectl.game import (
     Burned,
     CardDealt,
     CardIn,
+    CardsRecycled,
     Hand,
     HandInput,
     MuckIn,
@@ -76,10 +77,13 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
         else:
             taken = {e.card for e in hand.events
                      if isinstance(e, CardDealt | BoardDealt | Burned)}
-            while deck[used] in taken:   # an accepted "bad" input may have used it
+            while used < len(deck) and deck[used] in taken:   # a "bad" input may have used it
                 used += 1
-            hand.apply(CardIn(deck[used]))
-            used += 1
+            if used < len(deck):
+                hand.apply(CardIn(deck[used]))
+                used += 1
+            else:   # stud's seventh street ran short: deal what came back into play
+                hand.apply(CardIn(next(c for c in FULL_DECK if hand.back_in_play(c))))
     return hand, checks
 
 
@@ -136,9 +140,18 @@ def chips_are_conserved(hand: Hand) -> None:
 
 
 def no_card_is_dealt_twice(hand: Hand) -> None:
-    cards: list[Card] = [e.card for e in hand.events
-                         if isinstance(e, CardDealt | BoardDealt | Burned) and e.card]
-    assert len(cards) == len(set(cards))
+    """...except a card that came back into play (stud's seventh street ran short), once."""
+    in_play: set[Card] = set()
+    recycling = False
+    for e in hand.events:
+        if isinstance(e, CardsRecycled):
+            assert set(e.cards) <= in_play
+            in_play -= set(e.cards)
+            recycling = e.burns
+        elif isinstance(e, CardDealt | BoardDealt | Burned) and e.card:
+            assert e.card not in in_play, e
+            if not (recycling and isinstance(e, Burned)):
+                in_play.add(e.card)
 
 
 def every_pot_goes_only_to_eligible_players(hand: Hand) -> None:

@@ -45,7 +45,8 @@ class ControllerLink:
         setup = TableSetup(table=scenario.table, game=scenario.game,
                            structure=scenario.structure, stakes=scenario.stakes,
                            deck_id=scenario.deck.deck_id, decks=decks,
-                           roles={USER: "floor"}, preset=scenario.preset)
+                           roles={USER: "floor"}, preset=scenario.preset,
+                           rules=scenario.rules)
         state = TableState.initial([SeatState(s.seat, s.name, s.stack) for s in scenario.seats],
                                    scenario.button)
         self.controller = HandController(setup, state)

@@ -17,7 +17,9 @@ from hardware_sim.play import PlayResult, build_device, make_dealer, play_loopba
 from hardware_sim.ports import LoopbackPorts
 from hardware_sim.scenario import find_scenarios, load_scenario
 from tablectl.clock import ManualClock
+from tablectl.domain.cards import Card
 from tablectl.domain.games import GameKind
+from tablectl.game import Burned, CardsRecycled, Street
 from tests.sim_dealer.conftest import SCENARIOS
 
 ALL = find_scenarios(SCENARIOS)
@@ -36,6 +38,10 @@ def test_there_is_a_clean_hand_of_every_variant_and_one_scenario_per_fault() -> 
     assert games == set(GameKind)
 
 
+def cards_dealt_twice(cards: list[Card]) -> list[Card]:
+    return [c for i, c in enumerate(cards) if c in cards[:i]]
+
+
 def conserved(summary: HandSummary) -> bool:
     start = sum(s.stack for s in summary.start.seats)
     rake = sum(r.rake for r in summary.results)
@@ -51,7 +57,10 @@ async def test_scenario_plays_and_the_host_side_rebuild_agrees(path: Path) -> No
         assert report.ok, report.problems
         assert conserved(summary)
         cards = [d.card for d in summary.cards]
-        assert len(cards) == len(set(cards))
+        recycled = {c for e in summary.events if isinstance(e, CardsRecycled) for c in e.cards}
+        recycled |= {e.card for e in summary.events
+                     if isinstance(e, Burned) and e.street is Street.SEVENTH and recycled}
+        assert len(cards) == len(set(cards)) or set(cards_dealt_twice(cards)) <= recycled
         assert summary.results and sum(a.amount for r in summary.results
                                        for a in r.awards) > 0
     fired = {f.plan.kind for s in result.summaries for f in s.faults}
@@ -166,3 +175,22 @@ async def test_the_check_fails_when_the_host_saw_something_else() -> None:
     assert len(quiet) == len(items) - 1
     report = check_hand(summary, quiet, deck=scenario.deck)
     assert report.problems == ("fault duplicate_read went unnoticed (no duplicate_read)",)
+
+
+@pytest.mark.parametrize(("name", "recycles"), [
+    ("short-deck-stud-community-shoe", False), ("short-deck-stud-stub-with-burns-table", True),
+    ("short-deck-stud-reshuffle-shoe", True), ("short-deck-stud-reshuffle-table", True)])
+async def test_short_deck_scenarios_run_short_on_seventh_street(name: str,
+                                                                recycles: bool) -> None:
+    """Each stud_short_deck setting is exercised: the deck really runs short, and recycled
+    cards are dealt again only where the rule brings them back."""
+    result = await play_loopback(load_scenario(SCENARIOS / f"{name}.toml"))
+    events = [e for s in result.summaries for e in s.events]
+    recycled = [e for e in events if isinstance(e, CardsRecycled)]
+    community = [e for e in events if type(e).__name__ == "BoardDealt"]
+    assert bool(recycled) is recycles
+    assert recycled or community
+    if recycles:
+        again = [c for s in result.summaries
+                 for c in cards_dealt_twice([d.card for d in s.cards])]
+        assert again and all(r.ok for r in result.reports)
