@@ -899,6 +899,23 @@ def _add_history(sub: _Subparsers) -> None:
     exp.set_defaults(handler=_history_export)
 
 
+def _equity(args: argparse.Namespace) -> int:
+    from tablectl.odds.command import run
+
+    result = run(args)
+    for text, stream in ((result.out, sys.stdout), (result.err, sys.stderr)):
+        if text:
+            print(text, file=stream)
+    return result.code
+
+
+def _add_equity(sub: _Subparsers) -> None:
+    from tablectl.odds.command import add_arguments
+
+    add_arguments(sub.add_parser("equity", help="the equity of given hands (exact or Monte "
+                                 "Carlo), as live odds are")).set_defaults(handler=_equity)
+
+
 # --- parser -------------------------------------------------------------------------------
 
 def _add_floor(sub: _Subparsers) -> None:
@@ -921,6 +938,7 @@ _ADDERS: Final[tuple[Callable[[_Subparsers], None], ...]] = (
     _add_recall,
     _add_history,
     add_doctor,
+    _add_equity,
 )
 
 

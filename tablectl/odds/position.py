@@ -1,0 +1,175 @@
+"""Live odds, sans-IO: what to value in a table's secure snapshot, and the published figures.
+
+:func:`request_from_snapshot` reads the secure snapshot (``secure/v1/tables/{t}/state``'s
+``data``): the live players are the seats ``active`` or ``all_in`` holding cards; the cards
+of folded seats and the burns are dead cards. It returns None when there is nothing to value:
+no hand, fewer than two live players, a card dealt but not read, or (hold'em and Omaha) hole
+cards still being dealt. :func:`compute` values a request (:func:`tablectl.game.equity.equity`)
+and returns the ``data`` body published on ``secure/v1/tables/{t}/odds`` (docs/mqtt.md).
+
+>>> snap = {"hand": {"id": "h1", "number": 7}, "game": {"variant": "holdem"},
+...         "street": "flop", "phase": "betting", "board": ["2c", "7d", "9h"], "burns": ["Kc"],
+...         "seats": [
+...             {"seat": 1, "name": "Ann", "status": "active",
+...              "cards": [{"card": "As", "up": False}, {"card": "Ah", "up": False}]},
+...             {"seat": 2, "name": "Bob", "status": "active",
+...              "cards": [{"card": "Ks", "up": False}, {"card": "Kh", "up": False}]},
+...             {"seat": 3, "name": "Cy", "status": "folded",
+...              "cards": [{"card": "Ac", "up": False}, {"card": "Qd", "up": False}]}]}
+>>> req = request_from_snapshot(snap)
+>>> req.dead, [p.seat for p in req.players]
+(('Ac', 'Qd', 'Kc'), [1, 2])
+>>> body = compute(req)
+>>> body["exact"], [round(p["equity"], 3) for p in body["players"]]
+(True, [0.954, 0.046])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from tablectl.domain.cards import Card, CardParseError
+from tablectl.domain.games import GameKind
+from tablectl.game.equity import EquityError, EquityResult, equity, hand_size
+
+__all__ = ["LIVE_STATUSES", "OddsPlayer", "OddsRequest", "compute", "request_from_snapshot",
+           "result_json"]
+
+LIVE_STATUSES: Final = frozenset({"active", "all_in"})
+DIGITS: Final = 4
+"""Figures are published as fractions rounded to this many decimals."""
+
+
+@dataclass(frozen=True, slots=True)
+class OddsPlayer:
+    """A live player: seat, name and the known cards (text, as in the snapshot)."""
+
+    seat: int
+    name: str
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OddsRequest:
+    """One position to value (picklable: it crosses to the worker process).
+
+    ``hand`` is the snapshot's ``{"id", "number"}``; equal requests give equal figures.
+    """
+
+    variant: str
+    hand_id: str
+    hand_number: int
+    street: str | None
+    players: tuple[OddsPlayer, ...]
+    board: tuple[str, ...]
+    dead: tuple[str, ...]
+    precision: float = 0.005
+    seed: int = 0
+
+
+def _cards_of(seat: Mapping[str, object]) -> list[str | None]:
+    cards = seat.get("cards")
+    out: list[str | None] = []
+    for entry in cards if isinstance(cards, list) else []:
+        card = entry.get("card") if isinstance(entry, dict) else None
+        out.append(card if isinstance(card, str) else None)
+    return out
+
+
+def request_from_snapshot(snapshot: Mapping[str, object], *,
+                          precision: float = 0.005) -> OddsRequest | None:
+    """The position of a secure snapshot, or None when there is nothing to value."""
+    hand = snapshot.get("hand")
+    game = snapshot.get("game")
+    if not isinstance(hand, dict) or not isinstance(game, dict):
+        return None
+    try:
+        variant = GameKind(str(game.get("variant")))
+    except ValueError:
+        return None
+    seats = snapshot.get("seats")
+    players: list[OddsPlayer] = []
+    dead: list[str] = []
+    for seat in seats if isinstance(seats, list) else []:
+        if not isinstance(seat, dict):
+            continue
+        cards = _cards_of(seat)
+        status = seat.get("status")
+        if status == "folded":
+            dead += [c for c in cards if c is not None]
+        elif status in LIVE_STATUSES and cards:
+            if None in cards:
+                return None                      # a card dealt but not read yet
+            if not variant.is_stud and len(cards) < hand_size(variant):
+                return None                      # hole cards still being dealt
+            number = seat.get("seat")
+            players.append(OddsPlayer(number if isinstance(number, int) else 0,
+                                      str(seat.get("name") or ""), tuple(c for c in cards
+                                                                          if c is not None)))
+    if len(players) < 2:
+        return None
+    if variant.is_stud and len({len(p.cards) for p in players}) > 1:
+        return None                              # a street still being dealt
+    burns = snapshot.get("burns")
+    dead += [c for c in burns if isinstance(c, str)] if isinstance(burns, list) else []
+    board = snapshot.get("board")
+    number = hand.get("number")
+    street = snapshot.get("street")
+    return OddsRequest(
+        variant=variant.value, hand_id=str(hand.get("id")),
+        hand_number=number if isinstance(number, int) else 0,
+        street=street if isinstance(street, str) else None,
+        players=tuple(players),
+        board=tuple(c for c in board if isinstance(c, str)) if isinstance(board, list) else (),
+        dead=tuple(dead), precision=precision)
+
+
+def compute(request: OddsRequest) -> dict[str, object]:
+    """The published ``data`` body of a request (see docs/mqtt.md, "Odds").
+
+    A position the evaluator refuses (a card the snapshot shows twice, say) gives a body with
+    ``error`` and no players rather than an exception: the worker must keep serving.
+    """
+    body: dict[str, object] = {
+        "hand": {"id": request.hand_id, "number": request.hand_number},
+        "variant": request.variant, "street": request.street,
+        "board": list(request.board), "dead": list(request.dead)}
+    try:
+        variant = GameKind(request.variant)
+        result = equity(variant, [_parse(p.cards) for p in request.players],
+                        _parse(request.board), _parse(request.dead), seed=request.seed,
+                        precision=request.precision)
+    except (EquityError, CardParseError, ValueError) as exc:
+        return {**body, "error": str(exc), "players": []}
+    return {**body, **result_json(result, request.players)}
+
+
+def result_json(result: EquityResult,
+                players: Sequence[OddsPlayer] | None = None) -> dict[str, object]:
+    """The figures of a result as JSON: ``exact``, ``runouts``, ``precision``, ``no_low`` and
+    one object per player (``seat``/``name``/``cards`` first when ``players`` are given)."""
+    rows: list[dict[str, object]] = []
+    for i, p in enumerate(result.players):
+        row: dict[str, object] = {}
+        if players is not None:
+            row.update(seat=players[i].seat, name=players[i].name, cards=list(players[i].cards))
+        row.update(win=_round(p.win), tie=_round(p.tie), equity=_round(p.equity))
+        if p.high is not None:
+            row.update(high=_round(p.high), low=_round(p.low), scoop=_round(p.scoop))
+        if p.error is not None:
+            row["error"] = _round(p.error)
+        if p.outs is not None:
+            row["outs"] = [str(c) for c in p.outs]
+        rows.append(row)
+    return {"exact": result.exact, "runouts": result.runouts, "precision": result.precision,
+            "no_low": _round(result.no_low), "players": rows}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, DIGITS)
+
+
+def _parse(cards: Sequence[str]) -> list[Card]:
+    return [Card.parse(c) for c in cards]
