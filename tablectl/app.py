@@ -32,6 +32,8 @@ from tablectl.journal import JournalWriteError
 from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
+from tablectl.odds.feed import OddsFeed
+from tablectl.odds.worker import ProcessWorker
 from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
@@ -334,6 +336,15 @@ def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
                         reconnect_max=4)
 
 
+def live_odds(daemon: TableDaemon, precision: float) -> OddsFeed:
+    """The daemon's live odds (docs/odds.md): a worker process fed its secure snapshots."""
+    loop = asyncio.get_running_loop()
+    feed = OddsFeed(daemon.table, lambda: daemon.publisher,
+                    lambda on_result: ProcessWorker(on_result, loop), precision=precision)
+    daemon.on_secure_snapshot = feed.update
+    return feed
+
+
 async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                      sources: list[CardSource] | None = None,
                      ready: Callable[[TableDaemon], None] | None = None) -> None:
@@ -395,6 +406,9 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                 tasks.create_task(commands())
                 tasks.create_task(connections())
                 tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
+                if config.odds.enabled:
+                    tasks.create_task(live_odds(daemon, config.odds.precision / 100)
+                                      .run(lambda: mqtt_client.connected))
                 for src in srcs:
                     tasks.create_task(daemon.feed_source(src.events()))
                 tasks.create_task(notifier.keep_alive(

@@ -14,6 +14,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [journal]          path
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
     [metrics]          host, port (the daemon's /metrics), web_port (the web server's)
+    [odds]             enabled, precision (live odds on the secure feed)
 
 Relative paths are relative to the config file's folder. Precedence, highest first: a CLI flag
 (passed as ``overrides``), a ``TABLECTL_*`` environment variable (``TABLECTL_MQTT__URL`` sets
@@ -306,6 +307,14 @@ class MetricsSection(_Model):
     web_port: Port | None = None
 
 
+class OddsSection(_Model):
+    """Live odds on ``secure/v1/tables/{t}/odds`` (docs/odds.md): ``enabled`` (default on);
+    ``precision``, the Monte Carlo 95% half-width in percentage points (default 0.5)."""
+
+    enabled: bool = True
+    precision: Annotated[float, Field(gt=0, le=10)] = 0.5
+
+
 ROLES: Final = frozenset({"dealer", "floor", "display"})
 
 
@@ -343,6 +352,7 @@ class TableConfig(_Model):
     journal: JournalSection
     web: WebSection | None = None
     metrics: MetricsSection = MetricsSection()
+    odds: OddsSection = OddsSection()
 
     @field_validator("seats")
     @classmethod

@@ -137,6 +137,8 @@ class TableDaemon:
         """Called after every applied input (the demo and tests watch hands end with it)."""
         self.metrics: TableMetrics | None = None
         """Told of every applied input and published event (:mod:`tablectl.metrics`)."""
+        self.on_secure_snapshot: Callable[[SnapshotEnvelope], None] | None = None
+        """Called with every secure snapshot published (the live odds value it)."""
 
     # ---- recovery --------------------------------------------------------------------------
 
@@ -478,6 +480,8 @@ class TableDaemon:
                                hand=hand_id, data=dict(body))
         await self.publisher.publish(state, encode(env), retain=not secret, qos=1,
                                      secret=secret, props=_JSON)
+        if secret and self.on_secure_snapshot is not None:
+            self.on_secure_snapshot(env)
 
     async def run_publisher(self, connected: Callable[[], bool]) -> None:
         """Publish whenever something is pending and the broker is connected (forever)."""

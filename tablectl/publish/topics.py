@@ -12,6 +12,7 @@
     poker/v1/clients/{user}/status            every client's own birth / LWT
     secure/v1/tables/{t}/holecards            live hole cards (separate root, mTLS only)
     secure/v1/tables/{t}/state                secure snapshot
+    secure/v1/tables/{t}/odds                 live odds of the live players (not retained)
 
 Secret data goes only under the secure root: :func:`check_publishable` refuses a secret
 payload on any other topic, and every publisher calls it.
@@ -203,6 +204,11 @@ def secure_holecards(t: str) -> Topic:
 def secure_state(t: str) -> Topic:
     """``secure/v1/tables/{t}/state``: the secure snapshot (not retained on a persistent broker)."""
     return Topic(f"{SECURE_ROOT}/tables/{segment(t, 'table id')}/state")
+
+
+def secure_odds(t: str) -> Topic:
+    """``secure/v1/tables/{t}/odds``: live odds (derived from hole cards: secure root only)."""
+    return Topic(f"{SECURE_ROOT}/tables/{segment(t, 'table id')}/odds")
 
 
 def check_publishable(topic: Topic, *, secret: bool) -> None:

@@ -85,11 +85,11 @@ def table_topics(table: str) -> tuple[str, str, str]:
     return (f"{base}/state", f"{base}/events", f"{base}/status")
 
 
-def secure_topics(table: str) -> tuple[str, str]:
-    """The secure-feed topics the broadcast overlay needs: hole cards and the full state.
+def secure_topics(table: str) -> tuple[str, str, str]:
+    """The secure-feed topics the broadcast overlay needs: hole cards, the full state, odds.
 
     >>> secure_topics("t01")
-    ('secure/v1/tables/t01/holecards', 'secure/v1/tables/t01/state')
+    ('secure/v1/tables/t01/holecards', 'secure/v1/tables/t01/state', 'secure/v1/tables/t01/odds')
     """
     base = f"secure/v1/tables/{table}"
-    return (f"{base}/holecards", f"{base}/state")
+    return (f"{base}/holecards", f"{base}/state", f"{base}/odds")

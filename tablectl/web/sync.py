@@ -345,7 +345,8 @@ class DelayLine(Generic[T]):
 
 
 class OverlaySync:
-    """The broadcast overlay's view: the secure feed, released only after the delay.
+    """The broadcast overlay's view: the secure feed (state, hole cards, odds), released only
+    after the delay.
 
     Items of the secure feed are parsed when they arrive (bad ones are dropped at once) and
     held in a :class:`DelayLine`; :meth:`release` applies those that are due. :meth:`view`
@@ -363,6 +364,7 @@ class OverlaySync:
         self.snapshot: JsonObject | None = None
         self.hand: str | None = None
         self.holecards: dict[int, list[str | None]] = {}
+        self.odds: JsonObject | None = None
         self.link_up = False
         self.version = 0
 
@@ -396,6 +398,10 @@ class OverlaySync:
                     or not all(c is None or isinstance(c, str) for c in cards):
                 _LOGGER.warning("table %s: ignoring hole cards without seat or cards", self.table)
                 return False
+        elif kind == "odds":
+            if not isinstance(body.get("players"), list):
+                _LOGGER.warning("table %s: ignoring odds without players", self.table)
+                return False
         elif kind != "state" or not isinstance(body.get("seats"), list):
             return False
         self._line.push((kind, body), now)
@@ -411,6 +417,8 @@ class OverlaySync:
         for kind, data in due:
             if kind == "state":
                 self._apply_state(data)
+            elif kind == "odds":
+                self._apply_odds(data)
             else:
                 self._apply_holecards(data)
         if due:
@@ -421,6 +429,15 @@ class OverlaySync:
         if hand != self.hand:
             self.hand = hand
             self.holecards = {}
+            self.odds = None
+
+    def _apply_odds(self, data: JsonObject) -> None:
+        """Live odds (docs/mqtt.md "Odds"): kept for the hand they are about, shown by the page
+        only while the board they were computed on is still the board."""
+        hand = data.get("hand")
+        hand_id = hand.get("id") if isinstance(hand, dict) else None
+        if hand_id is not None and str(hand_id) == self.hand:
+            self.odds = data
 
     def _apply_state(self, data: JsonObject) -> None:
         hand = data.get("hand")
@@ -449,4 +466,5 @@ class OverlaySync:
             "hand": self.hand,
             "snapshot": self.snapshot,
             "holecards": {str(seat): cards for seat, cards in sorted(self.holecards.items())},
+            "odds": self.odds,
         }

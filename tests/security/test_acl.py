@@ -42,17 +42,19 @@ def test_a_display_gets_public_topics_and_no_live_secure_message(
     viewer = clients(display, listener=listener)
     viewer.subscribe(*GREEDY_FILTERS)  # acl_file accepts any filter and filters delivery
     controller = clients("controller-t01")
-    cards, state, fence = tag(), tag(), tag()
+    cards, state, odds, fence = tag(), tag(), tag(), tag()
     assert ok(controller.publish(f"{SECURE_T01}/holecards", cards))
     assert ok(controller.publish(f"{SECURE_T01}/state", state))
+    assert ok(controller.publish(f"{SECURE_T01}/odds", odds))
     assert ok(controller.publish(f"{T01}/events", fence))
 
     seen = viewer.expect(f"{T01}/events", fence)
     assert not [t for t in topics(seen) if not t.startswith("poker/v1/tables/")]
-    assert all(cards not in m.payload and state not in m.payload for m in seen)
+    assert all(x not in m.payload for m in seen for x in (cards, state, odds))
     # the positive control: the same messages did reach the certificate user
     holecards.expect(f"{SECURE_T01}/holecards", cards)
     holecards.expect(f"{SECURE_T01}/state", state)
+    holecards.expect(f"{SECURE_T01}/odds", odds)
 
 
 @pytest.mark.parametrize(("display", "listener"), DISPLAYS)

@@ -437,3 +437,41 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(whole_stack: W
         first = next(r for r in received if str(card) in strings_in(r.view))
         assert first.browser_time - dealt >= DELAY, (str(card), first.browser_time - dealt)
     await page.close()
+
+
+async def test_overlay_shows_live_odds_after_the_delay(whole_stack: WholeStack,
+                                                       browser: Any) -> None:
+    """The daemon values every position (its worker process), the overlay shows each live
+    player's equity once the hole cards are released, and again after a fold."""
+    from tablectl.domain.cards import parse_cards
+    from tablectl.domain.games import GameKind
+    from tablectl.game.equity import equity
+
+    stack = whole_stack
+    page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+    await login(page, stack.url, "camera", "/overlay")
+    dealer = Dealer(stack)
+    await stack.send("start_hand")
+    exp = await dealer.deal()
+    assert isinstance(exp, Act)
+    hole = dealer.hole()
+
+    async def shown(seats: list[int], dead: list[str]) -> None:
+        # the figures the equity module gives (seeded: the daemon's are the same numbers)
+        want = equity(GameKind.HOLDEM, [parse_cards("".join(hole[s])) for s in seats],
+                      dead=parse_cards("".join(dead)), seed=0)
+        for seat, player in zip(seats, want.players, strict=True):
+            await expect(page.locator(f'.hole[data-seat="{seat}"] .odds-win')).to_have_text(
+                f"{100 * round(player.equity, 4):.1f}%", timeout=20_000)
+
+    await shown(sorted(hole), [])
+    await page.screenshot(path=artifact("whole-overlay-odds.png"), omit_background=True)
+    folder = exp.seat
+    dealer.mirror.apply(ActionIn(folder, ActionKind.FOLD, None))
+    await stack.send("action", {"seat": folder, "kind": "fold"})
+    left = [s for s in sorted(hole) if s != folder]
+    await shown(left, hole[folder])
+    await expect(page.locator(f'.hole[data-seat="{folder}"] .odds-win')).to_have_count(0)
+    await expect(page.locator(f'.hole[data-seat="{folder}"] .hole-desc')).to_have_text(
+        "folded")
+    await page.close()

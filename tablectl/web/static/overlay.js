@@ -13,6 +13,7 @@ function renderOverlay(view) {
   const bySeat = new Map(seats.map((s) => [String(s.seat), s]));
   Object.keys(holecards).forEach((k) => { if (!bySeat.has(k)) bySeat.set(k, { seat: parseInt(k, 10), name: "", status: "active" }); });
   const results = (snap && snap.results) || [];
+  const odds = liveOdds(view.odds, snap);
   Array.from(bySeat.values()).sort((a, b) => a.seat - b.seat).forEach((s) => {
     let cards = holecards[String(s.seat)];
     if (!cards && s.cards) cards = s.cards.map((c) => c.card).filter(Boolean);
@@ -29,10 +30,32 @@ function renderOverlay(view) {
     const mine = results.filter((r) => r.seat === s.seat && r.description);
     if (mine.length) box.appendChild(el("div", "hole-desc", mine.map((r) => r.description).join(" / ")));
     else if (s.status === "folded") box.appendChild(el("div", "hole-desc", "folded"));
+    else if (odds.has(s.seat)) box.appendChild(oddsEl(odds.get(s.seat)));
     players.appendChild(box);
   });
   const board = clear(document.getElementById("board"));
   ((snap && snap.board) || []).forEach((c) => board.appendChild(cardEl(c, "lg")));
+}
+
+// The odds of each live seat, if they were computed on the board shown now (a board card
+// released before its odds leaves the old figures out rather than showing them as current).
+function liveOdds(odds, snap) {
+  const out = new Map();
+  if (!odds || !snap || !Array.isArray(odds.players)) return out;
+  if (JSON.stringify(odds.board || []) !== JSON.stringify(snap.board || [])) return out;
+  odds.players.forEach((p) => out.set(p.seat, p));
+  return out;
+}
+
+function pct(x) { return (100 * x).toFixed(1) + "%"; }
+
+function oddsEl(p) {
+  const box = el("div", "hole-odds");
+  box.appendChild(el("span", "odds-win", pct(p.equity)));
+  if (p.high !== undefined && p.high !== null) {
+    box.appendChild(el("span", "odds-hilo", "Hi " + pct(p.high) + " \u00b7 Lo " + pct(p.low)));
+  }
+  return box;
 }
 
 document.addEventListener("DOMContentLoaded", () => {
