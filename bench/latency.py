@@ -32,8 +32,12 @@ checks that every read was counted): run it alternately with and without (or wit
 into a temporary directory; everything else, the simulator and the clients included, is the
 working tree's): run it alternately with and without to compare two daemons on one machine.
 
+``--odds off|on|both`` turns the daemon's live odds (docs/odds.md) off (the default) or on, or
+runs the bench once with each (odds off first) and prints the growth of the read p50; the JSON
+line then holds both runs (``odds_off``, ``odds_on``) beside the first run's figures.
+
 Usage: ``.venv/bin/python bench/latency.py [--samples 400] [--gap-ms 15]
-[--journal-dir DIR] [--daemon-rev REV] [--metrics] [--dump FILE]``
+[--journal-dir DIR] [--daemon-rev REV] [--metrics] [--dump FILE] [--odds off|on|both]``
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ url = "{pty}"
 url = "mqtt://127.0.0.1:{port}"
 [journal]
 path = "{journal}"
-"""
+{odds}"""
 
 
 def nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
@@ -343,9 +347,12 @@ def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
     return [sub.floor[n] - sent[n] for n in sent]
 
 
-async def run(args: argparse.Namespace,
-              work: Path) -> tuple[list[float], list[float], float]:
-    """The read latencies and the floor's, in order (ms), and the daemon's peak RSS (MB)."""
+async def run(args: argparse.Namespace, work: Path,
+              odds: bool | None = None) -> tuple[list[float], list[float], float]:
+    """The read latencies and the floor's, in order (ms), and the daemon's peak RSS (MB).
+
+    ``odds``: the daemon's live odds on or off (``[odds] enabled``); None writes no ``[odds]``
+    section (a ``--daemon-rev`` from before live odds knows none)."""
     port = free_port()
     conf = work / "mosquitto.conf"
     conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
@@ -363,8 +370,10 @@ async def run(args: argparse.Namespace,
         seats = "\n".join(f"[[seats]]\nnumber = {i}\nname = \"P{i}\"\nstack = 100000\n"
                           for i in range(1, SEATS + 1))
         cfg = work / "table.toml"
-        cfg.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, pty=pty, user=USER,
-                                     port=port, journal=journal_dir / "journal.sqlite")
+        cfg.write_text(CONFIG.format(
+            root=ROOT, table=TABLE, seats=seats, pty=pty, user=USER, port=port,
+            journal=journal_dir / "journal.sqlite",
+            odds="" if odds is None else f"[odds]\nenabled = {str(odds).lower()}\n")
                        + (f"[metrics]\nport = {metrics_port}\n" if metrics_port else ""))
         async with PtyDevice(shoe, pty, clock=clock) as device:
             wire = TimedWrites(device)
@@ -430,11 +439,37 @@ def main() -> None:
                         help="turn the daemon's Prometheus metrics on")
     parser.add_argument("--dump", default=None,
                         help="also write every sample (ms, in order) to this JSON file")
+    parser.add_argument("--odds", choices=["off", "on", "both"], default="off",
+                        help="the daemon's live odds (both: a run with each, odds off first)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        reads, floor, rss = asyncio.run(run(args, Path(tmp)))
-    if args.dump:
-        Path(args.dump).write_text(json.dumps({"reads": reads, "floor": floor}))
+    modes = {"off": [False], "on": [True], "both": [False, True]}[args.odds]
+    runs: dict[bool, dict[str, object]] = {}
+    for odds in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            reads, floor, rss = asyncio.run(run(args, Path(tmp),
+                                                None if args.daemon_rev else odds))
+        if args.dump:
+            dump = Path(args.dump)
+            if len(modes) > 1:
+                dump = dump.with_name(f"{dump.stem}-odds-{'on' if odds else 'off'}{dump.suffix}")
+            dump.write_text(json.dumps({"reads": reads, "floor": floor}))
+        if len(modes) > 1:
+            print(f"--- odds {'on' if odds else 'off'}")
+        runs[odds] = figures(args, reads, floor, rss)
+    out = dict(runs[modes[0]])
+    out["odds"] = args.odds
+    if len(modes) > 1:
+        on, off = runs[True], runs[False]
+        out.update(odds_off=off, odds_on=on)
+        growth = float(on["read_p50"]) - float(off["read_p50"])  # type: ignore[arg-type]
+        out["odds_p50_growth_ms"] = round(growth, 3)
+        print(f"card read p50 with odds on - off: {growth:+.3f} ms (target <= 0.2 ms)")
+    print(json.dumps(out))
+
+
+def figures(args: argparse.Namespace, reads: list[float], floor: list[float],
+            rss: float) -> dict[str, object]:
+    """Print one run's figures; return them as the JSON line's fields."""
     fig = {"read_p50": pct(reads, 0.5), "read_p99": pct(reads, 0.99), "read_max": max(reads),
            "floor_p50": pct(floor, 0.5), "floor_p99": pct(floor, 0.99), "rss_peak_mb": rss}
     ratio = fig["read_p50"] / fig["floor_p50"]
@@ -449,7 +484,7 @@ def main() -> None:
     out.update(p50_over_floor=round(ratio, 2), samples=args.samples, gap_ms=args.gap_ms,
                journal_dir=args.journal_dir or tempfile.gettempdir(), cpus=os.cpu_count(),
                daemon_rev=args.daemon_rev or "working tree", metrics=args.metrics)
-    print(json.dumps(out))
+    return out
 
 
 if __name__ == "__main__":

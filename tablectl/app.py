@@ -33,7 +33,7 @@ from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
 from tablectl.odds.feed import OddsFeed
-from tablectl.odds.worker import ProcessWorker
+from tablectl.odds.worker import ProcessWorker, ResultCallback
 from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
@@ -339,8 +339,14 @@ def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
 def live_odds(daemon: TableDaemon, precision: float) -> OddsFeed:
     """The daemon's live odds (docs/odds.md): a worker process fed its secure snapshots."""
     loop = asyncio.get_running_loop()
-    feed = OddsFeed(daemon.table, lambda: daemon.publisher,
-                    lambda on_result: ProcessWorker(on_result, loop), precision=precision)
+    worker: list[ProcessWorker] = []
+
+    def make(on_result: ResultCallback) -> ProcessWorker:
+        worker.append(ProcessWorker(on_result, loop))
+        return worker[0]
+
+    feed = OddsFeed(daemon.table, lambda: daemon.publisher, make, precision=precision)
+    worker[0].start()   # the child's start-up (NumPy, its tables) now, not at a card read
     daemon.on_secure_snapshot = feed.update
     return feed
 

@@ -2,7 +2,7 @@
 
 :class:`ProcessWorker` runs :func:`tablectl.odds.position.compute` in one child process (its
 own interpreter: the NumPy work never holds the daemon's GIL, and its tables never count in the
-daemon's memory), at a lower scheduling priority than the daemon. :class:`InlineWorker` is its
+daemon's memory), in the idle scheduling class so that it never delays a card read. :class:`InlineWorker` is its
 in-memory twin for unit tests: it computes when :meth:`~InlineWorker.run_pending` is called.
 
 Both follow the same rule (:class:`_Latest`): :meth:`submit` with a token that only grows; at
@@ -112,9 +112,16 @@ class InlineWorker:
 
 
 def _lower_priority() -> None:
-    """In the child: give way to the daemon (card reads first, odds after)."""
-    with contextlib.suppress(OSError):
-        os.nice(10)
+    """In the child: give way to everything else (card reads first, odds after).
+
+    Linux ``SCHED_IDLE``: the child runs only on a core nothing else wants and is preempted at
+    once when the daemon, the broker or a source wakes up; elsewhere ``nice 19``.
+    """
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        with contextlib.suppress(OSError):
+            os.nice(19)
 
 
 class ProcessWorker:
