@@ -2,8 +2,9 @@
 
 :class:`ProcessWorker` runs :func:`tablectl.odds.position.compute` in one child process (its
 own interpreter: the NumPy work never holds the daemon's GIL, and its tables never count in the
-daemon's memory), in the idle scheduling class so that it never delays a card read. :class:`InlineWorker` is its
-in-memory twin for unit tests: it computes when :meth:`~InlineWorker.run_pending` is called.
+daemon's memory), in the idle scheduling class so that it never delays a card read.
+:class:`InlineWorker` is its in-memory twin for unit tests: it computes when
+:meth:`~InlineWorker.run_pending` is called.
 
 Both follow the same rule (:class:`_Latest`): :meth:`submit` with a token that only grows; at
 most one request is being computed and at most one waits; a newer request replaces the waiting
