@@ -10,7 +10,9 @@ Run from the repository root:
 Method: ``--positions`` seeded random positions per scenario, each valued ``--repeats`` times
 (``time.perf_counter``, one thread, tables built and caches warm before timing, the repeats of
 all scenarios interleaved round-robin so load from other processes falls on every scenario
-alike); p50 and p99 over all timings of a scenario. Scenarios (targets from issue 16):
+alike); p50 and p99 over all timings of a scenario, and the p50 of the CPU time the call used
+(``time.thread_time``: on a shared machine, what the call costs without the waits for a core).
+Scenarios (targets from issue 16):
 
 * hold'em, 9 players known, on the flop, exact (p99 <= 2 ms);
 * hold'em, 9 players, before the flop: exact (<= 250 ms) and Monte Carlo to +-0.5 points at
@@ -163,14 +165,19 @@ def pokerkit_per_sample(s: Scenario, pos: Position, samples: int) -> float:
 # --- the run -----------------------------------------------------------------------------------
 
 
-def round_robin(runs: list[Callable[[], object]], repeats: int) -> list[list[float]]:
+def round_robin(runs: list[Callable[[], object]],
+                repeats: int) -> tuple[list[list[float]], list[list[float]]]:
+    """Wall and CPU (this thread's) milliseconds of every call, repeats interleaved."""
     times: list[list[float]] = [[] for _ in runs]
+    cpu: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        for run, out in zip(runs, times, strict=True):
+        for run, out, used in zip(runs, times, cpu, strict=True):
+            c0 = time.thread_time()
             t0 = time.perf_counter()
             run()
             out.append((time.perf_counter() - t0) * 1000)
-    return times
+            used.append((time.thread_time() - c0) * 1000)
+    return times, cpu
 
 
 def latency(samples: int) -> dict[str, Any]:
@@ -200,15 +207,17 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.repeats} repeats per scenario", flush=True)
     work = [(s, p) for s in chosen for p in positions(s, args.positions)]
     results = {id(p): ours(s, p) for s, p in work}          # warm caches, keep the figures
-    times = round_robin([partial(ours, s, p) for s, p in work], args.repeats)
+    times, cpu = round_robin([partial(ours, s, p) for s, p in work], args.repeats)
     figures: dict[str, Any] = {"unit": "ms", "repeats": args.repeats,
                                "positions": args.positions}
     mismatch = 0.0
     for s in chosen:
         mine = [t for (sc, _), ts in zip(work, times, strict=True) if sc is s for t in ts]
+        used = [t for (sc, _), ts in zip(work, cpu, strict=True) if sc is s for t in ts]
         first = next(p for sc, p in work if sc is s)
         result = results[id(first)]
         row: dict[str, Any] = {"p50": round(pct(mine, 0.5), 3), "p99": round(pct(mine, 0.99), 3),
+                               "cpu_p50": round(pct(used, 0.5), 3),
                                "exact": result.exact, "runouts": result.runouts,
                                "target": s.target_ms or None}
         if s.target_ms:
@@ -230,6 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures[s.name] = row
         met = "" if "met" not in row else (" met" if row["met"] else " NOT met")
         print(f"{s.name:24} p50 {row['p50']:9.3f} ms  p99 {row['p99']:9.3f} ms  "
+              f"(cpu p50 {row['cpu_p50']:8.3f})  "
               f"{'exact' if result.exact else 'MC'} {result.runouts:>8,}  target "
               f"{s.target_ms or '-'} ms ({s.target_of}){met}"
               + (f"  phevaluator x{row['phevaluator_over_ours']}"
