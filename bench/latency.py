@@ -127,6 +127,8 @@ def on_message(_c, _u, msg):
         line = f"F {now} {body['n']}"
     elif msg.topic.endswith("/status"):
         line = f"S {now} {body.get('state')}"
+    elif msg.topic.endswith("/odds"):
+        line = f"O {now} {len(body['data'].get('players', []))}"
     else:
         line = f"E {now} {body.get('type')} {len(msg.payload)}"
     sys.stdout.write(line + "\\n")
@@ -138,7 +140,7 @@ c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-sub", protocol=mqt
 c.on_socket_open, c.on_message, c.on_subscribe = on_socket_open, on_message, on_subscribe
 c.connect("127.0.0.1", port)
 c.subscribe([(f"poker/v1/tables/{table}/events", 1), ("bench/floor", 1),
-             (f"poker/v1/tables/{table}/status", 1)])
+             (f"poker/v1/tables/{table}/status", 1), (f"secure/v1/tables/{table}/odds", 1)])
 c.loop_forever()
 """
 
@@ -152,6 +154,7 @@ class Subscriber:
         self.events: list[tuple[float, str]] = []
         self.sizes: list[int] = []
         self.floor: dict[int, float] = {}
+        self.odds = 0                   # odds messages with figures (odds on: proof of work)
         self.online = threading.Event()
         ready = threading.Event()
         self.proc = subprocess.Popen([sys.executable, "-c", SUBSCRIBER, str(port), TABLE],
@@ -175,6 +178,8 @@ class Subscriber:
                 elif kind == "S":
                     if what == "online":
                         self.online.set()
+                elif kind == "O":
+                    self.odds += int(what) > 0
                 else:
                     kind, size = what.split()
                     self.events.append((at, kind))
@@ -197,6 +202,11 @@ class Subscriber:
             if not self.cond.wait_for(check, timeout):
                 raise SystemExit("no matching event arrived")
         return found[0]
+
+    def wait_odds(self, seen: int, timeout: float) -> bool:
+        """Wait until more than ``seen`` odds messages with figures have come."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.odds > seen, timeout)
 
     def close(self) -> None:
         self.proc.terminate()
@@ -303,8 +313,12 @@ class TimedWrites:
 
 
 async def measure_reads(shoe: SimShoe, wire: TimedWrites, sub: Subscriber, console: Console,
-                        *, samples: int, gap: float) -> list[float]:
-    """Card read -> cards_dealt latencies (ms), hands of ten seats folded after the deal."""
+                        *, samples: int, gap: float, odds: bool = False) -> list[float]:
+    """Card read -> cards_dealt latencies (ms), hands of ten seats folded after the deal.
+
+    ``odds``: after the deal, wait (up to 5 s) for the daemon's odds of the ten hands before
+    folding, as a table's betting would; the positions of the folds are then valued while
+    the next hand is being dealt."""
     out: list[float] = []
     while len(out) < samples:
         if shoe.remaining < 2 * SEATS:
@@ -317,6 +331,8 @@ async def measure_reads(shoe: SimShoe, wire: TimedWrites, sub: Subscriber, conso
             shoe.draw()
             arrived, _ = await asyncio.to_thread(sub.wait_event, mark, "cards_dealt")
             out.append(arrived - wire.read_written())
+        if odds:
+            await asyncio.to_thread(sub.wait_odds, sub.odds, 5.0)
         # fold everyone but the big blind: seats act in turn from the one to act
         for _ in range(SEATS - 1):
             await asyncio.to_thread(console.send, "action", {"kind": "fold"})
@@ -348,8 +364,9 @@ def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
 
 
 async def run(args: argparse.Namespace, work: Path,
-              odds: bool | None = None) -> tuple[list[float], list[float], float]:
-    """The read latencies and the floor's, in order (ms), and the daemon's peak RSS (MB).
+              odds: bool | None = None) -> tuple[list[float], list[float], float, int]:
+    """The read latencies and the floor's, in order (ms), the daemon's peak RSS (MB) and the
+    number of odds messages with figures the subscriber got.
 
     ``odds``: the daemon's live odds on or off (``[odds] enabled``); None writes no ``[odds]``
     section (a ``--daemon-rev`` from before live odds knows none)."""
@@ -391,13 +408,14 @@ async def run(args: argparse.Namespace, work: Path,
                 await asyncio.sleep(0.5)
                 # warm-up hand (imports, first snapshots), not measured
                 await measure_reads(shoe, wire, sub, console, samples=2 * SEATS,
-                                    gap=args.gap_ms / 1000)
+                                    gap=args.gap_ms / 1000, odds=bool(odds))
                 reads = await measure_reads(shoe, wire, sub, console, samples=args.samples,
-                                            gap=args.gap_ms / 1000)
+                                            gap=args.gap_ms / 1000, odds=bool(odds))
                 size = sorted(sub.sizes)[len(sub.sizes) // 2]
                 floor = await asyncio.to_thread(measure_floor, port, sub, args.samples,
                                                 args.gap_ms / 1000, size)
                 rss = vm_hwm_mb(daemon.pid)
+                odds_seen = sub.odds
                 if metrics_port:
                     counted = await asyncio.to_thread(scraped_reads, metrics_port)
                     if counted < args.samples:
@@ -412,7 +430,7 @@ async def run(args: argparse.Namespace, work: Path,
             daemon.wait(15)
         broker.stop()
         shutil.rmtree(journal_dir, ignore_errors=True)
-    return reads, floor, rss
+    return reads, floor, rss, odds_seen
 
 
 def scraped_reads(port: int) -> float:
@@ -446,8 +464,8 @@ def main() -> None:
     runs: dict[bool, dict[str, object]] = {}
     for odds in modes:
         with tempfile.TemporaryDirectory() as tmp:
-            reads, floor, rss = asyncio.run(run(args, Path(tmp),
-                                                None if args.daemon_rev else odds))
+            reads, floor, rss, odds_seen = asyncio.run(
+                run(args, Path(tmp), None if args.daemon_rev else odds))
         if args.dump:
             dump = Path(args.dump)
             if len(modes) > 1:
@@ -456,6 +474,8 @@ def main() -> None:
         if len(modes) > 1:
             print(f"--- odds {'on' if odds else 'off'}")
         runs[odds] = figures(args, reads, floor, rss)
+        runs[odds]["odds_messages"] = odds_seen
+        print(f"odds messages with figures: {odds_seen}")
     out = dict(runs[modes[0]])
     out["odds"] = args.odds
     if len(modes) > 1:

@@ -74,6 +74,7 @@ class OddsFeed:
             if not self._cleared:
                 self._cleared = True
                 self._token += 1        # whatever is in flight is stale now
+                self.worker.withdraw(self._token)
                 self._envelopes.clear()
                 self._deliver(env, {"hand": env.data.get("hand"), "players": []})
             return

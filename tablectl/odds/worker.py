@@ -39,6 +39,10 @@ class OddsWorker(Protocol):
     def submit(self, token: int, request: OddsRequest) -> None:
         """Ask for the figures of ``request`` (``token`` larger than every earlier one)."""
 
+    def withdraw(self, token: int) -> None:
+        """Nothing is to be valued any more: drop the waiting request and make every result
+        in flight stale (``token`` larger than every earlier one)."""
+
     def close(self) -> None:
         """Stop; results still in flight are dropped."""
 
@@ -63,6 +67,14 @@ class _Latest:
             self.dropped += 1
         self.waiting = (token, request)
         return self.next()
+
+    def withdraw(self, token: int) -> None:
+        if token <= self.latest:
+            raise ValueError(f"token {token} is not newer than {self.latest}")
+        self.latest = token
+        if self.waiting is not None:
+            self.dropped += 1
+            self.waiting = None
 
     def next(self) -> tuple[int, OddsRequest] | None:
         if self.busy or self.waiting is None or self.closed:
@@ -98,6 +110,9 @@ class InlineWorker:
         job = self._state.offer(token, request)
         if job is not None:
             self._job = job
+
+    def withdraw(self, token: int) -> None:
+        self._state.withdraw(token)
 
     def run_pending(self) -> int:
         """Compute until nothing waits; returns how many requests were computed."""
@@ -156,6 +171,9 @@ class ProcessWorker:
     def submit(self, token: int, request: OddsRequest) -> None:
         self._start(self._state.offer(token, request))
 
+    def withdraw(self, token: int) -> None:
+        self._state.withdraw(token)
+
     def _start(self, job: tuple[int, OddsRequest] | None) -> None:
         if job is None:
             return
@@ -165,8 +183,8 @@ class ProcessWorker:
             assert self._pool is not None
             future = self._pool.submit(compute, request)
         except RuntimeError as exc:          # the pool is shut down or broken
-            _LOGGER.warning("odds worker unavailable: %s", exc)
-            self._state.busy = False
+            _LOGGER.error("odds worker unavailable, live odds stopped: %s", exc)
+            self.close()
             return
         future.add_done_callback(lambda f: self._back(token, f))
 

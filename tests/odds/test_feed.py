@@ -97,6 +97,11 @@ async def test_stale_results_are_dropped() -> None:
     assert [t for t, _ in got] == [3] and worker.dropped == 2
     with pytest.raises(ValueError, match="not newer"):
         worker.submit(3, requests[0])
+    # withdrawn: the running request's figures are stale and the waiting one is not computed
+    worker.submit(4, requests[0])
+    worker.submit(5, requests[1])
+    worker.withdraw(6)
+    assert worker.run_pending() == 1 and [t for t, _ in got] == [3]
 
 
 async def test_odds_never_go_to_a_public_topic() -> None:
