@@ -4,7 +4,8 @@ The daemon calls :meth:`OddsFeed.update` with every secure snapshot it publishes
 card read and every fold). The feed reads the position (:func:`request_from_snapshot`); a new
 one goes to the worker under the next token, an unchanged one is ignored. The worker's result
 for the latest token is published by :meth:`OddsFeed.run`, a task of its own, with the
-envelope of the snapshot it was computed from (``epoch``, ``seq``, ``hand``, ``ts``) and
+envelope of the snapshot it was computed from (``journal``, ``epoch``, ``seq``, ``hand``,
+``ts``) and
 ``type: "odds"``; when there is nothing to value (between hands, a card not read, one player
 left) a body with ``players: []`` says so once, so that no screen keeps old figures.
 Secret (it is derived from hole cards), QoS 1, never retained, never under ``poker/``.
@@ -34,9 +35,9 @@ _JSON: Final = MessageProps(content_type="application/json")
 def odds_payload(env: SnapshotEnvelope, body: dict[str, object]) -> bytes:
     """The odds message: the snapshot's envelope fields, ``type: "odds"``, ``data: body``."""
     stamp = env.ts.isoformat().replace("+00:00", "Z")
-    return json.dumps({"v": 1, "table": env.table, "epoch": env.epoch, "seq": env.seq,
-                       "type": "odds", "ts": stamp, "hand": env.hand, "data": body},
-                      separators=(",", ":"), allow_nan=False).encode()
+    return json.dumps({"v": 1, "table": env.table, "journal": env.journal, "epoch": env.epoch,
+                       "seq": env.seq, "type": "odds", "ts": stamp, "hand": env.hand,
+                       "data": body}, separators=(",", ":"), allow_nan=False).encode()
 
 
 class OddsFeed:

@@ -65,6 +65,8 @@ class OddsEnvelope(_Model):
 
     v: Literal[1] = 1
     table: str = Field(min_length=1)
+    journal: str | None = Field(default=None, min_length=1, max_length=64,
+                                description="the daemon's journal id, as in its snapshots")
     epoch: int = Field(ge=1)
     seq: int = Field(ge=0, description="seq of the secure snapshot valued")
     type: Literal["odds"] = "odds"
