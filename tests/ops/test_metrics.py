@@ -162,6 +162,6 @@ def test_a_metrics_port_in_use_is_a_clear_config_error(tmp_path: Path, mosquitto
         cfg = table_config(tmp_path, mosquitto.url, scenario, metrics=f"port = {port}")
         out = subprocess.run([sys.executable, "-m", "tablectl", "run", "--config", str(cfg)],
                              capture_output=True, text=True, timeout=60, check=False)
-    assert out.returncode == 1, out.stderr[-1000:]
+    assert out.returncode == 2, out.stderr[-1000:]
     assert f"metrics.port: cannot serve metrics on 127.0.0.1:{port}" in out.stderr
     assert "Traceback" not in out.stderr

@@ -80,6 +80,8 @@ url = "/dev/serial/by-id/sim-shoe"
 url = "mqtt://127.0.0.1:{port}"
 [journal]
 path = "{tmp}/journal.sqlite"
+[odds]
+enabled = true
 [web]
 credentials = "web.toml"
 console_credentials = "console.toml"
