@@ -308,8 +308,9 @@ class MetricsSection(_Model):
 
 
 class OddsSection(_Model):
-    """Live odds on ``secure/v1/tables/{t}/odds`` (docs/odds.md): ``enabled`` (default off: a broadcast table turns it on);
-    ``precision``, the Monte Carlo 95% half-width in percentage points (default 0.5)."""
+    """Live odds on ``secure/v1/tables/{t}/odds`` (docs/odds.md): ``enabled`` (default off;
+    a broadcast table turns it on); ``precision``, the Monte Carlo 95% half-width in
+    percentage points (default 0.5)."""
 
     enabled: bool = False
     precision: Annotated[float, Field(gt=0, le=10)] = 0.5
