@@ -49,27 +49,30 @@ def _hand_of(variant: GameKind, low: bool) -> Callable[[str, str], Any]:
     return value
 
 
-def _pot_shares(highs: list[Any], lows: list[Any] | None) -> list[float]:
+def _pot_shares(highs: list[Any],
+                lows: list[Any] | None) -> tuple[list[float], list[float], list[float] | None]:
+    """(pot, high half, low half or None where no low qualifies) shares of one run-out."""
     best = max(highs)
     winners = [h == best for h in highs]
     high = [w / sum(winners) for w in winners]
     if lows is None or all(x is None for x in lows):
-        return high
+        return high, high, None
     best_low = max(x for x in lows if x is not None)
     low_winners = [x is not None and x == best_low for x in lows]
-    return [0.5 * h + 0.5 * w / sum(low_winners) for h, w in zip(high, low_winners,
-                                                                 strict=True)]
+    low = [w / sum(low_winners) for w in low_winners]
+    return [0.5 * h + 0.5 * w for h, w in zip(high, low, strict=True)], high, low
 
 
 def _oracle(variant: GameKind, hands: list[list[Card]], board: list[Card],
-            dead: list[Card]) -> list[tuple[float, float, float]]:
-    """(win, tie, equity) of each player over every run-out, by brute force."""
+            dead: list[Card]) -> tuple[list[tuple[float, ...]], float]:
+    """(win, tie, equity, high, low) of each player over every run-out, by brute force, and
+    the chance that no low qualifies (0 in a game without a low half)."""
     seen = {*board, *dead, *(c for h in hands for c in h)}
     unseen = [c for c in FULL_DECK if c not in seen]
     high_of = _hand_of(variant, low=False)
     low_of = _hand_of(variant, low=True) if variant.is_hi_lo else None
-    totals = [[0.0, 0.0, 0.0] for _ in hands]
-    runs = 0
+    totals = [[0.0] * 5 for _ in hands]
+    runs = no_low = 0
     if variant.is_stud:
         need = [7 - len(h) for h in hands]
         # ordered draws: each player takes their cards in turn (uniform like the real deal)
@@ -91,12 +94,16 @@ def _oracle(variant: GameKind, hands: list[list[Card]], board: list[Card],
             b = _text(board + item)
             highs = [high_of(_text(h), b) for h in hands]
             lows = [low_of(_text(h), b) for h in hands] if low_of else None
-        for total, share in zip(totals, _pot_shares(highs, lows), strict=True):
+        pot, high, low = _pot_shares(highs, lows)
+        no_low += low is None
+        for i, (total, share) in enumerate(zip(totals, pot, strict=True)):
             total[0] += share == 1.0
             total[1] += 0.0 < share < 1.0
             total[2] += share
+            total[3] += high[i]
+            total[4] += low[i] if low is not None else 0.0
         runs += 1
-    return [(w / runs, t / runs, e / runs) for w, t, e in totals]
+    return [tuple(x / runs for x in total) for total in totals], no_low / runs
 
 
 def _random_position(rng: random.Random, variant: GameKind, players: int,
@@ -135,11 +142,21 @@ def test_equity_equals_an_independent_enumeration(variant: GameKind, players: in
                                                           dead)
         result = equity(variant, hands, board_cards, dead_cards)
         assert result.exact
-        expected = _oracle(variant, hands, board_cards, dead_cards)
-        for player, (win, tie, share) in zip(result.players, expected, strict=True):
+        expected, no_low = _oracle(variant, hands, board_cards, dead_cards)
+        for player, (win, tie, share, high, low) in zip(result.players, expected, strict=True):
             assert player.win == pytest.approx(win, abs=1e-9)
             assert player.tie == pytest.approx(tie, abs=1e-9)
             assert player.equity == pytest.approx(share, abs=1e-9)
+            if variant.is_hi_lo:     # the high and low halves apart, and scoops
+                assert player.high == pytest.approx(high, abs=1e-9)
+                assert player.low == pytest.approx(low, abs=1e-9)
+                assert player.scoop == player.win
+            else:
+                assert player.high is None and player.low is None
+        if variant.is_hi_lo:
+            assert result.no_low == pytest.approx(no_low, abs=1e-9)
+        else:
+            assert result.no_low is None
         assert sum(p.equity for p in result.players) == pytest.approx(1.0)
 
 
