@@ -16,6 +16,7 @@ from tablectl.domain.cards import FULL_DECK, Card
 
 if TYPE_CHECKING:
     from tablectl.vision.model import Image, Quad
+    from tablectl.vision.profile import DeckProfile
     from tablectl.vision.recognise import IndexRead
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -98,9 +99,20 @@ def _camera_enrol_live(args: argparse.Namespace, out: Path) -> int:
         reader.close()
     profile.save(out)
     print(f"{out}: deck {profile.deck_id!r} enrolled live; {report.summary()}")
+    _print_unseen(profile)
     for item, read in report.failures:
         print(f"  {item}: read {read}")
     return 0 if report.passed else 1
+
+
+def _print_unseen(profile: DeckProfile) -> None:
+    """Say which cards of the deck were never shown, and how they will be read."""
+    if profile.unseen:
+        print(f"  {len(profile.unseen)} cards of the deck were not shown "
+              f"({' '.join(map(str, profile.unseen))}): each is read from its rank and suit "
+              "glyphs learnt apart and accepted only when both match as closely as a whole "
+              "enrolled index; otherwise it goes to the dealer. Show them too for the "
+              "most auto-accepts.")
 
 
 def _camera_enrol(args: argparse.Namespace) -> int:
@@ -127,6 +139,7 @@ def _camera_enrol(args: argparse.Namespace) -> int:
     profile.save(out)
     print(f"{out}: deck {profile.deck_id!r}, {len(profile.cards)} exemplars from "
           f"{report.total} images; {report.summary()}")
+    _print_unseen(profile)
     for item, read in report.failures:
         print(f"  {item}: read {read}")
     return 0 if report.passed else 1
@@ -152,7 +165,11 @@ def _camera_recognise(args: argparse.Namespace) -> int:
         print(f"{args.profile}: profile not verified ({rec.profile.verification}); "
               "nothing will be accepted", file=sys.stderr)
     if explain is not None:
-        explain.mkdir(parents=True, exist_ok=True)
+        try:
+            explain.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"camera recognise: --explain {explain}: {exc}", file=sys.stderr)
+            return 2
     for path, img in images:
         if args.mode == "shoe":
             reads = [rec.read_shoe(img)]
@@ -160,7 +177,11 @@ def _camera_recognise(args: argparse.Namespace) -> int:
             found = rec.inspect_board(img, whole_frame=True)
             reads = [CardRead(r.card, r.confidence, r.status, q) for q, r in found]
             if explain is not None:
-                _write_explained(explain / f"{Path(path).stem}.explain.png", img, found)
+                try:
+                    _write_explained(explain / f"{Path(path).stem}.explain.png", img, found)
+                except OSError as exc:
+                    print(f"camera recognise: {exc}", file=sys.stderr)
+                    return 2
         if args.json:
             _print_json([r.as_json() for r in reads])
         else:

@@ -115,6 +115,9 @@ def test_recognise_explain_draws_on_a_copy(tmp_path: Path,
     assert main(["camera", "recognise", "--profile", str(profile), "--explain",
                  str(not_dir), str(board)]) == 2
     assert "not a directory" in capsys.readouterr().err
+    assert main(["camera", "recognise", "--profile", str(profile), "--explain",
+                 str(not_dir / "sub"), str(board)]) == 2
+    assert "--explain" in capsys.readouterr().err, "a clear error, not a traceback"
 
 
 def test_cli_deck_option_refuses_a_bad_deck(tmp_path: Path,
