@@ -112,3 +112,56 @@ async def test_roles_keep_pages_apart(stack_factory: Any, browser: Any) -> None:
     await expect(other.locator("#login-error")).to_be_visible()
     resp = await other.goto(stack.url + "/overlay")
     assert resp is not None and resp.url.startswith(stack.url + "/login")
+
+
+def odds_message(hand: str, board: list[str], players: list[dict[str, Any]]) -> bytes:
+    """An odds message as the daemon publishes it (validated against its model)."""
+    from tablectl.odds.payload import OddsEnvelope
+
+    doc = {"v": 1, "table": TABLE, "epoch": 1, "seq": 9, "type": "odds",
+           "ts": "2026-11-29T18:00:01Z", "hand": 7,
+           "data": {"hand": {"id": hand, "number": 7}, "variant": "omaha-hi-lo",
+                    "street": "flop" if board else "preflop", "board": board, "dead": [],
+                    "exact": True, "runouts": 990, "precision": None, "no_low": 0.25,
+                    "players": players}}
+    OddsEnvelope.model_validate(doc)
+    return json.dumps(doc).encode()
+
+
+async def test_overlay_shows_hi_lo_odds_only_on_the_board_they_were_computed_on(
+        stack_factory: Any, browser: Any) -> None:
+    """The win % and the high and low shares of each live seat are drawn; a board card
+    released before its figures hides the old ones rather than showing them as current."""
+    stack = await stack_factory(delay=0.3)
+    daemon = SyncClient(stack.broker.port, "controller-t01-secure")
+    try:
+        page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        await login(page, stack.url, "camera", "/overlay")
+        hand = "t01-000007"
+        state = secure_state(hand)
+        daemon.publish(f"secure/v1/tables/{TABLE}/state", json.dumps(state).encode())
+        figures = [{"seat": 1, "name": "Ada", "cards": HOLE[1], "win": 0.5123, "tie": 0.2,
+                    "equity": 0.6125, "high": 0.7, "low": 0.525, "scoop": 0.5123},
+                   {"seat": 3, "name": "Brook", "cards": HOLE[3], "win": 0.1875, "tie": 0.2,
+                    "equity": 0.3875, "high": 0.3, "low": 0.225, "scoop": 0.1875}]
+        daemon.publish(f"secure/v1/tables/{TABLE}/odds", odds_message(hand, [], figures))
+        ada, brook = (page.locator(f'.hole[data-seat="{s}"]') for s in (1, 3))
+        await expect(ada.locator(".odds-win")).to_have_text("61.3%", timeout=10_000)
+        await expect(ada.locator(".odds-hilo")).to_have_text("Hi 70.0% \u00b7 Lo 52.5%")
+        await expect(brook.locator(".odds-win")).to_have_text("38.8%")
+        await expect(brook.locator(".odds-hilo")).to_have_text("Hi 30.0% \u00b7 Lo 22.5%")
+        await page.screenshot(path=artifact("overlay-odds-hilo.png"), omit_background=True)
+
+        # the flop is shown before its figures: the preflop ones are not drawn over it
+        flop = ["2c", "7d", "9h"]
+        state["data"] = {**state["data"], "board": flop, "street": "flop"}
+        state["seq"] = 10
+        daemon.publish(f"secure/v1/tables/{TABLE}/state", json.dumps(state).encode())
+        await expect(page.locator("#board .card")).to_have_count(3, timeout=10_000)
+        await expect(page.locator(".odds-win")).to_have_count(0)
+        figures[0] = {**figures[0], "equity": 0.25, "high": 0.1, "low": 0.4}
+        daemon.publish(f"secure/v1/tables/{TABLE}/odds", odds_message(hand, flop, figures))
+        await expect(ada.locator(".odds-win")).to_have_text("25.0%", timeout=10_000)
+        await expect(ada.locator(".odds-hilo")).to_have_text("Hi 10.0% \u00b7 Lo 40.0%")
+    finally:
+        daemon.close()
