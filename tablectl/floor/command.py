@@ -67,9 +67,15 @@ def _since(text: str) -> datetime:
 
 
 def mqtt_settings(url: str, *, user: str, credentials: Path | None,
-                  cafile: Path | None) -> MqttSettings:
+                  cafile: Path | None, batch_max: int | None = None) -> MqttSettings:
     """A worker's connection: its username is its client id, the session persists a day
-    (QoS 1 messages wait for it while it restarts)."""
+    (QoS 1 messages wait for it while it restarts).
+
+    A worker acknowledges a batch only after its commit, so the broker must let it hold more
+    than a batch unacknowledged: its Receive Maximum is two batches (the next one arrives
+    while the last one commits). Left to the broker's limit (mosquitto's
+    ``max_inflight_messages``, 20), every batch held at most 20 messages.
+    """
     from tablectl.app import read_credentials
     from tablectl.publish.mqtt import MqttSettings
 
@@ -81,7 +87,9 @@ def mqtt_settings(url: str, *, user: str, credentials: Path | None,
     return MqttSettings(host=parts.hostname or "127.0.0.1",
                         port=parts.port or (8883 if context else 1883),
                         client_id=name or user, username=name or None, password=password,
-                        tls=context, session_expiry=86400, reconnect_min=1, reconnect_max=5)
+                        tls=context, session_expiry=86400, reconnect_min=1, reconnect_max=5,
+                        receive_maximum=(None if batch_max is None
+                                         else min(65535, 2 * batch_max)))
 
 
 # ---- floor run ----------------------------------------------------------------------------
@@ -110,7 +118,8 @@ def _run(args: argparse.Namespace) -> int:
             time.sleep(1.0)
     broker = mqtt_settings(args.broker, user=user,
                            credentials=Path(args.credentials) if args.credentials else None,
-                           cafile=Path(args.cafile) if args.cafile else None)
+                           cafile=Path(args.cafile) if args.cafile else None,
+                           batch_max=settings.batch_max)
 
     async def main() -> None:
         async with MqttPublisher(broker, wait_connected=False, manual_ack=True) as client:
@@ -122,8 +131,9 @@ def _run(args: argparse.Namespace) -> int:
                          urlsplit(args.db).path.lstrip("/"))
             await service.run()
             s = service.stats
-            _LOGGER.info("floor: stopped after %d batches, %d events applied, %d duplicates, "
-                         "%d replay requests", s.batches, s.applied, s.duplicates, s.replays)
+            _LOGGER.info("floor: stopped after %d batches of %d messages, %d events applied, "
+                         "%d duplicates, %d replay requests", s.batches, s.messages, s.applied,
+                         s.duplicates, s.replays)
 
     try:
         asyncio.run(main())

@@ -105,6 +105,10 @@ class MqttSettings:
         connect_timeout: seconds :meth:`MqttPublisher.__aenter__` waits for the first CONNACK;
             it also bounds (with at most 5 s) each blocking TCP connect and TLS handshake.
         transport: ``"tcp"`` or ``"websockets"``.
+        receive_maximum: the MQTT 5 Receive Maximum sent in CONNECT (how many QoS 1 messages
+            the broker may have unacknowledged at this client), or None for the broker's own
+            limit (mosquitto's ``max_inflight_messages``, 20 in config/mosquitto). A consumer
+            that acknowledges a whole batch after storing it needs at least the batch.
     """
 
     host: str
@@ -119,6 +123,7 @@ class MqttSettings:
     reconnect_max: int = 30
     connect_timeout: float = 10.0
     transport: Literal["tcp", "websockets"] = "tcp"
+    receive_maximum: int | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -138,6 +143,8 @@ class MqttSettings:
             problems.append(f"connect_timeout must be above 0 s, not {self.connect_timeout}")
         if self.transport not in ("tcp", "websockets"):
             problems.append(f"transport must be tcp or websockets, not {self.transport!r}")
+        if self.receive_maximum is not None and not 0 < self.receive_maximum < 65536:
+            problems.append(f"receive_maximum must be 1..65535, not {self.receive_maximum}")
         if problems:
             raise ValueError("MQTT settings: " + "; ".join(problems))
 
@@ -557,6 +564,8 @@ class MqttPublisher:
         s = self._settings
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = s.session_expiry
+        if s.receive_maximum is not None:
+            props.ReceiveMaximum = s.receive_maximum
         client.connect_async(s.host, s.port, s.keepalive, clean_start=False, properties=props)
 
     async def _supervise(self, client: mqtt.Client) -> None:
