@@ -17,6 +17,8 @@ from tablectl.vision.model import EnrolmentError, ProfileError, ReadStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
+from .conftest import ENROLLED_SEED
+
 
 def test_parse_deck_names_the_usual_decks() -> None:
     assert parse_deck("full") == FULL_DECK
@@ -81,18 +83,12 @@ def test_partial_enrolment_reads_unseen_cards_or_asks(tmp_path: Path) -> None:
     assert all(r.card == c for c, r in accepted)
 
 
-def test_recognise_explain_draws_on_a_copy(tmp_path: Path,
+def test_recognise_explain_draws_on_a_copy(tmp_path: Path, board_profile: DeckProfile,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    style = random_style(41)
-    enrol = SimCamera(41, style, strength=0.4)
-    images = []
-    for card in FULL_DECK:
-        path = tmp_path / f"{card}.png"
-        cv2.imwrite(str(path), enrol.board_frame([card], (140, 160))[0])
-        images.append(str(path))
+    """The session's enrolled board deck (enrolling through the CLI is test_cli's job)."""
     profile = tmp_path / "profile"
-    assert main(["camera", "enrol", "--deck-id", "x", "--out", str(profile), *images]) == 0
-    cam = SimCamera(42, style, strength=0.8)
+    board_profile.save(profile)
+    cam = SimCamera(42, random_style(ENROLLED_SEED), strength=0.8)
     board = tmp_path / "board.png"
     frame = cam.board_frame(cam.shuffled_deck()[:3], (120, 140))[0]
     cv2.imwrite(str(board), frame)
