@@ -1,6 +1,6 @@
 """``tablectl run`` with its broker down and its shoe missing, as a process: each is a WARNING
-once (the serial path named once), not a line every few seconds; SIGTERM stops it with a
-"stopped" line and exit 0."""
+once (the serial path named once), the retries that follow only DEBUG lines, not a line every
+few seconds; SIGTERM stops it with a "stopped" line and exit 0."""
 
 from __future__ import annotations
 
@@ -11,11 +11,16 @@ import sys
 import time
 from pathlib import Path
 
+from firmware_bridge.outage import DEBUG, WARNING, Outage
 from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-WATCH = 8.0
-"""seconds the daemon runs: the broker is retried about 4 times and the shoe about 5 in it"""
+RETRIES = 2
+"""retries of each (logged at DEBUG) the test waits for before stopping the daemon"""
+
+
+def retried(text: str, what: str) -> int:
+    return sum(1 for line in text.splitlines() if what in line and " DEBUG " in line)
 
 
 def test_unreachable_broker_and_shoe_warn_once_and_sigterm_stops_cleanly(
@@ -53,20 +58,26 @@ path = "{tmp_path}/journal.sqlite"
 """)
     log = tmp_path / "daemon.log"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "tablectl", "run", "--config",
-                                 str(config)], stderr=err, env={**os.environ})
+        proc = subprocess.Popen([sys.executable, "-m", "tablectl", "--log-level", "debug",
+                                 "run", "--config", str(config)], stderr=err, env={**os.environ})
         try:
             deadline = time.monotonic() + 60
             while "running" not in log.read_text() and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert "running" in log.read_text(), log.read_text()
-            time.sleep(WATCH)
+            while time.monotonic() < deadline and min(
+                    retried(log.read_text(), w) for w in ("cannot connect to", "cannot open")
+            ) < RETRIES:
+                time.sleep(0.1)
             proc.send_signal(signal.SIGTERM)
             code = proc.wait(timeout=30)
         finally:
             if proc.poll() is None:
                 proc.kill()
-    lines = log.read_text().splitlines()
+    text = log.read_text()
+    lines = [line for line in text.splitlines() if " DEBUG " not in line]
+    assert retried(text, "cannot connect to") >= RETRIES, text
+    assert retried(text, "cannot open") >= RETRIES, text
     broker = [line for line in lines if "cannot connect to" in line]
     device = [line for line in lines if "cannot open" in line]
     assert len(broker) == 1 and " WARNING " in broker[0], lines
@@ -75,3 +86,13 @@ path = "{tmp_path}/journal.sqlite"
     assert device[0].endswith(f"shoe: cannot open {shoe}: No such file or directory")
     assert code == 0, lines
     assert lines[-1].endswith("table t9: stopped (SIGTERM)"), lines
+
+
+def test_an_outage_is_warned_of_again_at_growing_intervals() -> None:
+    outage = Outage(first_interval=60, max_interval=300)
+    warned = [t for t in range(0, 1800, 5) if outage.failed(float(t), "down")[0] == WARNING]
+    # once at once, then after 1, 2, 4 minutes, then every 5 (the cap)
+    assert warned == [0, 60, 180, 420, 720, 1020, 1320, 1620]
+    assert outage.failed(1625.0, "down") == (DEBUG, "down")
+    assert outage.recovered(1630.0) == "back after 27 min 10 s"
+    assert outage.failed(1700.0, "down again") == (WARNING, "down again")  # a new outage
