@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 from tablectl.clock import ManualClock
 from tablectl.controller import Command, ErrorCode, HandController, Outcome, TableSetup
 from tablectl.controller.decisions import journaled_reply
-from tablectl.controller.inputs import CardRead, input_from_json
+from tablectl.controller.inputs import CardRead, input_from_json, input_to_json
 from tablectl.daemon import TableDaemon
 from tablectl.domain.cards import FULL_DECK
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.game import Act, Showdown, Stakes
-from tablectl.journal import JsonValue, SqliteJournal
+from tablectl.journal import InputRecord, JsonValue, SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 from tests.controller.helpers import (
     DEALER,
@@ -219,3 +219,28 @@ def test_a_clean_restart_says_nothing_of_events_not_journaled(
                     clock=clock).recover()
     assert "replayed 2 journaled inputs" in caplog.text   # from the hand's checkpoint
     assert "not journaled" not in caplog.text
+
+
+def test_events_an_older_journal_lost_in_a_crash_are_said_not_journaled_and_appended(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    clock = ManualClock()
+    with SqliteJournal.open(tmp_path / "j.sqlite", clock) as journal:
+        TableDaemon(make_setup(), initial_state(), journal, MemoryPublisher(),
+                    clock=clock).recover()
+        # what a version that journaled the input before its events left after a crash
+        # between the two: a start_hand with no decision, no hand row, no events
+        start = Command(name="start_hand", user=DEALER, id="c1", at=clock.now())
+        with journal.transaction():
+            journal.append_input(InputRecord(source="console", kind=start.type,
+                                             payload=input_to_json(start), actor=DEALER))
+    with caplog.at_level(logging.INFO), SqliteJournal.open(tmp_path / "j.sqlite",
+                                                           clock) as journal:
+        again = TableDaemon(make_setup(), initial_state(), journal, MemoryPublisher(),
+                            clock=clock)
+        again.recover()
+        hand = journal.last_hands(1)[0]
+        assert again.controller.hand_id is not None
+        assert [e.type for e in hand.events if e.topic.endswith("/events")][:1] == [
+            "hand_started"]
+    said = [r for r in caplog.records if "not journaled" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING
