@@ -38,6 +38,7 @@ from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
     from tablectl.config import TableConfig
+    from tablectl.publish.mqtt import MqttSettings
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -252,12 +253,10 @@ def check_sources(config: TableConfig, user: str) -> list[Check]:
     return out
 
 
-async def _connect(config: TableConfig, seconds: float) -> None:
+async def _connect(settings: MqttSettings, seconds: float) -> None:
     # imported here: `tablectl --help` and the other checks need no MQTT client
-    from tablectl.app import daemon_mqtt_settings
     from tablectl.publish.mqtt import MqttPublisher
 
-    settings = daemon_mqtt_settings(config)
     # its own client id, no session kept: the daemon's session is not touched (a broker with
     # use_username_as_clientid still makes it the user's, see docs/operations.md)
     settings = dataclasses.replace(settings, client_id=f"{settings.client_id}-doctor",
@@ -266,18 +265,53 @@ async def _connect(config: TableConfig, seconds: float) -> None:
         pass
 
 
+def _reach(settings: MqttSettings, url: str, timeout: float) -> Check | None:
+    """The broker's port answers and, for mqtts://, the TLS handshake with the configured CA
+    succeeds; the failing check (with its cause, at once) or None. The MQTT client would
+    only retry until its timeout and say that nothing came."""
+    where = f"{settings.host}:{settings.port}"
+    try:
+        sock = socket.create_connection((settings.host, settings.port), timeout=timeout)
+    except OSError as exc:
+        return _fail("broker", f"{url}: cannot reach {where}: {exc.strerror or exc}",
+                     "is the broker running and reachable from here? check mqtt.url and the "
+                     "firewall")
+    with sock:
+        if settings.tls is None:
+            return None
+        try:
+            with settings.tls.wrap_socket(sock, server_hostname=settings.host):
+                pass
+        except (ssl.SSLError, ssl.CertificateError) as exc:
+            return _fail("broker", f"{url}: TLS: {getattr(exc, 'verify_message', None) or exc}",
+                         "check mqtt.cafile (the broker's CA), the broker's certificate and "
+                         "the host name in mqtt.url")
+        except OSError as exc:
+            return _fail("broker", f"{url}: TLS handshake with {where}: "
+                         f"{exc.strerror or exc}", "is it a TLS listener? mqtts:// needs one")
+    return None
+
+
 def check_broker(config: TableConfig, timeout: float = 8.0) -> Check:
-    """A connection with the configured URL, credentials and TLS gets its CONNACK."""
-    from tablectl.app import read_credentials
+    """The broker's port answers, its TLS handshake succeeds, and a connection with the
+    configured URL, credentials and TLS gets its CONNACK."""
+    from tablectl.app import daemon_mqtt_settings
     from tablectl.publish.errors import PublishError
 
     url = config.mqtt.url
-    who = "anonymous"
     try:
-        who = read_credentials(config.mqtt.credentials)[0] or "anonymous"
-        asyncio.run(_connect(config, timeout))
+        settings = daemon_mqtt_settings(config)
     except ConfigError as exc:
         return _fail("broker", exc.render().replace("\n", "; "), "fix mqtt.credentials")
+    except OSError as exc:   # ssl.SSLError too: a CA or client certificate that does not load
+        return _fail("broker", f"{url}: TLS files: {exc}", "check mqtt.cafile, mqtt.certfile "
+                     "and mqtt.keyfile (PEM files the daemon's user can read)")
+    who = settings.username or "anonymous"
+    failed = _reach(settings, url, min(timeout, 5.0))
+    if failed is not None:
+        return failed
+    try:
+        asyncio.run(_connect(settings, timeout))
     except ssl.SSLError as exc:
         return _fail("broker", f"{url}: TLS: {exc}", "check mqtt.cafile (the broker's CA) "
                      "and the broker's certificate")
@@ -285,8 +319,8 @@ def check_broker(config: TableConfig, timeout: float = 8.0) -> Check:
         text = str(exc)
         fix = ("check the user and password in mqtt.credentials, and the broker's password "
                "file and ACL" if "auth" in text.lower() or "bad user" in text.lower()
-               else "is the broker running and reachable from here? check mqtt.url, the "
-                    "firewall and TLS (mqtts:// needs mqtt.cafile)")
+               else "the port answers but MQTT does not: is it the broker's port? check "
+                    "mqtt.url and the broker's log")
         return _fail("broker", f"{url} as {who}: {text}", fix)
     tls = " over TLS" if urlsplit(url).scheme == "mqtts" else ""
     return _ok("broker", f"{url}{tls}: connected as {who}")

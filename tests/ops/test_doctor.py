@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tablectl.config import load_config
+from tablectl.doctor import Status, check_certificates
+from tests.conftest import free_port
 from tests.ops.helpers import ROOT, table_config
 from tests.security.conftest import Site, make_site
 
@@ -83,6 +87,10 @@ def test_an_unplugged_reader_fails(tmp_path: Path, site: Site) -> None:
     assert rc == 1
     assert lines["reader shoe"].startswith("FAIL") and "is not there" in lines["reader shoe"]
     assert "plug the reader in" in lines["reader shoe"]
+    (tmp_path / "pty" / "shoe").write_text("")          # a file where the device should be
+    rc, lines = doctor(cfg)
+    assert rc == 1
+    assert "is not a character device" in lines["reader shoe"], lines["reader shoe"]
 
 
 def test_a_reader_the_daemon_user_may_not_open_fails(tmp_path: Path, site: Site) -> None:
@@ -98,6 +106,32 @@ def test_a_wrong_broker_password_fails(tmp_path: Path, site: Site) -> None:
     assert rc == 1
     assert lines["broker"].startswith("FAIL"), lines["broker"]
     assert "as controller-t01" in lines["broker"] and "password" in lines["broker"]
+
+
+def test_a_broker_that_is_not_there_fails_at_once(tmp_path: Path, site: Site) -> None:
+    cfg = setup(tmp_path, site)
+    text = cfg.read_text()
+    cfg.write_text(text.replace(f"mqtts://{site.lan}:{site.ports['mqtts']}",
+                                f"mqtts://{site.lan}:{free_port()}"))
+    rc, lines = doctor(cfg)
+    assert rc == 1
+    assert "Connection refused" in lines["broker"], lines["broker"]
+    assert "is the broker running" in lines["broker"]
+
+
+def test_a_deck_file_that_does_not_load_fails(tmp_path: Path, site: Site) -> None:
+    cfg = setup(tmp_path, site)
+    deck = tmp_path / "demo-red.csv"
+    rows = (ROOT / "config" / "decks" / "demo-red.csv").read_text().splitlines()
+    deck.write_text("\n".join(rows[:-1]) + "\n")            # a card short
+    text = cfg.read_text()
+    start = text.index("deck = ")
+    cfg.write_text(text[:start] + f'deck = "{deck}"' + text[text.index("\n", start):])
+    rc, lines = doctor(cfg)
+    assert rc == 1
+    assert lines["deck files"].startswith("FAIL"), lines
+    assert "tablectl deck register" in lines["deck files"]
+    assert lines["config"].startswith("ok")
 
 
 def _expired_certificate(where: Path) -> Path:
@@ -125,6 +159,22 @@ def test_an_expired_certificate_fails(tmp_path: Path, site: Site) -> None:
     assert lines["certificate mqtt.cafile"].startswith("FAIL")
     assert "expired on 2020-02-01" in lines["certificate mqtt.cafile"]
     assert lines["broker"].startswith("FAIL") and "TLS" in lines["broker"]
+    # the handshake's own reason, at once (not the MQTT client's timeout)
+    assert "TLS: self-signed certificate" in lines["broker"], lines["broker"]
+    assert "check mqtt.cafile" in lines["broker"]
+
+
+def test_a_certificate_near_its_expiry_fails(tmp_path: Path, site: Site) -> None:
+    # the site's real CA, read by openssl, on the day ten days before it expires
+    config = load_config(setup(tmp_path, site))
+    [now] = check_certificates(config)
+    assert now.status is Status.OK, now
+    expiry = float(ssl.cert_time_to_seconds(subprocess.run(
+        ["openssl", "x509", "-noout", "-enddate", "-in", str(site.ca)], capture_output=True,
+        text=True, check=True, timeout=30).stdout.strip().split("=", 1)[1]))
+    [soon] = check_certificates(config, now=expiry - 10 * 86400)
+    assert soon.status is Status.FAIL and "in 10 days" in soon.detail, soon
+    assert "renew it now" in soon.line()
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
@@ -143,6 +193,21 @@ def test_a_read_only_journal_directory_fails(tmp_path: Path, site: Site) -> None
     assert lines["journal directory writable"].startswith("FAIL")
     assert "Read-only file system" in lines["journal directory writable"]
     assert lines["reader shoe"].startswith("ok")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a small private mount needs root and unshare(1)")
+def test_a_journal_disk_without_free_space_fails(tmp_path: Path, site: Site) -> None:
+    cfg = setup(tmp_path, site)
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    # a 4 MiB file system on the journal's directory, for the doctor only
+    script = f'mount -t tmpfs -o size=4m tablectl-doctor "{journal}" && exec "$@"'
+    rc, lines = doctor(cfg, wrap=["unshare", "-m", "sh", "-c", script, "sh"])
+    assert rc == 1
+    assert lines["journal free space"].startswith("FAIL"), lines
+    assert "under 1 GiB" in lines["journal free space"]
+    assert lines["journal directory writable"].startswith("ok")
 
 
 def test_a_journal_on_tmpfs_fails(tmp_path: Path, site: Site) -> None:
