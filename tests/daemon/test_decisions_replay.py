@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import random
 import tempfile
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -244,3 +245,33 @@ def test_events_an_older_journal_lost_in_a_crash_are_said_not_journaled_and_appe
             "hand_started"]
     said = [r for r in caplog.records if "not journaled" in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING
+
+
+def test_a_config_change_applies_from_the_next_input_and_its_stakes_from_the_next_hand(
+        tmp_path: Path) -> None:
+    clock = ManualClock()
+    small = replace(make_setup(), stakes=Stakes(small_blind=25, big_blind=50))
+    with SqliteJournal.open(tmp_path / "j.sqlite", clock) as journal:
+        daemon = TableDaemon(small, initial_state(), journal, MemoryPublisher(), clock=clock)
+        daemon.recover()
+        refused = daemon.apply(Command(name="misdeal", user=MALLORY, id="m1", at=clock.now()))
+        assert refused.reply is not None and refused.reply.code is ErrorCode.NOT_AUTHORISED
+        daemon.apply(Command(name="start_hand", user=DEALER, id="c1", at=clock.now()))
+    big = replace(small, stakes=Stakes(small_blind=100, big_blind=200),
+                  roles={**small.roles, MALLORY: "floor"})
+    with SqliteJournal.open(tmp_path / "j.sqlite", clock) as journal:
+        again = TableDaemon(big, initial_state(), journal, MemoryPublisher(), clock=clock)
+        again.recover()
+        # the hand in progress keeps the blinds it was dealt with
+        stakes = again.controller.public_snapshot()["stakes"]
+        assert isinstance(stakes, dict) and stakes["big_blind"] == 50
+        # the new roles apply at once: mallory may now call the misdeal
+        clock.advance(1)
+        misdeal = again.apply(Command(name="misdeal", user=MALLORY, id="m2", at=clock.now()))
+        assert misdeal.reply is not None and misdeal.reply.ok, misdeal.reply
+        clock.advance(1)
+        started = again.apply(Command(name="start_hand", user=DEALER, id="c2", at=clock.now()))
+        assert started.reply is not None and started.reply.ok, started.reply
+        posted = sorted(int(str(e.data["amount"])) for e in started.events
+                        if e.type == "forced_bet")
+        assert posted == [100, 200]
