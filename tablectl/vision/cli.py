@@ -129,10 +129,15 @@ def _camera_enrol(args: argparse.Namespace) -> int:
     if not args.images:
         print("camera enrol: give IMAGES, or --live CAMERA", file=sys.stderr)
         return 2
+    from tablectl.progress import progress
+
     try:
         labels = labels_from_csv(Path(args.labels)) if args.labels else None
-        profile, report = enrol_images(args.deck_id, [Path(p) for p in args.images],
-                                       args.mode, labels, args.roi, deck=args.deck)
+        # each image is read twice: once to enrol it, once to check the profile reads it back
+        with progress(f"enrolling deck {args.deck_id}", total=2 * len(args.images)) as step:
+            profile, report = enrol_images(args.deck_id, [Path(p) for p in args.images],
+                                           args.mode, labels, args.roi, deck=args.deck,
+                                           step=step)
     except (VisionError, OSError) as exc:
         print(f"camera enrol: {exc}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -257,11 +257,13 @@ class Enroller:
 
 
 def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
-           mode: Mode = "board") -> tuple[DeckProfile, VerificationReport]:
+           mode: Mode = "board", *, step: Callable[..., None] | None = None,
+           ) -> tuple[DeckProfile, VerificationReport]:
     """Read every ``(item, frame, card)`` back; return the profile enabled or disabled.
 
     The reads are made as if the profile were already enabled; the profile returned is
-    verified only if every read was accepted and right.
+    verified only if every read was accepted and right. ``step(note=item)``, when given, is
+    called after each read (a progress display, :mod:`tablectl.progress`).
     """
     trial = Recogniser(profile.with_verification(True, "verifying"))
     total = correct = wrong = unsure = 0
@@ -269,6 +271,8 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
     for item, frame, card in samples:
         total += 1
         read = _read_one(trial, frame, mode)
+        if step is not None:
+            step(note=f"read back {item}")
         if read.status is ReadStatus.ACCEPTED and read.card == card:
             correct += 1
             continue
@@ -305,12 +309,13 @@ def load_image(path: Path) -> Image:
 def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
                  labels: dict[str, Card] | None = None,
                  shoe_roi: tuple[int, int, int, int] | None = None, *,
-                 deck: Sequence[Card] = FULL_DECK,
+                 deck: Sequence[Card] = FULL_DECK, step: Callable[..., None] | None = None,
                  ) -> tuple[DeckProfile, VerificationReport]:
     """Enrol a deck from labelled image files and verify it by reading each one back.
 
     Labels come from ``labels`` (file name -> card, e.g. from :func:`labels_from_csv`) or
-    else from the file names (:func:`label_from_name`).
+    else from the file names (:func:`label_from_name`). ``step(note=...)``, when given, is
+    called after each image enrolled and each read back (twice per image in all).
 
     Raises:
         EnrolmentError: an unreadable image, a bad label, or no index in an image.
@@ -328,4 +333,6 @@ def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
         img = load_image(path)
         enroller.add(img, card, path.name)
         samples.append((path.name, img, card))
-    return verify(enroller.build(), samples, mode)
+        if step is not None:
+            step(note=path.name)
+    return verify(enroller.build(), samples, mode, step=step)

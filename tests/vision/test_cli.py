@@ -29,7 +29,10 @@ def test_enrol_then_recognise_json(enrol_dir: Path, tmp_path: Path,
     images = sorted(str(p) for p in enrol_dir.glob("*.png"))
     profile = tmp_path / "profile"
     assert main(["camera", "enrol", "--deck-id", "blue", "--out", str(profile), *images]) == 0
-    assert "52/52 read back correctly" in capsys.readouterr().out
+    shown = capsys.readouterr()
+    assert "52/52 read back correctly" in shown.out
+    # progress on stderr (not a terminal here: plain lines), each image enrolled and read back
+    assert shown.err.strip().splitlines()[-1] == "enrolling deck blue: 104/104 done", shown.err
     cam = SimCamera(42, random_style(41), strength=0.8)
     deal = cam.shuffled_deck()[:4]
     board = tmp_path / "board.jpg"
