@@ -1,7 +1,9 @@
 """The world of the display-truth model test: a real mosquitto, the real table daemon (in
 process, restartable on its journal or on a fresh one), the real web server (``WebServer`` on
-a paho feed, read over HTTP as a page loading gets it) and the terminal follower, each display
-behind its own fault relay that drops, duplicates and delays what the broker delivers.
+a paho feed, on one port across its restarts) read over HTTP by a page that stays open (its
+event stream reconnects like the browser's ``EventSource``, and can be reloaded) and by a page
+loading afresh, and the terminal follower, each display behind its own fault relay that drops,
+duplicates and delays what the broker delivers.
 
 Everything asynchronous runs on one event loop in a thread of its own; the hypothesis state
 machine calls into it and waits. Nothing here asserts: the test decides.
@@ -10,6 +12,8 @@ machine calls into it and waits. Nothing here asserts: the test decides.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
 import json
 import random
 import secrets
@@ -74,7 +78,7 @@ class Relay:
         self._lock = threading.Lock()
         self.faults = Faults()
         self._held: list[tuple[str, bytes]] = []
-        self.last_delivery = time.monotonic()
+        self.last_delivery = self.last_arrival = time.monotonic()
         self.up = threading.Event()
         self._client = _client(f"relay-{name}")
         self._client.on_connect = self._on_connect
@@ -95,6 +99,7 @@ class Relay:
     def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
         topic, payload = msg.topic, bytes(msg.payload)
         with self._lock:
+            self.last_arrival = time.monotonic()
             f = self.faults
             if topic == EVENTS and f.drop_events > 0:
                 f.drop_events -= 1
@@ -202,6 +207,81 @@ class Terminal:
                          not_live=view.stale or view.snapshot is None)
 
 
+class OpenPage:
+    """A display page left open on ``/events/public``: the last view its stream sent. When
+    the stream ends (the web server restarted) it reconnects, as the browser's
+    ``EventSource`` does, and shows "no server" (not live) until it is back."""
+
+    def __init__(self, port: int) -> None:
+        self._port = port
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._conn: http.client.HTTPConnection | None = None
+        self.view: dict[str, Any] | None = None
+        self.connected = False
+        self._closed = False
+        self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self.view, self.connected = None, False
+            generation = self._generation
+        threading.Thread(target=self._follow, args=(generation,), daemon=True).start()
+
+    def _current(self, generation: int) -> bool:
+        return not self._closed and generation == self._generation
+
+    def _follow(self, generation: int) -> None:
+        while self._current(generation):
+            conn = http.client.HTTPConnection("127.0.0.1", self._port, timeout=30)
+            try:
+                with self._lock:
+                    if not self._current(generation):
+                        return
+                    self._conn = conn
+                conn.request("GET", "/events/public")
+                for raw in conn.getresponse():
+                    line = raw.decode().strip()
+                    if not line.startswith("data: "):
+                        continue
+                    with self._lock:
+                        if not self._current(generation):
+                            return
+                        self.view, self.connected = json.loads(line[6:]), True
+            except (OSError, ValueError, http.client.HTTPException):
+                pass
+            finally:
+                conn.close()
+            with self._lock:
+                if self._current(generation):
+                    self.connected = False
+            time.sleep(0.1)
+
+    def _drop_stream(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and conn.sock is not None:
+            with contextlib.suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RDWR)
+
+    def reload(self) -> None:
+        """The page reloaded: a new stream, nothing kept from the old one."""
+        with self._lock:
+            self._drop_stream()
+        self._start()
+
+    def shown(self) -> Shown:
+        with self._lock:
+            if self.view is None or not self.connected:
+                return Shown(None, None, None, not_live=True)
+            return World.page_shown(self.view)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._drop_stream()
+
+
 @dataclass
 class World:
     """Everything running for one example of the state machine."""
@@ -218,6 +298,8 @@ class World:
     web_task: asyncio.Task[None] | None = None
     web_feed: RelayFeed | None = None
     web_url: str = ""
+    web_port: int = 0
+    page: OpenPage | None = None
     terminal: Terminal | None = None
     auditor: Auditor | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(7))
@@ -285,10 +367,12 @@ class World:
     # ---- the displays ------------------------------------------------------------------
 
     def start_web(self) -> None:
+        """Start the web server, on the port of the last one (an open page reconnects)."""
         sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.web_port))
         sock.listen(16)
-        port = sock.getsockname()[1]
+        port = self.web_port = sock.getsockname()[1]
 
         async def start() -> None:
             self.web_feed = RelayFeed(self.broker.port, self.loop)
@@ -298,6 +382,8 @@ class World:
 
         self.call(start)
         self.web_url = f"http://127.0.0.1:{port}"
+        if self.page is None:
+            self.page = OpenPage(port)
 
     def stop_web(self) -> None:
         web, task, feed = self.web, self.web_task, self.web_feed
@@ -356,27 +442,44 @@ class World:
             return None
         return latest
 
-    def settle(self, timeout: float = 30.0) -> dict[str, Any] | None:
-        """Wait until the daemon's current snapshot is out and the displays' streams have
-        been quiet a moment (held snapshots delivered late first); return that snapshot."""
-        deadline = time.monotonic() + timeout
+    def _wait_published(self, deadline: float) -> dict[str, Any] | None:
         published = None
         while time.monotonic() < deadline:
             published = self.published_now()
             if published is not None or self.daemon is None:
                 break
             time.sleep(0.05)
+        return published
+
+    def _wait_quiet(self, deadline: float, last: Callable[[Relay], float],
+                    quiet: float) -> None:
+        while time.monotonic() < deadline:
+            if min((time.monotonic() - last(r) for r in self.relays()), default=1.0) >= quiet:
+                return
+            time.sleep(0.05)
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until the daemon's current snapshot is out and has reached the relays, whose
+        faults have then acted on everything played so far (the daemon publishes after the
+        dealer's steps, and one snapshot for the steps of one call: a fault turned off before
+        that would have done nothing)."""
+        deadline = time.monotonic() + timeout
+        self._wait_published(deadline)
+        self._wait_quiet(deadline, lambda r: r.last_arrival, 0.2)
+
+    def settle(self, timeout: float = 30.0) -> dict[str, Any] | None:
+        """Wait until the daemon's current snapshot is out and the displays' streams have
+        been quiet a moment (held snapshots delivered late first); return that snapshot."""
+        deadline = time.monotonic() + timeout
+        published = self._wait_published(deadline)
         for relay in self.relays():
             relay.release_held()
-        while time.monotonic() < deadline:
-            quiet = min((time.monotonic() - r.last_delivery for r in self.relays()),
-                        default=1.0)
-            if quiet >= 0.4:
-                break
-            time.sleep(0.05)
+        self._wait_quiet(deadline, lambda r: r.last_delivery, 0.4)
         return published
 
     def close(self) -> None:
+        if self.page is not None:
+            self.page.close()
         self.stop_web()
         self.stop_daemon()
         for closer in (self.auditor, self.terminal.relay if self.terminal else None):

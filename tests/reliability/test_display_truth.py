@@ -5,9 +5,11 @@ once the stream settles, each display shows the daemon's current snapshot or say
 Steps (rules): dealer steps (cards, decisions, next and new hands); daemon restarts on the same
 journal and on a fresh one (the same table id, epochs from 1 again); broker restarts (no
 persistence: retained messages are lost, the daemon republishes on reconnect); web server
-restarts; page loads (every check reads the view a page gets when it loads); at each display's
-relay: dropped events, a dropped snapshot followed by more play, duplicated messages, and
-snapshots held back and delivered late, after everything that followed them.
+restarts; page reloads (a page stays open across the steps, its stream reconnecting after a
+web server restart as the browser's does, and every check also reads the view of a page loading
+afresh); at each display's relay: dropped events, a dropped snapshot followed by more play,
+duplicated messages, and snapshots held back and delivered late, after everything that
+followed them.
 
 A snapshot dropped with nothing after it cannot be noticed by any display (only the next
 change repairs it), so snapshots are dropped only where play follows; events may be dropped
@@ -82,8 +84,9 @@ class DisplayTruth(RuleBasedStateMachine):
     def _check(self, published: dict[str, Any] | None, *, final: bool = False) -> list[str]:
         world = self.world
         assert world.terminal is not None
-        shown = {"terminal": world.terminal.shown(),
-                 "page": World.page_shown(world.page_view())}
+        assert world.page is not None
+        shown = {"terminal": world.terminal.shown(), "open page": world.page.shown(),
+                 "loaded page": World.page_shown(world.page_view())}
         problems = [p for name, s in shown.items() for p in judge(name, s, published)]
         if final:
             problems += [f"{name} is still not live at the end" for name, s in shown.items()
@@ -126,6 +129,12 @@ class DisplayTruth(RuleBasedStateMachine):
         self.world.stop_web()
         self.world.start_web()
 
+    @rule()
+    def reload_page(self) -> None:
+        self.steps.append("reload the open page")
+        assert self.world.page is not None
+        self.world.page.reload()
+
     # ---- the relays in front of the displays -------------------------------------------
 
     @rule(n=st.integers(1, 4), steps=st.integers(1, 3))
@@ -134,6 +143,7 @@ class DisplayTruth(RuleBasedStateMachine):
         for relay in self.world.relays():
             relay.faults.drop_events = n
         self.world.play(steps)
+        self.world.flush()
         for relay in self.world.relays():
             relay.faults.drop_events = 0
 
@@ -143,6 +153,7 @@ class DisplayTruth(RuleBasedStateMachine):
         for relay in self.world.relays():
             relay.faults.drop_state = True
         self.world.play(1)
+        self.world.flush()          # its snapshot is the one dropped
         for relay in self.world.relays():
             relay.faults.drop_state = False
         self.world.play(steps)
@@ -156,11 +167,13 @@ class DisplayTruth(RuleBasedStateMachine):
 
     @rule(steps=st.integers(1, 3), restart=st.booleans())
     def late_snapshot(self, steps: int, restart: bool) -> None:
-        """A snapshot held back, play (or a daemon restart on a fresh journal) goes on, and
-        it is delivered after all of that."""
-        self.steps.append(f"hold a snapshot, play {steps}" + (", fresh journal" * restart))
+        """A snapshot held back, play (and maybe a daemon restart on a fresh journal) goes
+        on, and it is delivered after all of that: after at least one newer snapshot."""
+        self.steps.append(f"hold a snapshot, play {steps + 1}" + (", fresh journal" * restart))
         for relay in self.world.relays():
             relay.faults.hold_state = True
+        self.world.play(1)
+        self.world.flush()          # its snapshot is the one held
         self.world.play(steps)
         if restart:
             self.world.stop_daemon()
