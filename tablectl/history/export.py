@@ -89,7 +89,8 @@ def open_readonly(path: Path) -> SqliteJournal:
     """
     spath = str(path)
     if not path.is_file():
-        raise JournalError(f"{spath}: no journal file")
+        raise JournalError(f"{spath}: no journal file (tablectl run creates it on its first "
+                           "start: give the config the daemon runs with, or its journal.path)")
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                                isolation_level=None, timeout=5.0)

@@ -138,7 +138,7 @@ def test_recall_and_export_refuse_bad_input(tmp_path: Path, mosquitto: Broker,
     write_config(tmp_path, Endpoint(mosquitto.host, mosquitto.port), "NT")
     config = str(tmp_path / "table.toml")
     code, _, err = _run_cli(["recall", "--config", config], capsys)
-    assert code == 1 and "no journal file" in err
+    assert code == 1 and "no journal file (tablectl run creates it on its first start" in err
     assert not (tmp_path / "journal.sqlite").exists(), "a recall never creates a journal"
     code, _, err = _run_cli(["recall", "--config", config, "0"], capsys)
     assert code == 2 and "at least 1" in err
