@@ -183,6 +183,11 @@ def _phh_replay(args: argparse.Namespace) -> int:
     from tablectl.history.phh import replay_paths
     from tablectl.progress import tracked
 
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:       # a usage error, exit 2 like every command's
+        print(f"tablectl phh replay: no such file or folder: {', '.join(missing)}",
+              file=sys.stderr)
+        return 2
     rules = PRESETS[RulesPreset(args.rules)]
     counts = {"matched": 0, "failed": 0, "skipped": 0}
     for result in tracked(replay_paths([Path(p) for p in args.paths], rules), "hands replayed"):
@@ -422,14 +427,18 @@ class _TerminalDialogue:
     pipe or file when a script drives the command). A daemon thread reads stdin, so a read
     blocked on a terminal never holds up the exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
         import asyncio
 
         self._queue: asyncio.Queue[str | None] | None = None
         self._eof = False
+        self._say = say
 
     def say(self, text: str) -> None:
-        print(text, flush=True)
+        if self._say is not None:
+            self._say(text)
+        else:
+            print(text, flush=True)
 
     async def readline(self) -> str | None:
         import asyncio
@@ -488,6 +497,7 @@ def _deck_register(args: argparse.Namespace) -> int:
 
     from tablectl.clock import SystemClock
     from tablectl.domain.deck import Deck
+    from tablectl.progress import counted_lines
     from tablectl.sources.registration import (
         DeckRegistration,
         RegistrationMode,
@@ -508,7 +518,6 @@ def _deck_register(args: argparse.Namespace) -> int:
     deck_id = args.deck_id or out.stem
     if args.reader == "table":
         _quiet_unmapped_antennas()
-    dialogue = _TerminalDialogue()
 
     async def run() -> None:
         clock = SystemClock()
@@ -518,7 +527,10 @@ def _deck_register(args: argparse.Namespace) -> int:
                                 idle_timeout=args.timeout)
 
     try:
-        asyncio.run(run())
+        with counted_lines(f"registering deck {deck_id}", total=52,
+                           count=lambda: registration.count) as say:
+            dialogue = _TerminalDialogue(say)
+            asyncio.run(run())
     except RunnerError as exc:
         print(f"tablectl deck register: {exc}; nothing written", file=sys.stderr)
         return 1
@@ -537,6 +549,7 @@ def _deck_verify(args: argparse.Namespace) -> int:
 
     from tablectl.clock import SystemClock
     from tablectl.domain.deck import Deck
+    from tablectl.progress import counted_lines
     from tablectl.sources.registration import (
         DeckVerification,
         RunnerError,
@@ -550,7 +563,6 @@ def _deck_verify(args: argparse.Namespace) -> int:
     verification = DeckVerification(deck, others=others)
     if args.reader == "table":
         _quiet_unmapped_antennas()
-    dialogue = _TerminalDialogue()
 
     async def run() -> VerificationReport:
         clock = SystemClock()
@@ -560,7 +572,10 @@ def _deck_verify(args: argparse.Namespace) -> int:
                                      idle_timeout=args.timeout, settle=args.settle)
 
     try:
-        report = asyncio.run(run())
+        with counted_lines(f"checking deck {deck.deck_id}", total=len(deck.cards_by_uid),
+                           count=lambda: verification.present) as say:
+            dialogue = _TerminalDialogue(say)
+            report = asyncio.run(run())
     except RunnerError as exc:
         print(f"tablectl deck verify: {exc}", file=sys.stderr)
         return 1

@@ -29,6 +29,7 @@ CASES = [
     ("tablectl", "demo", "--hands", "0"),
     ("tablectl", "recall", "--config", "no-such.toml"),
     ("tablectl", "phh", "replay"),
+    ("tablectl", "phh", "replay", "no-such.phh"),
     ("tablectl", "deck", "verify", "no-such.csv", "--device", "/dev/null"),
     ("hardware_sim", "bogus"),
     ("hardware_sim", "play", SCENARIO, "--hands", "0"),

@@ -106,7 +106,8 @@ def test_cli_replay_json_lines_and_exit_codes(tmp_path: Path,
     capsys.readouterr()
     assert main(["phh", "replay", str(unknown)]) == 1
     assert "skipped: unknown variant: 'XYZ'" in capsys.readouterr().out
-    assert main(["phh", "replay", str(tmp_path / "missing.phh")]) == 1
+    assert main(["phh", "replay", str(tmp_path / "missing.phh")]) == 2     # usage
+    assert "no such file or folder" in capsys.readouterr().err
 
 
 def test_replay_errors_name_the_phh_player(tmp_path: Path,
