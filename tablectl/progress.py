@@ -90,6 +90,43 @@ def _bar(label: str, total: int | None, out: TextIO) -> Iterator[Step]:
         yield step
 
 
+@contextlib.contextmanager
+def counted_lines(label: str, *, total: int, count: Callable[[], int],
+                  stream: TextIO | None = None) -> Iterator[Callable[[str], None]]:
+    """A dialogue's ``say`` (prompts and answers, one line each) with a progress bar under the
+    lines on a terminal, ``count()`` of ``total`` done, moved at each line; elsewhere (a pipe,
+    a script driving the command) the lines alone, as they come (the dialogue's own lines
+    carry the count: ``12/52 Kd = ...``).
+
+    Args:
+        label: what is being done (``registering deck club-3``).
+        total: how many items in all.
+        count: how many are done now (read at each line).
+        stream: where the lines go (default stdout, where prompts belong).
+    """
+    out = sys.stdout if stream is None else stream
+    if not out.isatty():
+        def plain(text: str) -> None:
+            print(text, file=out, flush=True)
+
+        yield plain
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    # redrawn only when a line is said: the dealer may be typing an answer on the terminal
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=Console(file=out), auto_refresh=False) as bar:
+        task = bar.add_task(label, total=total, completed=count())
+
+        def say(text: str) -> None:
+            bar.console.print(text, markup=False, highlight=False, emoji=False)
+            bar.update(task, completed=count())
+            bar.refresh()
+
+        yield say
+
+
 def tracked(items: Iterable[_T], label: str, *, total: int | None = None,
             stream: TextIO | None = None, every: float = 2.0) -> Iterator[_T]:
     """``items``, one at a time, with :func:`progress` counting them.
@@ -104,4 +141,4 @@ def tracked(items: Iterable[_T], label: str, *, total: int | None = None,
             step()
 
 
-__all__ = ["Step", "progress", "tracked"]
+__all__ = ["Step", "counted_lines", "progress", "tracked"]
