@@ -8,16 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from tablectl.domain.cards import FULL_DECK, Card
 
 if TYPE_CHECKING:
-    from tablectl.vision.model import Image, Quad
+    from tablectl.vision.model import Image
     from tablectl.vision.profile import DeckProfile
-    from tablectl.vision.recognise import IndexRead
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -152,6 +150,7 @@ def _camera_enrol(args: argparse.Namespace) -> int:
 
 def _camera_recognise(args: argparse.Namespace) -> int:
     from tablectl.vision.enrol import load_image
+    from tablectl.vision.explain import draw, draw_shoe
     from tablectl.vision.model import CardRead, VisionError
     from tablectl.vision.profile import DeckProfile
     from tablectl.vision.recognise import Recogniser
@@ -177,16 +176,19 @@ def _camera_recognise(args: argparse.Namespace) -> int:
             return 2
     for path, img in images:
         if args.mode == "shoe":
-            reads = [rec.read_shoe(img)]
+            shoe = rec.inspect_shoe(img)
+            reads = [CardRead(shoe.card, shoe.confidence, shoe.status, None)]
         else:
             found = rec.inspect_board(img, whole_frame=True)
             reads = [CardRead(r.card, r.confidence, r.status, q) for q, r in found]
-            if explain is not None:
-                try:
-                    _write_explained(explain / f"{Path(path).stem}.explain.png", img, found)
-                except OSError as exc:
-                    print(f"camera recognise: {exc}", file=sys.stderr)
-                    return 2
+        if explain is not None:
+            drawn = (draw_shoe(img, rec.profile.shoe_roi, shoe) if args.mode == "shoe"
+                     else draw(img, found))
+            try:
+                _write_image(explain / f"{Path(path).stem}.explain.png", drawn)
+            except OSError as exc:
+                print(f"camera recognise: {exc}", file=sys.stderr)
+                return 2
         if args.json:
             _print_json([r.as_json() for r in reads])
         else:
@@ -196,12 +198,10 @@ def _camera_recognise(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_explained(out: Path, img: Image, found: Sequence[tuple[Quad, IndexRead]]) -> None:
+def _write_image(out: Path, drawn: Image) -> None:
     import cv2
 
-    from tablectl.vision.explain import draw
-
-    if not cv2.imwrite(str(out), draw(img, found)):
+    if not cv2.imwrite(str(out), drawn):
         raise OSError(f"{out}: cannot write the explained image")
 
 
@@ -241,6 +241,7 @@ def add_camera(sub: _Subparsers) -> None:
                      help="one JSON list per image: {card, confidence, status, quad}")
     rec.add_argument("--explain", metavar="DIR",
                      help="also write IMAGE.explain.png into DIR: the image with every card "
-                          "found, its index windows and its read drawn on it (board mode)")
+                          "found, its index windows and its read drawn on it (shoe mode: the "
+                          "index window and its read)")
     rec.add_argument("images", nargs="+", metavar="IMAGE")
     rec.set_defaults(handler=_camera_recognise)

@@ -1,7 +1,8 @@
 """What the recogniser saw, drawn on a copy of a frame (``tablectl camera recognise --explain``).
 
 For a technician setting up a camera: every card found (its quad, coloured by status), the
-two index windows read on it, and the read with its confidence. Colours (BGR): green
+two index windows read on it, and the read with its confidence; in shoe mode the index
+window and its read. Colours (BGR): green
 accepted, orange needs_confirmation, grey no_card, magenta out_of_frame.
 """
 
@@ -12,6 +13,7 @@ from typing import Final
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from tablectl.vision.model import Image, Quad, ReadStatus
 from tablectl.vision.recognise import CARD_H, CARD_W, CORNER, IndexRead
@@ -44,7 +46,6 @@ def draw(frame: Image, found: Sequence[tuple[Quad, IndexRead]]) -> Image:
     """A copy of ``frame`` with every found card drawn on it."""
     out = frame.copy()
     thick = max(1, round(max(frame.shape[:2]) / 400))
-    scale = max(0.4, max(frame.shape[:2]) / 1200)
     for quad, read in found:
         colour = COLOURS[read.status]
         pts = np.round(np.array(quad)).astype(np.int32)
@@ -54,12 +55,33 @@ def draw(frame: Image, found: Sequence[tuple[Quad, IndexRead]]) -> Image:
             for win in index_windows(quad):
                 w = np.round(np.array(win)).astype(np.int32)
                 cv2.polylines(out, [w], True, (255, 200, 0), thick, cv2.LINE_AA)
-        label = (f"{read.card or '--'} {read.confidence:.2f}"
-                 if read.status is not ReadStatus.OUT_OF_FRAME else "out of frame")
-        x = int(pts[:, 0].min())
-        y = max(int(pts[:, 1].min()) - 6, 14)
-        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-        cv2.rectangle(out, (x, y - th - 4), (x + tw + 4, y + 4), (0, 0, 0), -1)
-        cv2.putText(out, label, (x + 2, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick,
-                    cv2.LINE_AA)
+        _label(out, pts, read, thick)
     return out
+
+
+def draw_shoe(frame: Image, roi: tuple[int, int, int, int] | None, read: IndexRead) -> Image:
+    """A copy of a shoe frame with its index window (``roi``; ``None``: the whole frame)
+    drawn in the read's colour, and the read with its confidence."""
+    out = frame.copy()
+    h, w = frame.shape[:2]
+    x, y, rw, rh = roi if roi is not None else (0, 0, w, h)
+    thick = max(1, round(max(h, w) / 400))
+    pts = np.array([[x, y], [x + rw - 1, y], [x + rw - 1, y + rh - 1], [x, y + rh - 1]],
+                   np.int32)
+    cv2.polylines(out, [pts], True, COLOURS[read.status], thick, cv2.LINE_AA)
+    _label(out, pts, read, thick)
+    return out
+
+
+def _label(out: Image, pts: npt.NDArray[np.int32], read: IndexRead, thick: int) -> None:
+    """The read and its confidence above the shape ``pts``, on a black box."""
+    colour = COLOURS[read.status]
+    scale = max(0.4, max(out.shape[:2]) / 1200)
+    label = (f"{read.card or '--'} {read.confidence:.2f}"
+             if read.status is not ReadStatus.OUT_OF_FRAME else "out of frame")
+    x = int(pts[:, 0].min())
+    y = max(int(pts[:, 1].min()) - 6, 14)
+    (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    cv2.rectangle(out, (x, y - th - 4), (x + tw + 4, y + 4), (0, 0, 0), -1)
+    cv2.putText(out, label, (x + 2, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick,
+                cv2.LINE_AA)

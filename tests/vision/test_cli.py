@@ -90,8 +90,16 @@ def test_shoe_mode_enrol_with_roi_and_csv(tmp_path: Path,
     capsys.readouterr()
     probe = tmp_path / "probe.png"
     cv2.imwrite(str(probe), cam.shoe_frame(FULL_DECK[33]))
+    explained = tmp_path / "explained"
     assert main(["camera", "recognise", "--profile", str(out), "--mode", "shoe", "--json",
-                 str(probe)]) == 0
+                 "--explain", str(explained), str(probe)]) == 0
     (read,) = json.loads(capsys.readouterr().out)
     assert read["card"] == str(FULL_DECK[33])
     assert read["quad"] is None
+    frame = cv2.imread(str(probe))
+    drawn = cv2.imread(str(explained / "probe.explain.png"))
+    assert drawn is not None and drawn.shape == frame.shape
+    x, y, w, h = SHOE_ROI
+    changed = (drawn != frame).any(axis=2)
+    assert changed[y + h // 2, x - 1:x + 2].any(), "the index window is not drawn"
+    assert not changed[y + 5:y + h - 5, x + 5:x + w - 5].all(), "the window is covered"
