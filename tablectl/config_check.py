@@ -1,11 +1,12 @@
 """Is a valid config workable on this machine? What ``tablectl config check`` adds to parsing.
 
 :func:`tablectl.config.load_config` refuses a config that is not well formed. A well-formed
-config can still not work: a credentials file that does not exist, a journal folder that
-cannot be created, nobody with a role (every command is refused ``not_authorised``), a web
-server nobody can log in to. :func:`findings` names each such problem, as an **error** (the
-table cannot work: ``config check`` exits 2) or a **warning** (it works, but probably not as
-meant), each with what to do about it.
+config can still not work: a credentials file that does not exist or that the table would
+refuse (it is read as the table reads it), a journal folder that cannot be created, nobody
+with a role (every command is refused ``not_authorised``), a web server nobody can log in to.
+:func:`findings` names each such problem, as an **error** (the table cannot work: ``config
+check`` exits 2) or a **warning** (it works, but probably not as meant), each with what to do
+about it.
 
 >>> Finding("error", "access.roles", "no roles").render("t.toml")
 't.toml: error: access.roles: no roles'
@@ -64,6 +65,11 @@ def findings(config: TableConfig) -> list[Finding]:
     for key, path, hint in files:
         if path is not None and not path.is_file():
             out.append(Finding("error", key, f"{path} does not exist: {hint}"))
+        elif path is not None and key.endswith("credentials"):
+            problem = _credentials_problem(path)
+            if problem is not None:
+                out.append(Finding("error", key, f"{path}: {problem}: write it as TOML with "
+                                   'username = "..." and password = "..." (chmod 600)'))
     problem = journal_folder_problem(config.journal.path)
     if problem is not None:
         out.append(Finding("error", "journal.path", problem))
@@ -85,6 +91,17 @@ def findings(config: TableConfig) -> list[Finding]:
                            "not set: the table display works, but nobody can log in to the "
                            "dealer console or the broadcast overlay"))
     return sorted(out, key=lambda f: f.level != "error")
+
+
+def _credentials_problem(path: Path) -> str | None:
+    """Why the credentials file at ``path`` would be refused when the table starts."""
+    from tablectl.app import read_credentials  # the daemon's own reading of the file
+
+    try:
+        read_credentials(path)
+    except ConfigError as exc:
+        return "; ".join(f"{key}: {msg}" if key else msg for key, msg in exc.problems)
+    return None
 
 
 def journal_folder_problem(path: Path) -> str | None:

@@ -58,6 +58,21 @@ def test_an_unworkable_config_is_an_error(tmp_path: Path, capsys: pytest.Capture
     assert "ok" not in out and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('user = "controller-t01"\n', "username: credentials need a username (and a password)"),
+    ("username = \n", "cannot read credentials: "),
+])
+def test_a_credentials_file_the_table_would_refuse_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str) -> None:
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "controller-t01.toml").write_text(text)
+    code, out, err = check(variant(tmp_path, ("# credentials = ", "credentials = ")), capsys)
+    assert code == 2 and "ok" not in out
+    assert "error: mqtt.credentials: secrets/controller-t01.toml: " + expected in err.replace(
+        str(tmp_path) + "/", "")
+    assert 'write it as TOML with username = "..."' in err
+
+
 def test_web_without_users_is_a_warning(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = check(variant(tmp_path, append="\n[web]\nport = 8080\n"), capsys)
