@@ -2,14 +2,22 @@
 
 A display of table t01 is open; a first daemon plays two hands and stops; a second daemon for
 the same table id, with a fresh journal (so its epochs start at 1 again), starts and deals. The
-page must show the new table's hand, board and stacks within a second of each snapshot, and
-after a hand ends nobody to act, the result, and the button moved when the next hand starts.
+page must show the new table's hand, board and stacks (and only its seats) within a second of
+each snapshot, and after a hand ends nobody to act, the result, and the button moved when the
+next hand starts.
+
+"Within a second" is a wait on the page's own state bounded at one second, started once the
+snapshot is out: the new daemon's first snapshot as a subscriber of the broker receives it, the
+later ones as soon as the dealer's input returns (the daemon publishes while the test waits).
+Nothing measures a duration.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +32,7 @@ from tablectl.config import TableConfig, load_config
 from tablectl.controller import ControllerInput, Outcome
 from tablectl.daemon import TableDaemon
 from tablectl.game import Act, ActionIn, ActionKind, Street
+from tablectl.publish.mqtt import MqttPublisher, MqttSettings
 from tests.conftest import Broker, free_port
 from tests.controller.helpers import DEALER, Dealer, Driver
 from tests.web.conftest import artifact, users_toml
@@ -133,6 +142,28 @@ async def web(tmp_path: Path, mosquitto: Broker) -> AsyncIterator[tuple[str, Cal
             await task
 
 
+class FirstSnapshot:
+    """The first snapshot of table t01 from another journal than ``old``, as a subscriber of
+    the broker receives it."""
+
+    def __init__(self, port: int, old: str) -> None:
+        self._settings = MqttSettings(host="127.0.0.1", port=port,
+                                      client_id=f"probe-{secrets.token_hex(4)}")
+        self._old = old
+        self.subscribed = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> dict[str, Any]:
+        async with MqttPublisher(self._settings) as client:
+            await client.subscribe("poker/v1/tables/t01/state")
+            self.subscribed.set()
+            async for msg in client.messages():
+                envelope: dict[str, Any] = json.loads(msg.payload)
+                if envelope.get("journal") != self._old:
+                    return envelope
+        raise AssertionError("the broker connection ended before a snapshot came")
+
+
 def snapshot(dealer: Dealer) -> dict[str, Any]:
     driver = dealer.d
     assert isinstance(driver, DaemonDriver) and driver.daemon is not None
@@ -140,13 +171,20 @@ def snapshot(dealer: Dealer) -> dict[str, Any]:
 
 
 async def expect_table(page: Any, snap: dict[str, Any]) -> None:
-    """The page shows ``snap``: hand, board, stacks, who acts, results, button."""
+    """The page shows ``snap``: hand, board, its seats and their stacks, who acts, results,
+    button."""
     hand = snap["hand"]
     await expect(page.locator("#hand-no")).to_have_text(
         f"Hand #{hand['number']}" if hand else "", timeout=SHOWN)
     board = page.locator("#board .card:not(.slot)")
     await expect(board).to_have_count(len(snap["board"]), timeout=SHOWN)
-    assert [await c.get_attribute("data-card") for c in await board.all()] == snap["board"]
+    for i, card in enumerate(snap["board"]):
+        await expect(board.nth(i)).to_have_attribute("data-card", card, timeout=SHOWN)
+    seats = [str(seat["seat"]) for seat in snap["seats"] if seat["status"] != "empty"]
+    await expect(page.locator(".seat")).to_have_count(len(seats), timeout=SHOWN)
+    for i, number in enumerate(seats):            # no seat left over from another table
+        await expect(page.locator(".seat").nth(i)).to_have_attribute("data-seat", number,
+                                                                     timeout=SHOWN)
     for seat in snap["seats"]:
         if seat["status"] == "empty":
             continue
@@ -167,7 +205,7 @@ async def expect_table(page: Any, snap: dict[str, Any]) -> None:
 
 
 async def test_a_fresh_journal_on_the_same_table_is_shown_at_once(
-        web: tuple[str, Callable[..., Running]], browser: Any) -> None:
+        web: tuple[str, Callable[..., Running]], browser: Any, mosquitto: Broker) -> None:
     url, start = web
     page = await browser.new_page(viewport={"width": 1600, "height": 900})
     first = start("first", {1: 3000, 2: 2500, 3: 1800})
@@ -187,13 +225,20 @@ async def test_a_fresh_journal_on_the_same_table_is_shown_at_once(
         await expect(page.locator("#results .result").first).to_be_visible()
         dealer.d.cmd("next_hand")
     assert buttons[0] != buttons[1]              # the button moved for the second hand
+    driver = dealer.d
+    assert isinstance(driver, DaemonDriver) and driver.daemon is not None
+    old_journal = driver.daemon.journal.journal_id
     await first.stop()
     await expect(page.locator("#live")).to_have_text("OFFLINE")
 
+    probe = FirstSnapshot(mosquitto.port, old_journal)
+    await asyncio.wait_for(probe.subscribed.wait(), 15)
     second = start("second", {1: 7000, 2: 6500, 4: 4400})    # other stacks, a fresh journal
     dealer = await second.dealer(seed=5)
-    await expect(page.locator("#live")).to_have_text("live", timeout=15_000)
-    await expect_table(page, snapshot(dealer))   # the new table between hands
+    first_snap = await asyncio.wait_for(probe.task, 15)
+    assert first_snap["epoch"] == 1 and first_snap["data"]["seats"]
+    await expect(page.locator("#live")).to_have_text("live", timeout=SHOWN)
+    await expect_table(page, first_snap["data"])  # the new table between hands, at once
     dealer.start()
     await expect_table(page, snapshot(dealer))   # its hand #1, not the old table's hand #2
     mirror = dealer.mirror
