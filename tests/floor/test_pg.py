@@ -12,6 +12,7 @@ import pytest
 from tablectl.floor.pg import PgStore, migrate, migrations
 from tablectl.floor.store import MemoryStore, StoreUnavailableError
 from tests.floor.conftest import terminate_backends
+from tests.floor.pgserver import PgServer
 from tests.floor.streams import events_of, snapshot, stream
 from tests.floor.test_fold import BAD_BEAT
 
@@ -134,3 +135,24 @@ def test_a_new_epoch_continues_the_hand_under_way(pg_url: str) -> None:
         assert store.counts()["actions"] == 8 and not store.gaps()
     finally:
         store.close()
+
+
+def test_a_restarted_server_keeps_nothing_of_the_batch_and_then_recovers() -> None:
+    server = PgServer()
+    store = PgStore(server.url, connect_timeout=1)
+    try:
+        store.ingest(EVENTS[:10], SNAPS)
+        server.stop()
+        with pytest.raises(StoreUnavailableError):       # the connection is gone
+            store.ingest(EVENTS[10:20])
+        with pytest.raises(StoreUnavailableError, match="database unavailable"):
+            store.ingest(EVENTS[10:20])                  # and no new one while it is down
+        server.start()
+        store.ingest(EVENTS[10:])            # the same batch again, on a new connection
+        store.ingest(EVENTS[5:15])           # and some redelivered
+        counts = store.counts()
+        assert counts["events"] == len(EVENTS) and counts["hands"] == 5
+        assert counts["winners"] == 5 and not store.gaps()
+    finally:
+        store.close()
+        server.remove()
