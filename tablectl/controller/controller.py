@@ -1222,8 +1222,8 @@ class HandController:
             secure_seats.append({**common, "cards": secure_cards, "to_act": n == to_act})
         street: str | None = None
         if view is not None:
-            showdown = isinstance(exp, Showdown) or (self._settled and folder is not None
-                                                     and folder.showdown)
+            showdown = (isinstance(exp, Showdown) and not exp.run_out) or (
+                self._settled and folder is not None and folder.showdown)
             street = "showdown" if showdown else (view.street.value if view.street else None)
         snap: dict[str, JsonValue] = {
             "schema": STATE_SCHEMA,

@@ -8,8 +8,9 @@ the envelope the app adds (epoch, seq, ts): public events by ``type``
 checks they match the code and that everything the controller emits validates.
 
 Beyond the event types of mqtt_payloads.md the controller emits ``bet_returned`` (an uncalled
-bet goes back), ``correction`` (undo, misdeal, kill_hand, manual_card: take the next snapshot)
-and ``seat`` (seated, unseated, stack adjusted between hands).
+bet goes back), ``face_up`` (an all-in hand turned face up before the run-out),
+``correction`` (undo, misdeal, kill_hand, manual_card: take the next snapshot) and ``seat``
+(seated, unseated, stack adjusted between hands).
 
 >>> sorted(json_schemas())
 ['HoleCardsEvent', 'PublicEvent', 'PublicSnapshot', 'SecureSnapshot']
@@ -147,6 +148,16 @@ class ShowdownEvent(_Body):
     low: str | None
 
 
+class FaceUpEvent(_Body):
+    """A player is all-in and no more betting is possible: a live hand turned face up before
+    the rest is dealt (house rule ``all_in_face_up``); the seat's later cards are public too."""
+
+    type: Literal["face_up"]
+    seat: Seat
+    cards: list[CardText]
+    street: StreetName
+
+
 class WinnerEvent(_Body):
     """Part of a pot awarded."""
 
@@ -223,7 +234,8 @@ class SeatEvent(_Body):
 
 PublicEvent: TypeAlias = Annotated[
     HandStartedEvent | ForcedBetEvent | CardsDealtEvent | BoardEvent | ActionEvent
-    | BetReturnedEvent | PotEvent | ShowdownEvent | WinnerEvent | HandEndedEvent | ErrorEvent
+    | BetReturnedEvent | PotEvent | FaceUpEvent | ShowdownEvent | WinnerEvent | HandEndedEvent
+    | ErrorEvent
     | DeviceEvent | CorrectionEvent | SeatEvent,
     Field(discriminator="type")]
 """Every public event body, by ``type``."""

@@ -24,6 +24,7 @@ from tablectl.game import (
     ForcedKind,
     HandEnded,
     HandEvent,
+    HandFaceUp,
     LegalActions,
     PotAwarded,
     PotView,
@@ -113,7 +114,11 @@ class EventFolder:
                         "all_in": ev.all_in}))
                 case CardDealt():
                     self.cards[ev.seat].append(ev.card)
-                    up = [str(ev.card)] if ev.face_up and ev.card is not None else []
+                    public_now = ev.face_up or ev.seat in self.revealed  # a hand face up
+                    up = [str(ev.card)] if public_now and ev.card is not None else []
+                    if ev.seat in self.revealed:
+                        self.revealed[ev.seat] = tuple(c for c in self.cards[ev.seat]
+                                                     if c is not None)
                     public.append(Event("cards_dealt", {
                         "seat": ev.seat, "count": 1, "up": list(up),
                         "street": ev.street.value}))
@@ -146,6 +151,17 @@ class EventFolder:
                 case StreetEnded():
                     public.append(Event("pot", {"pots": pots_json(ev.pots),
                                                 "street": ev.street.value}))
+                case HandFaceUp():
+                    shown = list(ev.cards)
+                    if shown != self.cards[ev.seat]:   # cards the table did not read
+                        self.cards[ev.seat] = shown
+                        secure.append(Event("holecards", {
+                            "hand": dict(self._hand), "seat": ev.seat,
+                            "cards": [card_text(c) for c in shown]}))
+                    self.revealed[ev.seat] = tuple(c for c in shown if c is not None)
+                    public.append(Event("face_up", {
+                        "seat": ev.seat, "cards": [str(c) for c in self.revealed[ev.seat]],
+                        "street": ev.street.value}))
                 case ShowdownHand():
                     self.showdown = True
                     hole = tuple(c for c in self.cards[ev.seat] if c is not None)

@@ -26,6 +26,8 @@ Rules the machine enforces (the house-rule fields it reads are named in brackets
   larger of the minimum bet and the last full raise. Folding is allowed only facing a bet.
 * A betting round ends when every seat that can still bet has acted and matched the highest
   bet; an uncalled bet goes back. When all but one seat fold, that seat wins without a showdown.
+* Once a player is all-in and no more betting is possible, every live hand is turned face up
+  before the rest is dealt [all_in_face_up]; unread cards must be shown then.
 * Showdown: cards speak [showdown_by_input], every pot goes to the best eligible hands, hi-lo
   pots are split high/low only when an eligible player has an 8-or-better low (else high
   takes all); the high half gets the odd unit; ties split chip by chip [odd_chip,
@@ -69,6 +71,7 @@ from tablectl.game.model import (
     ForcedKind,
     HandEnded,
     HandEvent,
+    HandFaceUp,
     HandInput,
     HandView,
     LegalActions,
@@ -206,6 +209,8 @@ class Hand:
         self._rake_total = 0
         self._dead = 0
         self._showdown_queue: list[int] = []
+        self._face_up: set[int] = set()  # hands turned face up for an all-in [all_in_face_up]
+        self._run_out = False             # their shows are awaited, then the rest is dealt
         # betting round state
         self._level = 0
         self._full_level = 0
@@ -873,27 +878,55 @@ class Hand:
         events.append(StreetEnded(street, self.pots()))
         if self._live == 1:
             self._settle(events, showdown=False)
-        elif self._street_index + 1 < len(self._streets):
+        elif self._rules.all_in_face_up and not self._face_up and nothing_to_decide(self._p):
+            self._turn_face_up(events)
+        else:
+            self._next_street(events)
+
+    def _next_street(self, events: list[HandEvent]) -> None:
+        if self._street_index + 1 < len(self._streets):
             self._begin_street(self._street_index + 1, events)
         else:
             self._start_showdown(events)
 
     # --- showdown ----------------------------------------------------------------------------
 
-    def _start_showdown(self, events: list[HandEvent]) -> None:
+    def _showdown_order(self) -> list[int]:
         live = [i for i, p in enumerate(self._p) if not p.folded]
         first = self._last_aggressor if self._last_aggressor in live else live[0]
         start = live.index(first) if first is not None else 0
-        order = live[start:] + live[:start]
-        if self._rules.showdown_by_input:
-            self._showdown_queue = order
-        else:
-            self._showdown_queue = [i for i in order if None in self._p[i].cards]
+        return live[start:] + live[:start]
+
+    def _to_show(self, order: list[int]) -> list[int]:
+        """Who must show by input: everybody not yet face up [showdown_by_input], else the
+        hands with unread cards."""
+        by_input = self._rules.showdown_by_input
+        return [i for i in order if None in self._p[i].cards
+                or (by_input and i not in self._face_up)]
+
+    def _turn_face_up(self, events: list[HandEvent]) -> None:
+        """An all-in and no more betting: every live hand face up, then the rest is dealt."""
+        order = self._showdown_order()
+        self._showdown_queue = self._to_show(order)
+        self._face_up = set(order)
+        for i in order:
+            if i not in self._showdown_queue:
+                p = self._p[i]
+                events.append(HandFaceUp(p.seat, tuple(p.cards), self._street))
+        self._run_out = True
+        self._next_showdown(events)
+
+    def _start_showdown(self, events: list[HandEvent]) -> None:
+        self._showdown_queue = self._to_show(self._showdown_order())
         self._next_showdown(events)
 
     def _next_showdown(self, events: list[HandEvent]) -> None:
         if self._showdown_queue:
-            self._expect = Showdown(self._p[self._showdown_queue[0]].seat)
+            self._expect = Showdown(self._p[self._showdown_queue[0]].seat, self._run_out)
+            return
+        if self._run_out:
+            self._run_out = False
+            self._next_street(events)
             return
         self._settle(events, showdown=True)
 
@@ -919,6 +952,9 @@ class Hand:
             for c in inp.cards:
                 if c not in known and card_key(c) in self._seen:
                     raise DuplicateCard(f"{c} was already dealt in this hand", exp)
+        elif isinstance(inp, MuckIn) and exp.run_out:
+            raise RuleViolation(f"seat {inp.seat} is all-in or covers the all-ins: its hand "
+                                "is turned face up, not mucked", exp)
         elif isinstance(inp, MuckIn) and sum(1 for q in self._p if not q.folded
                                              and not q.mucked) == 1:
             raise RuleViolation("the last hand in may not muck", exp)
@@ -933,6 +969,8 @@ class Hand:
                 if c is None:
                     p.cards[k] = missing.pop(0)
                     self._seen.add(card_key(p.cards[k]))  # type: ignore[arg-type]
+        if self._run_out:
+            events.append(HandFaceUp(p.seat, tuple(p.cards), self._street))
         self._showdown_queue.pop(0)
         self._next_showdown(events)
 

@@ -205,10 +205,15 @@ class Act:
 
 @dataclass(frozen=True, slots=True)
 class Showdown:
-    """``seat`` must show (ShowIn, with its unknown hole cards) or muck (MuckIn)."""
+    """``seat`` must show (ShowIn, with its unknown hole cards) or muck (MuckIn).
+
+    ``run_out``: an all-in hand is turned face up before the rest of the hand is dealt
+    (``RuleSet.all_in_face_up``); it must show, a muck is refused.
+    """
 
     type: ClassVar[str] = "showdown"
     seat: int
+    run_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +353,17 @@ class CardsRecycled:
 
 
 @dataclass(frozen=True, slots=True)
+class HandFaceUp:
+    """No more betting is possible: ``seat``'s hand is turned face up before the rest is dealt
+    (``RuleSet.all_in_face_up``); every later card of the seat is public as well."""
+
+    type: ClassVar[str] = "hand-face-up"
+    seat: int
+    cards: tuple[Card | None, ...]
+    street: Street
+
+
+@dataclass(frozen=True, slots=True)
 class HandEnded:
     """The hand is over; ``stacks`` as (seat, stack) pairs in seat order."""
 
@@ -357,7 +373,7 @@ class HandEnded:
 
 HandEvent: TypeAlias = (ForcedBet | CardDealt | BoardDealt | Burned | ActionTaken | BetReturned
                         | StreetEnded | ShowdownHand | RakeTaken | PotAwarded | CardsRecycled
-                        | HandEnded)
+                        | HandFaceUp | HandEnded)
 
 
 # --- results and views -----------------------------------------------------------------------

@@ -213,6 +213,9 @@ class RuleSet:
             showdown order; otherwise cards speak and the showdown is automatic.
         short_big_blind: a big blind all-in for less, what the others call and raise from.
         stud_short_deck: seven card stud, the stub is too short for seventh street.
+        all_in_face_up: once a player is all-in and no more betting is possible, every live
+            hand is turned face up before the rest is dealt (a contender with unread cards
+            must show them then; none may muck).
     """
 
     name: str = "casino"
@@ -238,6 +241,7 @@ class RuleSet:
     showdown_by_input: bool = False
     short_big_blind: ShortBigBlind = ShortBigBlind.FULL_BLIND
     stud_short_deck: StudShortDeck = StudShortDeck.COMMUNITY
+    all_in_face_up: bool = False
 
     def __post_init__(self) -> None:
         if self.split_unit < 1:
@@ -311,6 +315,7 @@ PRESETS: Final[Mapping[RulesPreset, RuleSet]] = {
         raise_cap=RaiseCap(bets=4, blind_counts=True, completion_counts=True,
                            lifted_heads_up=True),
         short_all_in_reopens=Reopen.HALF_BET,
+        all_in_face_up=True,
     ),
     RulesPreset.PACIFIC_OMAHA: RuleSet(
         name="pacific-omaha",

@@ -124,6 +124,9 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
             if not up:
                 return None                      # hidden cards: the seat row shows them
             return f"seat {seat} shows " + " ".join(_str(c) for c in up)
+        case "face_up":
+            cards = " ".join(_str(c) for c in _list(event.get("cards")))
+            return f"seat {seat} turns up {cards} (all-in)"
         case "showdown":
             high = _str(event.get("high"))
             low = _str(event.get("low"))

@@ -38,8 +38,8 @@ _LOGGER = logging.getLogger(__name__)
 JsonObject = dict[str, object]
 
 LOG_TYPES: Final = frozenset({
-    "hand_started", "forced_bet", "action", "bet_returned", "board", "showdown", "winner",
-    "hand_ended", "error", "device", "correction", "seat",
+    "hand_started", "forced_bet", "action", "bet_returned", "board", "face_up", "showdown",
+    "winner", "hand_ended", "error", "device", "correction", "seat",
 })
 """Event types shown in the display's action log (``pot`` and ``cards_dealt`` are not)."""
 

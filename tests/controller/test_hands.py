@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tablectl.controller import HandController, Phase
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
-from tablectl.game import PRESETS, Showdown, ShowdownHand
+from tablectl.game import PRESETS, HandFaceUp, Showdown, ShowdownHand
 
 from .helpers import VARIANTS, Dealer, Driver, fresh, initial_state, make_setup
 
@@ -27,10 +27,11 @@ def stacks_for(rng: random.Random, game: GameKind) -> tuple[int, ...]:
 
 
 def hidden_cards(dealer: Dealer) -> set[str]:
-    """Face-down cards of seats the engine has not shown at showdown (quoted, as in JSON)."""
+    """Face-down cards of seats the engine has not shown at showdown or turned face up for an
+    all-in (quoted, as in JSON)."""
     mirror = dealer.mirror
     assert mirror is not None
-    shown = {ev.seat for ev in mirror.events if isinstance(ev, ShowdownHand)}
+    shown = {ev.seat for ev in mirror.events if isinstance(ev, ShowdownHand | HandFaceUp)}
     return {f'"{c.card}"' for s in mirror.view().seats if s.seat not in shown
             for c in s.cards if not c.face_up and c.card is not None}
 

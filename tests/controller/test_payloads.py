@@ -60,7 +60,7 @@ def test_everything_emitted_validates() -> None:
         check(d.outcomes, d.ctl, seen)
     expected = {"hand_started", "forced_bet", "cards_dealt", "board", "action", "pot",
                 "winner", "hand_ended", "error", "device", "correction", "seat", "showdown",
-                "bet_returned"}
+                "bet_returned", "face_up"}
     assert expected <= seen, f"not exercised: {expected - seen}"
 
 

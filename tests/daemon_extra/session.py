@@ -37,6 +37,7 @@ from tablectl.game import (
     CardIn,
     Done,
     Hand,
+    HandFaceUp,
     SeatSetup,
     Showdown,
     ShowdownHand,
@@ -183,7 +184,8 @@ class PlayedHand:
     holes: tuple[HoleCard, ...]
     shown_at: dict[int, int]
     """Seat -> how many payloads the recorder had when the dealer's engine showed the seat at
-    the showdown (before the dealer sent the input that lets the daemon show it)."""
+    the showdown or turned it face up for an all-in (before the dealer sent the input that
+    lets the daemon show it)."""
     final_stacks: dict[int, int]
     cards: int = 0
     """Cards read from the shoe in the hand (burns included)."""
@@ -277,7 +279,7 @@ class WireDealer:
 
         def apply(inp: ActionIn | ShowIn | CardIn) -> None:
             for event in mirror.apply(inp):
-                if isinstance(event, ShowdownHand):
+                if isinstance(event, ShowdownHand | HandFaceUp):   # all-in hands face up
                     shown_at.setdefault(event.seat, self.mark())
 
         while True:

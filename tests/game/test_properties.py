@@ -1,7 +1,7 @@
 """Property tests: chips are conserved, no card is dealt twice, a rejected input changes
-nothing, every pot goes only to players eligible for it, and nobody is asked for a decision
-that cannot change a stack -- over random hands of every variant, preset and table size that
-hypothesis picks."""
+nothing, every pot goes only to players eligible for it, nobody is asked for a decision
+that cannot change a stack, and all-in hands are turned face up as the rule says -- over
+random hands of every variant, preset and table size that hypothesis picks."""
 
 from __future__ import annotations
 
@@ -22,11 +22,13 @@ from tablectl.game import (
     CardIn,
     CardsRecycled,
     Hand,
+    HandFaceUp,
     HandInput,
     MuckIn,
     RuleViolation,
     SeatSetup,
     Showdown,
+    ShowdownHand,
     ShowIn,
     Stakes,
 )
@@ -163,6 +165,20 @@ def every_pot_goes_only_to_eligible_players(hand: Hand) -> None:
         assert sum(a.amount for a in result.awards) + result.rake == result.amount
 
 
+def all_in_hands_are_face_up_before_the_run_out(hand: Hand) -> None:
+    """Only under ``all_in_face_up``: each live hand once, nobody decides anything after,
+    and the hands turned up are the hands shown down."""
+    faced = [e for e in hand.events if isinstance(e, HandFaceUp)]
+    if not hand.start_args.rules.all_in_face_up or not faced:
+        assert not faced
+        return
+    seats = [e.seat for e in faced]
+    assert len(seats) == len(set(seats))
+    after = hand.events[hand.events.index(faced[0]):]
+    assert not any(isinstance(e, ActionTaken) for e in after)
+    assert set(seats) == {e.seat for e in after if isinstance(e, ShowdownHand)}
+
+
 def replay_rebuilds_the_hand(hand: Hand) -> None:
     again = Hand.replay(hand.start_args, hand.inputs)
     assert again.view() == hand.view() and again.events == hand.events
@@ -180,4 +196,5 @@ def test_random_hands_keep_every_invariant(played: tuple[Hand, list[str]]) -> No
     chips_are_conserved(hand)
     no_card_is_dealt_twice(hand)
     every_pot_goes_only_to_eligible_players(hand)
+    all_in_hands_are_face_up_before_the_run_out(hand)
     replay_rebuilds_the_hand(hand)

@@ -100,6 +100,8 @@ function describeEvent(ev, snapshot) {
         return who(ev.seat) + " rebuys " + money(ev.amount, stakes);
       }
       return who(ev.seat) + " " + (ev.change || "changed") + " (" + money(ev.stack, stakes) + ")";
+    case "face_up":
+      return who(ev.seat) + " turns up " + (ev.cards || []).join(" ") + " (all-in)";
     case "showdown":
       return who(ev.seat) + " shows " + (ev.cards || []).join(" ") +
         (ev.high ? " \u2013 " + ev.high : "") + (ev.low ? " / " + ev.low : "");
