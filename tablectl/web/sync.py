@@ -352,6 +352,12 @@ class OverlaySync:
     held in a :class:`DelayLine`; :meth:`release` applies those that are due. :meth:`view`
     therefore never contains a hole card received less than ``delay`` seconds ago.
 
+    Runs are compared as on the public feed (:mod:`tablectl.publish.runs`): an item of a new
+    run (the daemon restarted, or another journal took the table over) resets the view before
+    it applies, an item of a run left is dropped, and so is a secure snapshot older than the
+    one shown. Hand ids restart with every journal (``{table}-000001``), so without this a
+    fresh journal's first hand would inherit the hole cards of the old journal's first hand.
+
     Args:
         table: the table id.
         delay: the broadcast delay in seconds.
@@ -360,7 +366,9 @@ class OverlaySync:
     def __init__(self, table: str, delay: float) -> None:
         self.table = table
         self._prefix = f"secure/v1/tables/{table}/"
-        self._line: DelayLine[tuple[str, JsonObject]] = DelayLine(delay)
+        self._line: DelayLine[tuple[str, Run, int | None, JsonObject]] = DelayLine(delay)
+        self._runs = RunTracker()
+        self._state_seq = -1
         self.snapshot: JsonObject | None = None
         self.hand: str | None = None
         self.holecards: dict[int, list[str | None]] = {}
@@ -388,9 +396,10 @@ class OverlaySync:
         if data is None or data.get("table", self.table) != self.table:
             return False
         kind = item.topic[len(self._prefix):]
-        body = _body(data)
-        if body is None:
-            _LOGGER.warning("table %s: ignoring a secure %s without data", self.table, kind)
+        body, run = _body(data), Run.of(data)
+        if body is None or run is None:
+            _LOGGER.warning("table %s: ignoring a secure %s without epoch or data", self.table,
+                            kind)
             return False
         if kind == "holecards":
             seat, cards = _int(body, "seat"), body.get("cards")
@@ -404,7 +413,7 @@ class OverlaySync:
                 return False
         elif kind != "state" or not isinstance(body.get("seats"), list):
             return False
-        self._line.push((kind, body), now)
+        self._line.push((kind, run, _int(data, "seq"), body), now)
         return False
 
     def next_due(self) -> float | None:
@@ -414,8 +423,18 @@ class OverlaySync:
     def release(self, now: float) -> bool:
         """Apply every held item that is due at ``now``; True when the view changed."""
         due = self._line.pop_due(now)
-        for kind, data in due:
+        for kind, run, seq, data in due:
+            order = self._runs.classify(run)
+            if order is RunOrder.OLD:
+                continue                    # a straggler of a run this view has left
+            if order is RunOrder.NEW:
+                self._runs.enter(run)
+                self.snapshot, self.hand, self.holecards, self.odds = None, None, {}, None
+                self._state_seq = -1
             if kind == "state":
+                if seq is not None and seq < self._state_seq:
+                    continue                # an older snapshot of the run, delivered late
+                self._state_seq = -1 if seq is None else seq
                 self._apply_state(data)
             elif kind == "odds":
                 self._apply_odds(data)

@@ -194,6 +194,35 @@ def test_overlay_holds_hole_cards_until_the_delay() -> None:
     assert overlay.view()["holecards"] == {"1": ["2c", "2d"]}
 
 
+def secure(kind: str, journal: str, seq: int, data: dict[str, object]) -> Message:
+    return Message(f"secure/v1/tables/t01/{kind}", json.dumps(
+        {"v": 1, "table": "t01", "journal": journal, "epoch": 1, "seq": seq, "type": kind,
+         "ts": "2026-11-29T18:00:00Z", "hand": 1, "data": data}).encode())
+
+
+def test_overlay_resets_on_a_fresh_journal_whose_hand_ids_start_again() -> None:
+    """Both journals' first hand is t01-000001: the old one's hole cards must not stay on the
+    overlay (it draws every seat it has cards for), and nothing of the old run comes back."""
+    hand = {"id": "t01-000001", "number": 1}
+    overlay = OverlaySync("t01", 0.0)
+    overlay.receive(secure("state", "aaaa", 40, {"hand": hand, "seats": [{"seat": 3}]}), 0.0)
+    overlay.receive(secure("holecards", "aaaa", 41, {"hand": hand, "seat": 3,
+                                                     "cards": ["As", "Ad"]}), 0.0)
+    overlay.release(0.0)
+    assert overlay.view()["holecards"] == {"3": ["As", "Ad"]}
+    overlay.receive(secure("state", "bbbb", 2, {"hand": hand, "seats": [{"seat": 4}]}), 1.0)
+    overlay.receive(secure("holecards", "bbbb", 3, {"hand": hand, "seat": 4,
+                                                    "cards": ["7c", "2d"]}), 1.0)
+    overlay.receive(secure("state", "aaaa", 40, {"hand": hand, "seats": [{"seat": 3}]}), 1.0)
+    overlay.receive(secure("holecards", "aaaa", 41, {"hand": hand, "seat": 3,
+                                                     "cards": ["As", "Ad"]}), 1.0)
+    overlay.receive(secure("state", "bbbb", 1, {"hand": hand, "seats": []}), 1.0)
+    overlay.release(1.0)
+    view: Any = overlay.view()
+    assert view["holecards"] == {"4": ["7c", "2d"]}
+    assert view["snapshot"]["seats"] == [{"seat": 4}]   # not the late seq 1 nor the old run
+
+
 def test_overlay_drops_malformed_hole_cards_at_once() -> None:
     overlay = OverlaySync("t01", 1.0)
     overlay.receive(Message("secure/v1/tables/t01/holecards", b'{"seat": "x"}'), 0.0)
