@@ -3,43 +3,50 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
+from collections.abc import Sequence
 
+import pytest
+
+from tablectl.cli import main
 from tablectl.floor.pg import PgStore
 from tests.floor.streams import events_of, snapshot, stream
 from tests.floor.test_fold import BAD_BEAT
 
-ROOT = Path(__file__).resolve().parents[2]
+
+class Run:
+    """One ``tablectl`` command run in this process (a subprocess each cost seconds)."""
+
+    def __init__(self, args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> None:
+        try:
+            self.returncode = main(list(args))
+        except SystemExit as exc:        # argparse's usage errors
+            self.returncode = exc.code if isinstance(exc.code, int) else 1
+        out = capsys.readouterr()
+        self.stdout, self.stderr = out.out, out.err
 
 
-def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tablectl", *args], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT, check=False)
-
-
-def test_hands_lists_what_the_floor_recorded(pg_url: str) -> None:
+def test_hands_lists_what_the_floor_recorded(pg_url: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     store = PgStore(pg_url, rules=BAD_BEAT)
     store.ingest(events_of(stream("t01", 1, 2) + stream("t02", "j9-1", 1)),
                  [snapshot("t01", 1, 0), snapshot("t02", "j9-1", 0)])
     store.close()
-    out = tablectl("floor", "hands", "--db", pg_url, "--json")
+    out = Run(["floor", "hands", "--db", pg_url, "--json"], capsys)
     assert out.returncode == 0, out.stderr
     hands = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(h["table"], h["number"], h["pot"], h["flags"]) for h in hands] == [
         ("t01", 1, 400, ["bad-beat"]), ("t02", 1, 400, ["bad-beat"]),
         ("t01", 2, 400, ["bad-beat"])]
     assert hands[0]["winners"] == [{"seat": 2, "amount": 400, "half": "whole", "pot": 0}]
-    one = tablectl("floor", "hands", "--db", pg_url, "--table", "t01", "--since",
-                   hands[2]["started_at"])
+    one = Run(["floor", "hands", "--db", pg_url, "--table", "t01", "--since",
+               hands[2]["started_at"]], capsys)
     assert one.returncode == 0
     lines = one.stdout.splitlines()
     assert len(lines) == 1 and "t01:1:23" in lines[0] and "won: seat 2 400" in lines[0]
     assert "[bad-beat]" in lines[0]
 
 
-def test_bad_input_is_refused_with_one_line() -> None:
+def test_bad_input_is_refused_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     for args, problem in [
             (("floor", "hands", "--db", "mysql://x"), "postgresql://"),
             (("floor", "hands", "--db", "postgresql://postgres@127.0.0.1/x", "--since",
@@ -48,8 +55,8 @@ def test_bad_input_is_refused_with_one_line() -> None:
             (("floor", "run", "--broker", "mqtt://127.0.0.1:1", "--db",
               "postgresql://postgres@127.0.0.1:5432/postgres", "--rules", "/nonexistent"),
              "cannot read")]:
-        out = tablectl(*args)
+        out = Run(args, capsys)
         assert out.returncode == 2, (args, out.stderr)
         assert problem in out.stderr and "Traceback" not in out.stderr
-    down = tablectl("floor", "hands", "--db", "postgresql://postgres@127.0.0.1:1/x")
+    down = Run(["floor", "hands", "--db", "postgresql://postgres@127.0.0.1:1/x"], capsys)
     assert down.returncode == 1 and "database unavailable" in down.stderr
