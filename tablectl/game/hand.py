@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from tablectl.domain.cards import Card
-from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
+from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.game.contest import matchable, nothing_to_decide
-from tablectl.game.errors import CardOutOfTurn, DuplicateCard, HandSetupError, RuleViolation
+from tablectl.game.errors import CardOutOfTurn, DuplicateCard, RuleViolation
 from tablectl.game.evaluate import stud_up_card_key
 from tablectl.game.model import (
     Act,
@@ -97,6 +97,7 @@ from tablectl.game.rules import (
     Stakes,
     StudOpenerTie,
 )
+from tablectl.game.start_check import check_start
 from tablectl.game.stud_deck import plan_seventh
 
 BOARD_STREETS: Final = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
@@ -104,8 +105,6 @@ STUD_STREETS: Final = (Street.THIRD, Street.FOURTH, Street.FIFTH, Street.SIXTH, 
 HOLE_CARDS: Final[Mapping[GameKind, int]] = {
     GameKind.HOLDEM: 2, GameKind.HOLDEM_HI_LO: 2, GameKind.OMAHA: 4, GameKind.OMAHA_HI_LO: 4,
 }
-MAX_SEATS: Final = 10
-MAX_STUD_SEATS: Final = 8
 _BOARD_DEAL: Final = {Street.FLOP: (0, 1, 2), Street.TURN: (3,), Street.RIVER: (4,)}
 _ONE_BET: Final = frozenset({ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE})
 _FOLD_CALL: Final = frozenset({ActionKind.FOLD, ActionKind.CALL})
@@ -175,7 +174,7 @@ class Hand:
     """
 
     def __init__(self, start: HandStart) -> None:
-        _check_start(start)
+        check_start(start)
         self._start = start
         self._game = start.game
         self._rules = start.rules
@@ -1090,41 +1089,3 @@ def _showing_key(p: _Player, razz: bool, tie_by_suit: bool) -> tuple[object, ...
                                       c.suit.order))
         suit = top.suit.order
     return (tuple(-n for n in shape), tuple(-v for v in ranks), -suit)
-
-
-def _check_start(start: HandStart) -> None:
-    problems: list[str] = []
-    if start.structure not in ALLOWED_STRUCTURES[start.game]:
-        problems.append(f"{start.game.value} is not dealt {start.structure.value}")
-    seats = start.seats
-    limit = MAX_STUD_SEATS if start.game.is_stud else MAX_SEATS
-    if not 2 <= len(seats) <= limit:
-        problems.append(f"{start.game.value} needs 2 to {limit} seats, not {len(seats)}")
-    if len({s.seat for s in seats}) != len(seats):
-        problems.append("seat numbers must be distinct")
-    problems += [f"seat {s.seat} has no chips" for s in seats if s.stack <= 0]
-    stakes = start.stakes
-    if start.structure is BettingStructure.FIXED_LIMIT and not 0 < stakes.small_bet <= \
-            stakes.big_bet:
-        problems.append("fixed limit needs 0 < small_bet <= big_bet")
-    if start.game.is_stud:
-        if stakes.bring_in >= stakes.small_bet > 0:
-            problems.append("the bring-in must be smaller than the small bet")
-        if stakes.small_blind or stakes.big_blind or stakes.straddle or stakes.big_blind_ante:
-            problems.append("stud has no blinds")
-    else:
-        if stakes.big_blind <= 0:
-            problems.append("a button game needs a big blind")
-        if stakes.small_blind > stakes.big_blind:
-            problems.append("the small blind must not exceed the big blind")
-        if stakes.straddle and stakes.straddle < stakes.big_blind:
-            problems.append("a straddle must be at least the big blind")
-        if stakes.bring_in:
-            problems.append("only stud has a bring-in")
-        rules = start.rules
-        if (start.structure is BettingStructure.FIXED_LIMIT and rules.big_blind_is_big_bet
-                and stakes.big_blind != stakes.big_bet):
-            problems.append(f"rules {rules.name}: the big blind must equal the big bet "
-                            f"({stakes.big_bet}); use Stakes.from_limits")
-    if problems:
-        raise HandSetupError("; ".join(problems))
