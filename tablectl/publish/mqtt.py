@@ -1,6 +1,6 @@
 """The MQTT client: an asyncio adapter over paho-mqtt 2.x (MQTT 5). The only paho import.
 
-What it does, and why (research/mqtt.md):
+What it does, and why (docs/mqtt.md):
 
 * **TCP_NODELAY** on every socket paho opens (``on_socket_open``, before CONNECT). paho does not
   set it; without it QoS 0 publishes wait for Nagle + delayed ACK (p99 21 ms measured).

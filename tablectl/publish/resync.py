@@ -1,8 +1,10 @@
 """Display-side resynchronisation, sans-IO: the resync rules of docs/mqtt.md as a state machine.
 
-A display (``tablectl watch``, the web page server) feeds every ``state`` snapshot, ``events``
-message and ``status`` message it receives into :class:`Resync` and shows :attr:`Resync.view`.
-The rules (research/mqtt.md §1.3, Sparkplug's bdSeq/seq):
+A display that folds events into its own state feeds every ``state`` snapshot, ``events``
+message and ``status`` message it receives into :class:`Resync` and shows :attr:`Resync.view`
+(``tablectl watch`` and the web server draw only from snapshots and keep the run rules with
+:class:`~tablectl.publish.runs.RunTracker` alone). The rules (docs/mqtt.md §4, after
+Sparkplug's bdSeq/seq):
 
 1. Until the first snapshot of the current epoch arrives, events are buffered.
 2. A snapshot ``(epoch, seq)`` replaces the view; buffered events with ``seq <= snapshot.seq``
