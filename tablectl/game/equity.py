@@ -30,7 +30,9 @@ standard errors) is at most ``precision`` (default half a percentage point), or
 ``max_samples`` are drawn.
 
 Stud hands are independent between players (no shared board): each player's possible
-finishes are valued once and the run-outs are the disjoint combinations of them.
+finishes are valued once and the run-outs are the disjoint combinations of them. A stud deck
+too short for seventh street deals one community card: given as the ``board`` of a stud game,
+it counts in every hand.
 
 >>> from tablectl.domain.cards import parse_cards
 >>> from tablectl.domain.games import GameKind
@@ -135,12 +137,14 @@ def _check(variant: GameKind, hands: Sequence[Sequence[Card]], board: Sequence[C
         raise EquityError(f"unknown variant: {variant!r}")
     if len(hands) < 2:
         raise EquityError(f"equity needs at least two hands, got {len(hands)}")
+    if variant.is_stud and board and (len(board) > 1 or any(len(h) != 6 for h in hands)):
+        raise EquityError(f"{variant} has no board: a stud hand lists its own up cards (a "
+                          "deck too short for seventh street deals one community card, to "
+                          "hands of 6)")
     size = hand_size(variant)
     for i, hand in enumerate(hands, 1):
         if len(hand) > size:
             raise EquityError(f"hand {i} has {len(hand)} cards; {variant} deals {size}")
-    if variant.is_stud and board:
-        raise EquityError(f"{variant} has no board (a stud hand lists its own up cards)")
     if len(board) > 5:
         raise EquityError(f"a board has at most 5 cards, got {len(board)}")
     seen: set[Card] = set()
@@ -150,7 +154,8 @@ def _check(variant: GameKind, hands: Sequence[Sequence[Card]], board: Sequence[C
         if card in seen:
             raise EquityError(f"card {card} is given twice")
         seen.add(card)
-    missing = sum(size - len(h) for h in hands) + (0 if variant.is_stud else 5 - len(board))
+    missing = (sum(size - len(h) - len(board) for h in hands) if variant.is_stud
+               else sum(size - len(h) for h in hands) + 5 - len(board))
     if missing > 52 - len(seen):
         raise EquityError(f"{missing} cards are still to come but only {52 - len(seen)} "
                           "are unseen")
@@ -164,13 +169,15 @@ def equity(variant: GameKind, hands: Sequence[Sequence[Card]], board: Sequence[C
 
     Raises:
         EquityError: fewer than two hands, a hand with more cards than the variant deals, a
-            board on a stud game or of more than 5 cards, a card given twice, or more cards
-            to come than are unseen.
+            board of more than 5 cards (stud: other than one community card to hands of 6), a
+            card given twice, or more cards to come than are unseen.
     """
     _check(variant, hands, board, dead)
     if not precision > 0:
         raise EquityError(f"precision must be positive, got {precision}")
     known = {c.index for c in chain(chain.from_iterable(hands), board, dead)}
+    if variant.is_stud:     # a community card (seventh street) is in every stud hand
+        hands, board = [[*h, *board] for h in hands], ()
     position = _Position(
         variant=variant,
         holes=[np.array([c.index for c in h], np.int64) for h in hands],

@@ -3,9 +3,11 @@
 :func:`request_from_snapshot` reads the secure snapshot (``secure/v1/tables/{t}/state``'s
 ``data``): the live players are the seats ``active`` or ``all_in`` holding cards; the cards
 of folded seats and the burns are dead cards. It returns None when there is nothing to value:
-no hand, fewer than two live players, a card dealt but not read, or (hold'em and Omaha) hole
-cards still being dealt. :func:`compute` values a request (:func:`tablectl.game.equity.equity`)
-and returns the ``data`` body published on ``secure/v1/tables/{t}/odds`` (docs/mqtt.md).
+no hand, fewer than two live players, a card dealt but not read, or hole cards still being
+dealt (a live seat without its hold'em or Omaha hand, stud before third street is complete or
+with a street dealt to some players only). :func:`compute` values a request
+(:func:`tablectl.game.equity.equity`) and returns the ``data`` body published on
+``secure/v1/tables/{t}/odds`` (docs/mqtt.md).
 
 >>> snap = {"hand": {"id": "h1", "number": 7}, "game": {"variant": "holdem"},
 ...         "street": "flop", "phase": "betting", "board": ["2c", "7d", "9h"], "burns": ["Kc"],
@@ -99,11 +101,11 @@ def request_from_snapshot(snapshot: Mapping[str, object], *,
         status = seat.get("status")
         if status == "folded":
             dead += [c for c in cards if c is not None]
-        elif status in LIVE_STATUSES and cards:
-            if None in cards:
-                return None                      # a card dealt but not read yet
-            if not variant.is_stud and len(cards) < hand_size(variant):
-                return None                      # hole cards still being dealt
+        elif status in LIVE_STATUSES:
+            if not cards or None in cards:
+                return None                      # still being dealt, or a card not read yet
+            if len(cards) < (3 if variant.is_stud else hand_size(variant)):
+                return None                      # hole cards (stud: third street) being dealt
             number = seat.get("seat")
             players.append(OddsPlayer(number if isinstance(number, int) else 0,
                                       str(seat.get("name") or ""), tuple(c for c in cards
@@ -138,8 +140,15 @@ def compute(request: OddsRequest) -> dict[str, object]:
         "board": list(request.board), "dead": list(request.dead)}
     try:
         variant = GameKind(request.variant)
-        result = equity(variant, [_parse(p.cards) for p in request.players],
-                        _parse(request.board), _parse(request.dead), seed=request.seed,
+        hands = [_parse(p.cards) for p in request.players]
+        board = _parse(request.board)
+        dead = _parse(request.dead)
+        if variant.is_stud:
+            # a stud deck too short for seventh street may deal burns and discards again: a
+            # card back in play is no longer dead
+            known = {*board, *(c for h in hands for c in h)}
+            dead = [c for c in dead if c not in known]
+        result = equity(variant, hands, board, dead, seed=request.seed,
                         precision=request.precision)
     except (EquityError, CardParseError, ValueError) as exc:
         return {**body, "error": str(exc), "players": []}

@@ -271,3 +271,20 @@ def test_bad_positions_are_refused(variant: GameKind, hands: list[str], board: s
                                    message: str) -> None:
     with pytest.raises(EquityError, match=message):
         equity(variant, [parse_cards(h) for h in hands], parse_cards(board), parse_cards(dead))
+
+
+def test_a_stud_community_card_counts_in_every_hand() -> None:
+    # eight players to seventh street: 48 cards dealt, one community card for everybody
+    deck = list(FULL_DECK)
+    random.Random(f"{SEED}-community").shuffle(deck)
+    hands = [deck[i * 6:(i + 1) * 6] for i in range(8)]
+    community = deck[48:49]
+    result = equity(G.RAZZ, hands, community)
+    assert result.exact and result.runouts == 1
+    low_of = _hand_of(G.RAZZ, low=False)
+    values = [low_of(_text([*h, *community]), "") for h in hands]
+    shares = _pot_shares(values, None)[0]
+    assert [p.equity for p in result.players] == pytest.approx(shares)
+    # heads-up with cards to come it is no stud position: refused
+    with pytest.raises(EquityError, match="has no board"):
+        equity(G.RAZZ, [h[:5] for h in hands[:2]], community)

@@ -68,3 +68,30 @@ def test_a_position_the_evaluator_refuses_gives_an_error_body() -> None:
     assert request is not None
     body = compute(request)
     assert body["players"] == [] and "given twice" in str(body["error"])
+
+
+@pytest.mark.parametrize(("variant", "seats"), [
+    # a live seat without a card yet (antennas can read the seats in any order)
+    ("holdem", [_seat(1, "active", "As", "Ah"), _seat(2, "active", "Ks", "Kh"),
+                _seat(3, "active")]),
+    # stud: third street is two down cards and one up card
+    ("razz", [_seat(1, "active", "As"), _seat(2, "active", "Kh")]),
+    ("stud", [_seat(1, "active", "As", "2s"), _seat(2, "active", "Kh", "Kd")]),
+])
+def test_nothing_to_value_while_the_first_cards_are_dealt(variant: str,
+                                                          seats: list[dict[str, Any]]) -> None:
+    assert request_from_snapshot(_snap(variant, seats)) is None
+
+
+def test_stud_community_card_and_cards_dealt_again() -> None:
+    # a deck too short for seventh street: one community card for everybody, and the burns
+    # reshuffled and dealt again (the burn 9c is back in play, in seat 2's hand)
+    seats = [_seat(1, "active", "As", "2s", "3d", "4c", "Kd", "Qd", up=4),
+             _seat(2, "active", "Kh", "Ks", "Kc", "Jd", "Jc", "9c", up=4),
+             _seat(3, "folded", "5c", "6c", "7c")]
+    request = request_from_snapshot(_snap("razz", seats, board=["5d"], burns=["9c", "Th"]))
+    assert request is not None and request.board == ("5d",)
+    body: Any = compute(request)
+    assert "error" not in body and body["exact"] is True and body["runouts"] == 1
+    # every hand is complete: A-2-3-4-5 against kings
+    assert [p["equity"] for p in body["players"]] == [1.0, 0.0]
