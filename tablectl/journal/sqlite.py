@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Self, TypeVar
 
 from tablectl.clock import Clock
+from tablectl.journal.lock import WriterLock
 from tablectl.journal.records import (
     ErrorRecord,
     EventRecord,
@@ -183,6 +184,7 @@ class SqliteJournal:
         self._known_hands: set[int] = set()
         self._in_transaction = False
         self._transaction_failed: str | None = None
+        self._lock: WriterLock | None = None
 
     @classmethod
     def open(cls, path: str | Path, clock: Clock, *,
@@ -199,13 +201,16 @@ class SqliteJournal:
 
         Raises:
             JournalWriteError: the file cannot be created, opened for writing, or put in WAL
-                mode.
+                mode, or another process has it open for writing (see
+                :class:`~tablectl.journal.lock.WriterLock`).
             JournalError: the file is not a journal of a known schema version.
         """
         spath = str(path)
+        lock = WriterLock.acquire(spath)      # one writer per file, before SQLite opens it
         try:
             conn = sqlite3.connect(spath, isolation_level=None, timeout=5.0)
         except sqlite3.Error as exc:
+            lock.release()
             raise JournalWriteError("open", spath, str(exc)) from exc
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -238,12 +243,16 @@ class SqliteJournal:
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             conn.close()
+            lock.release()
             raise JournalWriteError("open", spath, str(exc)) from exc
         except JournalError:
             conn.close()
+            lock.release()
             raise
         _LOGGER.info("journal %s open (WAL, synchronous=FULL)", spath)
-        return cls(conn, spath, clock)
+        journal = cls(conn, spath, clock)
+        journal._lock = lock
+        return journal
 
     def __enter__(self) -> Self:
         """Return self."""
@@ -258,6 +267,8 @@ class SqliteJournal:
         if not self._closed:
             self._closed = True
             self._conn.close()
+            if self._lock is not None:
+                self._lock.release()
 
     @property
     def path(self) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tablectl.cli import main
+from tablectl.clock import ManualClock
+from tablectl.journal import SqliteJournal
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "config" / "casino-holdem.toml"
@@ -116,3 +118,16 @@ def test_run_with_an_impossible_journal_says_so_in_one_line(tmp_path: Path,
     assert "Traceback" not in out.stderr
     lines = [line for line in out.stderr.splitlines() if "tablectl run:" in line]
     assert len(lines) == 1 and "journal.path:" in lines[0], out.stderr
+
+
+def test_run_on_a_journal_another_run_writes_says_so_in_one_line(tmp_path: Path) -> None:
+    journal = tmp_path / "busy.sqlite"
+    with SqliteJournal.open(journal, ManualClock()):      # the table's running daemon
+        out = subprocess.run([sys.executable, "-m", "tablectl", "run", "--config",
+                              str(variant(tmp_path)), "--journal", str(journal)],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = [line for line in out.stderr.splitlines() if "tablectl run:" in line]
+    assert len(lines) == 1, out.stderr
+    assert "in use by another process" in lines[0] and "stop it first" in lines[0]

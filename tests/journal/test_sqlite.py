@@ -301,3 +301,15 @@ def test_a_version_1_journal_is_upgraded_and_keeps_its_inputs(tmp_path: Path) ->
     with SqliteJournal.open(path, ManualClock()) as j, pytest.raises(JournalError,
                                                                     match="no input 9"):
         j.input_at(9)
+
+
+def test_a_second_writer_of_the_same_file_is_refused_until_the_first_closes(
+        tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    first = SqliteJournal.open(path, ManualClock())
+    with pytest.raises(JournalWriteError, match=r"in use by another process .* stop it first"):
+        SqliteJournal.open(path, ManualClock())
+    first.start_epoch()                     # the refused open changed nothing of the first
+    first.close()
+    with SqliteJournal.open(path, ManualClock()) as again:
+        assert again.start_epoch() == 2
