@@ -11,6 +11,7 @@ from playwright.async_api import expect
 from tablectl.controller.payloads import PUBLIC_EVENT, PublicSnapshot
 from tests.web.conftest import TABLE, artifact, capture_sse
 from tests.web.paho_link import SyncClient
+from tests.web.test_console import login
 
 STAKES = {"small_blind": 100, "big_blind": 200, "ante": 0, "bring_in": 0, "small_bet": 200,
           "big_bet": 400, "currency": "USD", "units_per_currency": 100}
@@ -197,5 +198,38 @@ async def test_display_goes_stale_when_the_server_loses_the_broker(stack_factory
         daemon.publish(f"{base}/state", json.dumps(state(11)).encode(), retain=True)
         await expect(page.locator("#live")).to_have_text("live", timeout=15_000)
         await expect(page.locator("body.stale")).to_have_count(0)
+    finally:
+        daemon.close()
+
+
+async def test_display_and_console_say_resyncing_while_a_gap_is_open(stack_factory: Any,
+                                                                      browser: Any) -> None:
+    """An event after a lost one: the view waits for the next snapshot, and neither page may
+    call what it shows live until it comes (docs/mqtt.md section 9.1)."""
+    stack = await stack_factory()
+    base = f"poker/v1/tables/{TABLE}"
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    try:
+        daemon.publish(f"{base}/status", json.dumps(status("online")).encode(), retain=True)
+        daemon.publish(f"{base}/state", json.dumps(state(10)).encode(), retain=True)
+        display = await browser.new_page()
+        await display.goto(stack.url + "/")
+        console = await browser.new_page()
+        await login(console, stack.url, "dealer1", "/console")
+        pages = (display, console)
+        for page in pages:
+            await expect(page.locator("#live")).to_have_text("live")
+
+        daemon.publish(f"{base}/events", json.dumps(event(
+            12, "action", seat=3, kind="call", amount=400, to=800, all_in=False,
+            stack=18200)).encode())                                   # 11 was lost
+        for page in pages:
+            await expect(page.locator("#live")).to_have_text("resyncing")
+            await expect(page.locator("body.stale")).to_have_count(1)
+
+        daemon.publish(f"{base}/state", json.dumps(state(12)).encode(), retain=True)
+        for page in pages:
+            await expect(page.locator("#live")).to_have_text("live")
+            await expect(page.locator("body.stale")).to_have_count(0)
     finally:
         daemon.close()

@@ -190,10 +190,14 @@ function render(v) {
   view = v;
   applyDeckColours(v);
   const snap = v.snapshot;
-  document.body.classList.toggle("stale", Boolean(v.stale) || !streamOk);
+  // Live only as the display page is (docs/mqtt.md section 9.1): not while a gap or a new
+  // run waits for its snapshot either.
+  const notLive = Boolean(v.stale) || Boolean(v.resyncing) || !streamOk;
+  document.body.classList.toggle("stale", notLive);
   const live = document.getElementById("live");
-  live.textContent = !streamOk ? "no server" : v.stale ? (v.status === "offline" ? "OFFLINE" : "stale") : "live";
-  live.className = "live-pill " + (v.stale || !streamOk ? "pill-stale" : "pill-live");
+  live.textContent = !streamOk ? "no server" : v.stale ? (v.status === "offline" ? "OFFLINE" : "stale")
+    : v.resyncing ? "resyncing" : "live";
+  live.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
   document.getElementById("table-name").textContent = (session && session.table_name) || v.table;
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "Between hands";
   document.getElementById("phase").textContent = snap ? [snap.phase, snap.street].filter(Boolean).join(" \u00b7 ") : "";
