@@ -189,17 +189,31 @@ class DisplayCheck:
 async def check_table(settings: MqttSettings, check: DisplayCheck, *,
                       on_verdict: Callable[[DisplayCheck, Verdict], Awaitable[bool]],
                       monotonic: Callable[[], float],
-                      on_subscribed: Callable[[], None] = lambda: None) -> None:
+                      on_subscribed: Callable[[], None] = lambda: None,
+                      done: Callable[[DisplayCheck], bool] = lambda _check: False,
+                      grace: float = 2.0) -> None:
     """Subscribe to the check's table and call ``on_verdict`` at every snapshot; stop when it
-    returns False. Raises what :class:`MqttPublisher` raises on connect."""
+    returns False, or at most ``grace`` seconds after ``done`` (asked after every message)
+    first said True: the snapshot that follows the last hand's end is still checked, and a
+    table that stops publishing right then does not keep the check waiting. Raises what
+    :class:`MqttPublisher` raises on connect."""
     async with MqttPublisher(settings) as client:
         for flt in check.follower.filters:
             await client.subscribe(flt)
         on_subscribed()
-        async for msg in client.messages():
+        messages = aiter(client.messages())
+        deadline: float | None = None
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    msg = await anext(messages)
+            except (TimeoutError, StopAsyncIteration):
+                return
             verdict = check.feed(msg.topic.value, msg.payload, now=monotonic())
             if verdict is not None and not await on_verdict(check, verdict):
                 return
+            if deadline is None and done(check):
+                deadline = asyncio.get_running_loop().time() + grace
 
 
 async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
@@ -212,16 +226,20 @@ async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
         The exit status: 1 if a live view differed from a snapshot, or if no snapshot came;
         0 otherwise.
     """
+    def enough(check: DisplayCheck) -> bool:
+        return hands is not None and check.follower.hands_ended >= hands
+
     async def on_verdict(check: DisplayCheck, verdict: Verdict) -> bool:
         emit(verdict.line())
-        return hands is None or check.follower.hands_ended < hands
+        return not enough(check)
 
     check = DisplayCheck(table)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             await check_table(settings, check, on_verdict=on_verdict, monotonic=monotonic,
                               on_subscribed=lambda: emit(f"checking table {table}: the view "
-                                                         "against every snapshot"))
+                                                         "against every snapshot"),
+                              done=enough)
     verdicts = check.verdicts
     wrong = sum(v.wrong for v in verdicts)
     emit(f"checked {len(verdicts)} snapshots of table {table}: "

@@ -3,6 +3,7 @@ two demo daemons of the same table id, each with a fresh journal (the reported s
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -10,8 +11,12 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
+from tablectl.publish import topics
+from tablectl.publish.mqtt import MqttPublisher, MqttSettings
 from tablectl.publish.runs import Run
-from tablectl.terminal.check import DisplayCheck, Shown, differences
+from tablectl.terminal.check import DisplayCheck, Shown, differences, watch_check
 from tests.conftest import Broker
 
 T = "poker/v1/tables/t01"
@@ -86,12 +91,48 @@ def test_a_view_that_says_it_is_not_live_is_not_wrong() -> None:
         "shows no table, published one"]
 
 
+async def test_the_check_stops_when_the_last_hand_ends_after_its_snapshot(
+        mosquitto: Broker) -> None:
+    """The last hand's ``hand_ended`` may come after the table's last snapshot (a demo or a
+    daemon stopping right then): the check stops on it, it does not wait for a snapshot
+    that never comes."""
+    settings = MqttSettings(host=mosquitto.host, port=mosquitto.port, client_id="check-pub")
+    ended = json.dumps({"v": 1, "table": "t01", "journal": "aa", "epoch": 1, "seq": 92,
+                        "type": "hand_ended", "ts": "2026-11-29T18:00:00Z", "hand": 4,
+                        "data": {"hand": "h"}}).encode()
+    lines: list[str] = []
+    subscribed = asyncio.Event()
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        subscribed.set()
+
+    loop = asyncio.get_running_loop()
+    checking = asyncio.create_task(watch_check(
+        MqttSettings(host=mosquitto.host, port=mosquitto.port, client_id="check-sub"), "t01",
+        hands=1, seconds=None, emit=emit, monotonic=loop.time))
+    async with asyncio.timeout(30):
+        await subscribed.wait()
+    async with MqttPublisher(settings) as client:
+        await client.publish(topics.status("t01"), status("online", "aa", 1))
+        await client.publish(topics.state("t01"), snapshot("aa", 1, 91))
+        await client.publish(topics.events("t01"), ended)
+    try:
+        async with asyncio.timeout(30):      # a bound on a hang, not a measure of speed
+            assert await checking == 0
+    finally:
+        checking.cancel()
+    assert lines[1:] == ["ok snapshot aa:1 seq 91", "checked 1 snapshots of table t01: "
+                         "no difference"]
+
+
 def _tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablectl", *args], capture_output=True,
                           text=True, timeout=timeout, check=False,
                           env={**os.environ, "COLUMNS": "120"})
 
 
+@pytest.mark.timeout(360)     # four processes and two hands: slow on a loaded 2-core machine
 def test_watch_check_across_two_demos_with_fresh_journals(mosquitto: Broker) -> None:
     check = subprocess.Popen(
         [sys.executable, "-m", "tablectl", "watch", "--broker", mosquitto.url, "--table", "d2",
@@ -102,7 +143,7 @@ def test_watch_check_across_two_demos_with_fresh_journals(mosquitto: Broker) -> 
         assert check.stdout.readline() == "checking table d2: the view against every snapshot\n"
         for seed in ("3", "5"):     # the same table id, a fresh journal each time
             demo = _tablectl("demo", "--hands", "1", "--seed", seed, "--broker", mosquitto.url,
-                             "--table", "d2", "--plain")
+                             "--table", "d2", "--plain", timeout=150)
             assert demo.returncode == 0, demo.stderr[-2000:]
         out, err = check.communicate(timeout=60)
     finally:
