@@ -9,7 +9,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tablectl engine")
     group.addoption("--diff-hands", type=int, default=None, metavar="N",
                     help="random hands per differential run against PokerKit "
-                         "(default 2200, spread over the variants by their speed)")
+                         "(default 5050, spread over the variants by their speed)")
     group.addoption("--diff-seed", type=str, default="tablectl", metavar="SEED",
                     help="seed of the differential hands (default: fixed)")
 

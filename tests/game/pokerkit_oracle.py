@@ -118,6 +118,8 @@ class FixedLimitOmahaHoldem(FixedLimitPokerMixin, OmahaHoldemMixin, Holdem):  # 
 
 
 class TrueFixedLimitOmahaHiLo(FixedLimitPokerMixin, OmahaHoldemMixin, Holdem):  # type: ignore[misc]
+    """KNOWN_DIFFERENCES["pokerkit-fixed-limit-omaha-hi-lo-is-pot-limit"]."""
+
     hand_types = (OmahaHoldemHand, OmahaEightOrBetterLowHand)
 
 
@@ -440,6 +442,10 @@ KNOWN_DIFFERENCES = {
         "PokerKit still asks for a check when every opponent is all-in and the player's "
         "chips already cover them (a decision that cannot change a stack); we ask for "
         "nothing. The oracle plays PokerKit's check and compares the rest of the hand"),
+    "pokerkit-fixed-limit-omaha-hi-lo-is-pot-limit": (
+        "PokerKit's FixedLimitOmahaHoldemHighLowSplitEightOrBetter is built pot-limit; the "
+        "oracle deals fixed-limit Omaha hi-lo with a class of its own made from PokerKit's "
+        "mixins (TrueFixedLimitOmahaHiLo), so no hand meets it"),
     "heads-up-one-blind": (
         "heads-up with one blind PokerKit's heads-up reversal makes the button post it; we "
         "keep the blind left of the button. The set-ups never deal it (a small blind is "
