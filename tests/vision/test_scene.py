@@ -64,3 +64,28 @@ def test_cards_found_and_read_on_harsh_1280x720_tables(board_profile: DeckProfil
     assert found >= 0.85 * cards
     assert right >= 0.6 * cards
     assert wrong == 0
+
+
+def test_overlapping_cards_are_read_or_refused_never_guessed(
+        board_profile: DeckProfile) -> None:
+    """Cards lying partly under others (every second card overlaps its neighbour): most are
+    still found and read, and nothing is accepted as the wrong card."""
+    cam = SceneCamera(11, random_style(ENROLLED_SEED), strength=1.0)
+    rec = Recogniser(board_profile)
+    cards = found = right = wrong = 0
+    for i in range(4):
+        frame, truth = cam.frame(cam.shuffled_deck()[:6], kind=BACKGROUNDS[i], overlap=True,
+                                 card_width=(140, 180))
+        reads = rec.read_board(frame)
+        for t in truth:
+            cards += 1
+            box = quad_box(tuple(t.quad))
+            near = [r for r in reads
+                    if r.quad is not None and box_iou(box, quad_box(r.quad)) >= 0.5]
+            found += bool(near)
+            right += bool(near) and near[0].card == t.face
+            wrong += sum(r.status is ReadStatus.ACCEPTED and r.card != t.face for r in near)
+    print(f"overlapping cards: {found}/{cards} found, {right} read right, {wrong} wrong")
+    assert found >= 0.75 * cards
+    assert right >= 0.6 * cards
+    assert wrong == 0
