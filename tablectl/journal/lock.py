@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import logging
 import os
 
 from tablectl.journal.records import JournalWriteError
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class WriterLock:
@@ -31,7 +34,8 @@ class WriterLock:
         """Lock ``path`` (creating it empty if it does not exist) for this writer.
 
         Raises:
-            JournalWriteError: the file cannot be opened, or another writer holds it.
+            JournalWriteError: the file cannot be opened, or another writer holds it (a file
+                system that cannot lock at all is only warned of).
         """
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -40,13 +44,15 @@ class WriterLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                os.close(fd)
                 raise JournalWriteError(
                     "open", path, "in use by another process (a tablectl run of this table "
                     "already running?): stop it first, or give this one its own journal "
                     "(--journal)") from exc
-            raise JournalWriteError("open", path, exc.strerror or str(exc)) from exc
+            # a file system without flock: the journal works, unguarded, as it did before
+            _LOGGER.warning("journal %s: cannot lock it (%s): nothing stops a second writer",
+                            path, exc.strerror or exc)
         return cls(fd)
 
     def release(self) -> None:
