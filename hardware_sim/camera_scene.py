@@ -150,8 +150,9 @@ def render_table(faces: Sequence[Face], style: DeckStyle, rng: np.random.Generat
     """A harsh table frame with ``faces`` (at most 8) on a real-looking surface.
 
     Cards are placed in a grid of cells (so they do not overlap unless ``overlap``, which
-    pushes every second card a third of the way onto its neighbour's cell), at any rotation,
-    tilted up to ``tilt`` deg. ``kind`` picks the background (random if ``None``).
+    lays every second card partly over the card before it: its centre 0.45-0.75 card widths
+    from that card's, in any direction), at any rotation, tilted up to ``tilt`` deg.
+    ``kind`` picks the background (random if ``None``).
     """
     if len(faces) > 8:
         raise ValueError("at most 8 cards on a table frame")
@@ -168,8 +169,13 @@ def render_table(faces: Sequence[Face], style: DeckStyle, rng: np.random.Generat
         width = min(rng.uniform(*card_width), 0.62 * min(cw, ch))
         cx = (int(cell) % cols + 0.5) * cw + rng.uniform(-0.08, 0.08) * cw
         cy = (int(cell) // cols + 0.5) * ch + rng.uniform(-0.08, 0.08) * ch
-        if overlap and i % 2 == 1:
-            cx -= 0.33 * cw
+        if overlap and i % 2 == 1 and truths:
+            px, py = np.mean(truths[-1].quad, axis=0)
+            ang = rng.uniform(0, 2 * math.pi)
+            dist = rng.uniform(0.45, 0.75) * width
+            # kept a half diagonal (0.86 widths) inside the frame, with a little to spare
+            cx = float(np.clip(px + dist * math.cos(ang), 0.9 * width, w - 0.9 * width))
+            cy = float(np.clip(py + dist * math.sin(ang), 0.9 * width, h - 0.9 * width))
         corners = _pose(rng, cx, cy, width, tilt)
         m = cv2.getPerspectiveTransform(src, np.array(corners, np.float32))
         warped = cv2.warpPerspective(render_face(face, style), m, size, flags=cv2.INTER_AREA)
