@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from hardware_sim.camera_strokes import stroke_char
 from tablectl.domain.cards import FULL_DECK, Card, Rank, Suit
 
 Image = npt.NDArray[np.integer[Any] | np.floating[Any]]
@@ -165,54 +166,6 @@ def draw_suit(img: Image, suit: Suit, cx: float, top: float, h: float, *, style:
         cv2.fillPoly(img, [np.round(stem * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
 
 
-# Stroke face: polylines in a unit box (x right, y down), ellipses as (cx, cy, rx, ry).
-_STROKES: Final[dict[str, tuple[tuple[tuple[float, float], ...], ...]]] = {
-    "A": (((0, 1), (0.5, 0), (1, 1)), ((0.22, 0.62), (0.78, 0.62))),
-    "2": (((0, 0.25), (0.15, 0.05), (0.5, 0), (0.85, 0.05), (1, 0.25), (0.9, 0.45), (0, 1),
-           (1, 1)),),
-    "3": (((0, 0.03), (1, 0.03), (0.45, 0.42), (0.8, 0.48), (1, 0.7), (0.85, 0.95), (0.5, 1),
-           (0.12, 0.95), (0, 0.85)),),
-    "4": (((0.75, 1), (0.75, 0), (0, 0.68), (1, 0.68)),),
-    "5": (((0.95, 0.02), (0.12, 0.02), (0.05, 0.45), (0.5, 0.38), (0.9, 0.5), (1, 0.72),
-           (0.85, 0.95), (0.5, 1), (0.12, 0.95), (0, 0.85)),),
-    "6": (((0.85, 0.05), (0.5, 0), (0.15, 0.15), (0, 0.5), (0, 0.75), (0.15, 0.95), (0.5, 1),
-           (0.85, 0.95), (1, 0.75), (0.85, 0.5), (0.5, 0.44), (0.15, 0.5), (0, 0.68)),),
-    "7": (((0, 0.02), (1, 0.02), (0.35, 1)),),
-    "8": (),
-    "9": (),
-    "1": (((0.05, 0.22), (0.55, 0), (0.55, 1)),),
-    "0": (),
-    "J": (((0.9, 0), (0.9, 0.75), (0.75, 0.95), (0.45, 1), (0.15, 0.95), (0, 0.75)),),
-    "Q": (((0.6, 0.7), (1, 1.08)),),
-    "K": (((0, 0), (0, 1)), ((1, 0), (0, 0.62)), ((0.3, 0.42), (1, 1))),
-    "O": (), "E": (((1, 0), (0, 0), (0, 1), (1, 1)), ((0, 0.5), (0.8, 0.5))),
-    "R": (((0, 1), (0, 0), (0.7, 0), (1, 0.12), (1, 0.38), (0.7, 0.5), (0, 0.5)),
-          ((0.5, 0.5), (1, 1))),
-}
-_ELLIPSES: Final[dict[str, tuple[tuple[float, float, float, float], ...]]] = {
-    "8": ((0.5, 0.24, 0.38, 0.24), (0.5, 0.72, 0.48, 0.28)),
-    "0": ((0.5, 0.5, 0.5, 0.5),), "Q": ((0.5, 0.5, 0.5, 0.5),), "O": ((0.5, 0.5, 0.5, 0.5),),
-}
-
-
-def _stroke_char(canvas: Image, ch: str, x: float, top: float, *, h: float, w: float,
-                 thick: int) -> None:
-    if ch == "9":  # a 6 turned half round
-        _stroke_char(canvas, "6", x, top, h=h, w=w, thick=thick)
-        box = canvas[round(top) - thick:round(top + h) + thick, round(x) - thick:round(x + w)
-                     + thick]
-        box[:] = box[::-1, ::-1].copy()
-        return
-    for line in _STROKES.get(ch, ()):
-        pts = np.array([[x + px * w, top + py * h] for px, py in line]) * 16
-        cv2.polylines(canvas, [np.round(pts).astype(np.int32)], False, 255, thick,
-                      cv2.LINE_AA, 4)
-    for cx, cy, rx, ry in _ELLIPSES.get(ch, ()):
-        cv2.ellipse(canvas, (round((x + cx * w) * 16), round((top + cy * h) * 16)),
-                    (round(rx * w * 16), round(ry * h * 16)), 0, 0, 360, 255, thick,
-                    cv2.LINE_AA, 4)
-
-
 @lru_cache(maxsize=512)
 def _label_mask(text: str, face: str, weight: int, height: int, squeeze: float) -> Image:
     """A tight 0..255 mask of ``text`` in a typeface, ``height`` px tall, width scaled by
@@ -224,7 +177,7 @@ def _label_mask(text: str, face: str, weight: int, height: int, squeeze: float) 
         x = float(thick)
         for ch in text:
             w = big * (0.3 if ch == "1" else 0.62)
-            _stroke_char(canvas, ch, x + thick, big * 0.4, h=big, w=w, thick=thick)
+            stroke_char(canvas, ch, x + thick, big * 0.4, h=big, w=w, thick=thick)
             x += w + big * 0.2
     else:
         cv2.putText(canvas, text, (big // 4, round(big * 1.5)), 255, cv2.FontFace(face),
