@@ -3,9 +3,10 @@
 :class:`FloorBoard` takes each table's retained snapshot (``state``), its birth/LWT
 (``status``) and the floor service's flags, and keeps one line per table: game, stakes, hand
 number, phase, pot, players, the controller's link, each reader's status and the error states
-waiting for a person. A snapshot of an older epoch than the one shown, or a late LWT of an older
-run, is ignored (docs/mqtt.md §4); the epoch is compared only for equality with the last one
-seen, so a new run of any kind (a number or a journal id) replaces the view.
+waiting for a person. Each table's run is ``(journal, epoch)``, ordered by
+:class:`~tablectl.publish.runs.RunTracker` (docs/mqtt.md §4): a snapshot or status of a new run
+(a higher epoch of the journal shown, or a journal not shown yet) resets the line; a snapshot or
+a late LWT of an older run is ignored; a message that names no run is ignored.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from tablectl.floor.model import epoch_text
+from tablectl.publish.runs import Run, RunOrder, RunTracker
+
 MAX_FLAGS: Final = 50
 
 
@@ -23,10 +27,26 @@ class TableLine:
     """One table on the floor page."""
 
     table: str
-    epoch: str | None = None
     seq: int = -1
     online: bool | None = None
     snapshot: Mapping[str, Any] = field(default_factory=dict)
+    runs: RunTracker = field(default_factory=RunTracker)
+
+    @property
+    def epoch(self) -> str | None:
+        """The run shown, as the floor stores it (``journal:epoch``, or the epoch alone)."""
+        run = self.runs.current
+        return None if run is None else epoch_text(run.epoch, run.journal)
+
+    def admit(self, run: Run) -> bool:
+        """False for an older run; a new run resets the line (no snapshot, link unknown)."""
+        order = self.runs.classify(run)
+        if order is RunOrder.OLD:
+            return False
+        if order is RunOrder.NEW:
+            self.runs.enter(run)
+            self.seq, self.online, self.snapshot = -1, None, {}
+        return True
 
     def to_json(self) -> dict[str, Any]:
         """The line as the page draws it."""
@@ -96,27 +116,23 @@ class FloorBoard:
             return True
         if len(levels) != 5 or levels[2] != "tables" or levels[4] not in ("state", "status"):
             return False
+        run = Run.of(body)
+        if run is None:
+            return False
         line = self.tables.setdefault(levels[3], TableLine(levels[3]))
-        epoch = body.get("epoch")
-        epoch_text = None if epoch is None else str(epoch)
         if levels[4] == "state":
             data = body.get("data")
             seq = body.get("seq")
-            if not isinstance(data, dict) or not isinstance(seq, int):
-                return False
-            if epoch_text == line.epoch and seq < line.seq:
-                return False                      # an older snapshot of the same run
-            line.epoch, line.seq, line.snapshot = epoch_text, seq, data
+            if not isinstance(data, dict) or not isinstance(seq, int) or not line.admit(run):
+                return False                      # malformed, or of an older run
+            if seq < line.seq:
+                return False                      # an older snapshot of the run shown
+            line.seq, line.snapshot = seq, data
             return True
-        if levels[4] == "status":
-            online = body.get("state") == "online"
-            if not online and line.epoch is not None and epoch_text != line.epoch:
-                return False                      # a late LWT of an earlier run
-            line.online = online
-            if online and epoch_text != line.epoch:
-                line.epoch, line.seq = epoch_text, -1
-            return True
-        return False
+        if body.get("state") not in ("online", "offline") or not line.admit(run):
+            return False                          # e.g. a late LWT of an earlier run
+        line.online = body.get("state") == "online"
+        return True
 
     def to_json(self) -> dict[str, Any]:
         """The whole page's data."""

@@ -8,8 +8,10 @@ import json
 from tablectl.floor.board import FloorBoard
 
 
-def snap(epoch: object, seq: int, number: int, errors: int = 0) -> bytes:
-    return json.dumps({"v": 1, "table": "t1", "epoch": epoch, "seq": seq, "type": "snapshot",
+def snap(epoch: object, seq: int, number: int, errors: int = 0, journal: str | None = None
+         ) -> bytes:
+    return json.dumps({"v": 1, "table": "t1", "journal": journal, "epoch": epoch, "seq": seq,
+                       "type": "snapshot",
                        "ts": "2026-12-01T20:00:00Z", "hand": number, "data": {
                            "game": {"label": "No-Limit Hold'em", "variant": "holdem"},
                            "stakes": {"small_blind": 50, "big_blind": 100, "currency": "EUR",
@@ -26,30 +28,60 @@ def snap(epoch: object, seq: int, number: int, errors: int = 0) -> bytes:
                            * errors}}).encode()
 
 
-def status(epoch: object, state: str) -> bytes:
+def status(epoch: object, state: str, journal: str | None = None) -> bytes:
     return json.dumps({"v": 1, "table": "t1", "state": state, "version": "0.1.0",
-                       "epoch": epoch}).encode()
+                       "journal": journal, "epoch": epoch}).encode()
 
 
 def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     board = FloorBoard()
-    assert board.on_message("poker/v1/tables/t1/status", status("a-1", "online"))
-    assert board.on_message("poker/v1/tables/t1/state", snap("a-1", 10, 4, errors=1))
+    assert board.on_message("poker/v1/tables/t1/status", status(1, "online"))
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4, errors=1))
     (line,) = board.to_json()["tables"]
-    assert line == {"table": "t1", "epoch": "a-1", "controller": "online",
+    assert line == {"table": "t1", "epoch": "1", "controller": "online",
                     "game": "No-Limit Hold'em", "stakes": "0.5/1 EUR", "hand": 4,
                     "phase": "betting", "street": "flop", "pot": 250,
                     "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active"}],
                     "readers": [{"name": "shoe", "status": "online"}],
                     "errors": [{"code": "unknown_tag", "message": "x", "since": "t"}]}
-    assert not board.on_message("poker/v1/tables/t1/state", snap("a-1", 9, 3))  # older
+    assert not board.on_message("poker/v1/tables/t1/state", snap(1, 9, 3))  # older
     assert board.to_json()["tables"][0]["hand"] == 4
-    # a new run of the daemon: its snapshot replaces the view; the old run's will is late
-    assert board.on_message("poker/v1/tables/t1/state", snap("b-1", 2, 5))
-    assert not board.on_message("poker/v1/tables/t1/status", status("a-1", "offline"))
+    # a new run of the daemon: its status and snapshot replace the view; the old run's will
+    # is late, and so is a snapshot of it
+    assert board.on_message("poker/v1/tables/t1/status", status(2, "online"))
+    assert board.on_message("poker/v1/tables/t1/state", snap(2, 2, 5))
+    assert not board.on_message("poker/v1/tables/t1/status", status(1, "offline"))
+    assert not board.on_message("poker/v1/tables/t1/state", snap(1, 11, 4))
     assert board.to_json()["tables"][0]["controller"] == "online"
-    assert board.on_message("poker/v1/tables/t1/status", status("b-1", "offline"))
+    assert board.to_json()["tables"][0]["hand"] == 5
+    assert board.on_message("poker/v1/tables/t1/status", status(2, "offline"))
     assert board.to_json()["tables"][0]["controller"] == "offline"
+
+
+def test_a_fresh_journal_is_a_new_run_whatever_its_epoch_and_seq() -> None:
+    """Journal "bb" replaced journal "aa" (a new disk): its epoch and seq start again, lower
+    than the old journal's; the board shows it, and the old journal's stragglers are old."""
+    board = FloorBoard()
+    assert board.on_message("poker/v1/tables/t1/status", status(1, "online", "aa"))
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 91, 40, journal="aa"))
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 8, 2, journal="bb"))
+    line = board.to_json()["tables"][0]
+    assert (line["hand"], line["epoch"], line["controller"]) == (2, "bb:1", "unknown")
+    assert board.on_message("poker/v1/tables/t1/status", status(1, "online", "bb"))
+    # the old journal's late will and a late snapshot of it change nothing
+    assert not board.on_message("poker/v1/tables/t1/status", status(1, "offline", "aa"))
+    assert not board.on_message("poker/v1/tables/t1/state", snap(1, 92, 41, journal="aa"))
+    line = board.to_json()["tables"][0]
+    assert (line["hand"], line["epoch"], line["controller"]) == (2, "bb:1", "online")
+
+
+def test_an_older_epoch_of_the_journal_shown_is_ignored() -> None:
+    board = FloorBoard()
+    assert board.on_message("poker/v1/tables/t1/state", snap(3, 5, 7, journal="aa"))
+    assert not board.on_message("poker/v1/tables/t1/state", snap(2, 50, 6, journal="aa"))
+    assert not board.on_message("poker/v1/tables/t1/status", status(2, "offline", "aa"))
+    line = board.to_json()["tables"][0]
+    assert (line["hand"], line["epoch"], line["controller"]) == (7, "aa:3", "unknown")
 
 
 def test_what_is_not_for_the_board_is_ignored() -> None:
@@ -58,4 +90,5 @@ def test_what_is_not_for_the_board_is_ignored() -> None:
     assert not board.on_message("poker/v1/tables/t1/state", b"[1]")
     assert not board.on_message("poker/v1/tables/t1/events", snap(1, 1, 1))
     assert not board.on_message("poker/v1/replies/x/y", b"{}")
+    assert not board.on_message("poker/v1/tables/t1/state", snap(None, 1, 1))  # names no run
     assert board.to_json() == {"tables": [], "flags": []}
