@@ -285,7 +285,7 @@ def _demo(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.live import Live
 
-    from tablectl.app import DemoOptions, run_demo
+    from tablectl.demo import DemoOptions, run_demo
     from tablectl.terminal.follow import FollowUpdate, TableFollower
     from tablectl.terminal.view import describe_event, hand_summary_line, render
 

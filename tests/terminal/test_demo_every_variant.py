@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tablectl.app import DEMO_VARIANTS
+from tablectl.demo import DEMO_VARIANTS
 from tests.conftest import Broker, free_port
 
 HANDS = 20
