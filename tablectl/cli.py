@@ -498,14 +498,10 @@ def _deck_register(args: argparse.Namespace) -> int:
     from tablectl.clock import SystemClock
     from tablectl.domain.deck import Deck
     from tablectl.progress import counted_lines
-    from tablectl.sources.registration import (
-        DeckRegistration,
-        RegistrationMode,
-        RunnerError,
-        load_card_order,
-        open_reader,
-        register_deck,
-    )
+    from tablectl.setup.dialogue import open_reader
+    from tablectl.setup.errors import RunnerError
+    from tablectl.setup.register import DeckRegistration, RegistrationMode, load_card_order
+    from tablectl.setup.runners import register_deck
 
     out = Path(args.out)
     if not _check_out(out, args.force, "deck register"):
@@ -550,13 +546,10 @@ def _deck_verify(args: argparse.Namespace) -> int:
     from tablectl.clock import SystemClock
     from tablectl.domain.deck import Deck
     from tablectl.progress import counted_lines
-    from tablectl.sources.registration import (
-        DeckVerification,
-        RunnerError,
-        VerificationReport,
-        open_reader,
-        verify_deck,
-    )
+    from tablectl.setup.dialogue import open_reader
+    from tablectl.setup.errors import RunnerError
+    from tablectl.setup.runners import verify_deck
+    from tablectl.setup.verify import DeckVerification, VerificationReport
 
     deck = Deck.load(Path(args.deck))
     others = [Deck.load(Path(p)) for p in args.other]
@@ -598,13 +591,11 @@ def _table_calibrate(args: argparse.Namespace) -> int:
     import asyncio
 
     from tablectl.clock import SystemClock
+    from tablectl.setup.calibrate import Calibration
+    from tablectl.setup.dialogue import open_reader
+    from tablectl.setup.errors import RunnerError
+    from tablectl.setup.runners import calibrate_table
     from tablectl.sources.base import load_antenna_map
-    from tablectl.sources.registration import (
-        Calibration,
-        RunnerError,
-        calibrate_table,
-        open_reader,
-    )
 
     out = Path(args.out)
     if not _check_out(out, args.force, "table calibrate"):

@@ -13,17 +13,11 @@ from tablectl.controller.inputs import Location, LocationKind
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
+from tablectl.setup.calibrate import Calibration
+from tablectl.setup.errors import CalibrationError, RegistrationError
+from tablectl.setup.register import DeckRegistration, RegistrationMode, load_card_order
+from tablectl.setup.verify import DeckVerification, Verdict
 from tablectl.sources.base import load_antenna_map
-from tablectl.sources.registration import (
-    Calibration,
-    CalibrationError,
-    DeckRegistration,
-    DeckVerification,
-    RegistrationError,
-    RegistrationMode,
-    Verdict,
-    load_card_order,
-)
 
 
 def fresh_uids(n: int = 52, prefix: str = "E0") -> list[str]:

@@ -13,19 +13,12 @@ from tablectl.clock import ManualClock
 from tablectl.controller.inputs import CardRead, DeviceStatus, ReadMissed
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
+from tablectl.setup.calibrate import Calibration
+from tablectl.setup.errors import AbortedError, ReaderTimeoutError, RunnerError
+from tablectl.setup.register import DeckRegistration, RegistrationMode
+from tablectl.setup.runners import calibrate_table, register_deck, verify_deck
+from tablectl.setup.verify import DeckVerification
 from tablectl.sources.base import SourceEvent
-from tablectl.sources.registration import (
-    AbortedError,
-    Calibration,
-    DeckRegistration,
-    DeckVerification,
-    ReaderTimeoutError,
-    RegistrationMode,
-    RunnerError,
-    calibrate_table,
-    register_deck,
-    verify_deck,
-)
 from tests.firmware_bridge.conftest import Driver
 
 AT = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
