@@ -16,8 +16,9 @@ non-overlapping quads are kept:
    its aspect is a card's seen under up to about 30 deg of tilt (1.15..2.0), it fills the
    quad (a merged pair of cards does not) and its inside is paper.
 4. Candidates are scored by how well the contour fills the quad; overlapping candidates
-   (IoU of their boxes above 0.5) keep the best; a quad that contains two others is two
-   touching cards and is dropped.
+   (IoU of their boxes above 0.5) keep the best; a quad that contains two others lying
+   apart is two touching cards and is dropped, a quad inside another that runs along its
+   outline is a part of it, and of other nested quads the better outlined one stays.
 
 A card whose quad runs into the frame's edge is **cut**: it is reported, but not read.
 """
@@ -276,22 +277,67 @@ def _contains(outer: Quad, inner: Quad) -> bool:
 
 
 def _select(cands: list[tuple[float, Quad]]) -> list[tuple[float, Quad]]:
-    """Non-maximum suppression; then drop a quad holding two smaller kept ones."""
+    """Non-maximum suppression; then nested quads are sorted out.
+
+    * A quad holding two smaller ones that lie apart, each running along its outline or
+      outlined better than it, is two touching cards (or cards on a box) seen as one:
+      dropped. Judged first, so a card is not lost with the two pieces of its picture.
+    * A quad inside another that runs along its outline is a part of it (split by a shadow
+      or a fold line): dropped.
+    * Otherwise of two nested quads the better outlined one stays: a card lying on a box, a
+      bag or a sheet of paper found as a bigger quad, or a piece of a court picture inside
+      its card.
+
+    Nesting counts only where the inner quad is at least 0.15 of the outer one.
+    """
     kept: list[tuple[float, Quad]] = []
     for score, q in sorted(cands, key=lambda c: -c[0]):
         if all(box_iou(_box(q), _box(k)) < 0.5 for _, k in kept):
             kept.append((score, q))
-    out = []
+    alive = []
     for score, q in kept:
-        inner = [k for _, k in kept if k is not q and _contains(q, k)]
-        if len(inner) >= 2:
-            continue  # two touching cards seen as one
+        inner = [k for s, k in kept if k is not q and _contains(q, k)
+                 and (s > score or _along(k, q) >= 0.4)]
+        if not _two_apart(inner):
+            alive.append((score, q))
+    out = []
+    for score, q in alive:
         area = _area(q)
         if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
-               for _, k in kept if k is not q):
-            continue  # a part of a card (split by a shadow or a fold line)
+               and (s >= score or _along(q, k) >= 0.4) for s, k in alive if k is not q):
+            continue
+        if any(_contains(q, k) and _area(k) >= 0.15 * area and not _contains(k, q)
+               and s > score and _along(k, q) < 0.4 for s, k in alive if k is not q):
+            continue
         out.append((score, q))
     return out
+
+
+def _two_apart(quads: list[Quad]) -> bool:
+    """Two of ``quads`` overlap by less than a quarter of the smaller one."""
+    for i, a in enumerate(quads):
+        pa = np.array(a, np.float32).reshape(-1, 1, 2)
+        for b in quads[i + 1:]:
+            pb = np.array(b, np.float32).reshape(-1, 1, 2)
+            inter, _ = cv2.intersectConvexConvex(pa, pb)
+            if inter < 0.25 * min(_area(a), _area(b)):
+                return True
+    return False
+
+
+def _along(inner: Quad, outer: Quad) -> float:
+    """Share of ``inner``'s outline that runs within a few pixels of ``outer``'s."""
+    poly = np.array(outer, np.float32).reshape(-1, 1, 2)
+    tol = max(2.0, 0.04 * float(np.sqrt(_area(outer))))
+    near = total = 0
+    for i in range(4):
+        a = np.array(inner[i], np.float32)
+        b = np.array(inner[(i + 1) % 4], np.float32)
+        for t in np.linspace(0.0, 1.0, 12, endpoint=False):
+            p = a + (b - a) * t
+            total += 1
+            near += abs(cv2.pointPolygonTest(poly, (float(p[0]), float(p[1])), True)) <= tol
+    return near / total
 
 
 def _area(q: Quad) -> float:
