@@ -48,6 +48,7 @@ from tablectl.controller.inputs import (
 from tablectl.controller.outcome import Outcome
 from tablectl.controller.setup_json import ConfigChange, setup_to_json
 from tablectl.controller.table import TableSetup, TableState
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.history.recall import recall_hands
 from tablectl.journal import (
     EventRecord,
@@ -57,7 +58,6 @@ from tablectl.journal import (
     JournalError,
     JournalStateError,
     JournalWriteError,
-    JsonValue,
     NewEvent,
 )
 from tablectl.metrics import TableMetrics

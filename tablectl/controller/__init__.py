@@ -26,16 +26,14 @@ from tablectl.controller.inputs import (
     input_to_json,
 )
 from tablectl.controller.outcome import (
-    READ_ERRORS,
     ErrorChange,
-    ErrorCode,
     Event,
     HandEnded,
     HandStarted,
     Outcome,
-    Reply,
     SnapshotChange,
 )
+from tablectl.controller.reply import READ_ERRORS, ErrorCode, Reply
 from tablectl.controller.table import (
     COMMANDS,
     PERMISSIONS,

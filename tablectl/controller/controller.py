@@ -69,17 +69,15 @@ from tablectl.controller.inputs import (
     TagGone,
 )
 from tablectl.controller.outcome import (
-    READ_ERRORS,
     ErrorChange,
-    ErrorCode,
     Event,
     HandEnded,
     HandStarted,
     Outcome,
-    Reply,
     SnapshotChange,
     Snapshots,
 )
+from tablectl.controller.reply import READ_ERRORS, ErrorCode, Reply
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import (
     COMMANDS,
@@ -92,6 +90,7 @@ from tablectl.controller.table import (
 )
 from tablectl.controller.views import EventFolder, card_text, legal_json, pots_json
 from tablectl.domain.cards import Card, CardParseError
+from tablectl.domain.jsonvalue import JsonObject, JsonValue
 from tablectl.game import (
     Act,
     ActionIn,
@@ -119,7 +118,6 @@ from tablectl.game import (
     ShowIn,
     Street,
 )
-from tablectl.journal import JsonObject, JsonValue
 
 _LOGGER = logging.getLogger(__name__)
 

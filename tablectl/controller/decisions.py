@@ -17,7 +17,8 @@ A decision is a JSON object: ``{"applied": true}``, ``{"applied": false, "code":
 "reason": ...}``, or ``{"applied": false, "repeat": true}`` for a command id seen before
 (answered with its first reply).
 
->>> from tablectl.controller.outcome import ErrorCode, Outcome, Reply
+>>> from tablectl.controller.outcome import Outcome
+>>> from tablectl.controller.reply import ErrorCode, Reply
 >>> refused = Outcome(reply=Reply.failure("c1", ErrorCode.NOT_AUTHORISED, "no role"))
 >>> decision_of(refused)
 {'applied': False, 'code': 'not_authorised', 'reason': 'no role'}
@@ -29,8 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tablectl.controller.outcome import ErrorCode, Outcome, Reply
-from tablectl.journal import JsonValue
+from tablectl.controller.outcome import Outcome
+from tablectl.controller.reply import ErrorCode, Reply
+from tablectl.domain.jsonvalue import JsonValue
 
 
 def decision_of(outcome: Outcome) -> dict[str, JsonValue]:

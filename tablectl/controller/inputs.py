@@ -31,8 +31,7 @@ from typing import ClassVar, Final, Self, TypeAlias
 from tablectl.controller.errors import CodecError
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.domain.cards import Card, CardParseError
-from tablectl.journal import JsonObject, JsonValue
-from tablectl.journal.records import freeze_json
+from tablectl.domain.jsonvalue import JsonObject, JsonValue, freeze_json
 
 
 class ReadStatus(StrEnum):

@@ -24,8 +24,8 @@ from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tablectl.controller.outcome import ErrorCode
-from tablectl.journal import JsonValue
+from tablectl.controller.reply import ErrorCode
+from tablectl.domain.jsonvalue import JsonValue
 
 CardText = Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$", description="rank + suit")]
 Chips = Annotated[int, Field(ge=0, description="chip units")]

@@ -32,8 +32,8 @@ from tablectl.controller.table import TableSetup, TableState
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import RuleSet, Stakes
-from tablectl.journal import JsonValue
 
 SETUP_SCHEMA: Final = "tablectl.setup/1"
 _T = TypeVar("_T")

@@ -22,12 +22,11 @@ from types import MappingProxyType
 from typing import Final, Self, cast
 
 from tablectl.controller.errors import CodecError, SetupError
-from tablectl.controller.outcome import ErrorCode, Reply
+from tablectl.controller.reply import ErrorCode, Reply
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
+from tablectl.domain.jsonvalue import JsonObject, JsonValue, freeze_json
 from tablectl.game import PRESETS, RuleSet, Stakes
-from tablectl.journal import JsonObject, JsonValue
-from tablectl.journal.records import freeze_json
 
 
 class Role(StrEnum):

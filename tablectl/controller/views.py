@@ -13,6 +13,7 @@ from typing import Final
 
 from tablectl.controller.outcome import Event
 from tablectl.domain.cards import Card
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     ActionKind,
     ActionTaken,
@@ -32,7 +33,6 @@ from tablectl.game import (
     ShowdownHand,
     StreetEnded,
 )
-from tablectl.journal import JsonValue
 
 FORCED_KINDS: Final = {
     ForcedKind.ANTE: "ante", ForcedKind.BIG_BLIND_ANTE: "big_blind_ante",

@@ -31,3 +31,15 @@ class ConfigError(TablectlError, ValueError):
         return "\n".join(
             f"{prefix}{path}: {msg}" if path else f"{prefix}{msg}" for path, msg in self.problems
         )
+
+
+class JournalError(TablectlError):
+    """Root of the journal's errors (:mod:`tablectl.journal`)."""
+
+
+class JournalStateError(JournalError, ValueError):
+    """A request the journal refuses (bad value, no epoch yet, unknown hand); nothing changed.
+
+    Also what :mod:`tablectl.domain.jsonvalue` raises for a payload that is not JSON, so a
+    value refused before it reaches the journal fails as the journal would refuse it.
+    """

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.history.recall import RecalledHand, Step
-from tablectl.journal import ErrorRecord, JsonValue
+from tablectl.journal import ErrorRecord
 
 _HIDDEN = frozenset({"type", "at", "name", "user", "id", "sent_at", "read_id", "uid"})
 

@@ -5,6 +5,7 @@ in-memory twin. Both satisfy the ``Journal`` protocol and are generic over paylo
 objects): the journal never interprets what the controller stores.
 """
 
+from tablectl.domain.errors import JournalError, JournalStateError
 from tablectl.journal.memory import MemoryJournal
 from tablectl.journal.records import (
     ErrorRecord,
@@ -13,12 +14,8 @@ from tablectl.journal.records import (
     HandRecord,
     InputRecord,
     Journal,
-    JournalError,
     JournalRecord,
-    JournalStateError,
     JournalWriteError,
-    JsonObject,
-    JsonValue,
     NewEvent,
 )
 from tablectl.journal.sqlite import SqliteJournal
@@ -34,8 +31,6 @@ __all__ = [
     "JournalRecord",
     "JournalStateError",
     "JournalWriteError",
-    "JsonObject",
-    "JsonValue",
     "MemoryJournal",
     "NewEvent",
     "SqliteJournal",

@@ -20,6 +20,8 @@ from collections.abc import Iterator, Sequence
 from typing import Self
 
 from tablectl.clock import Clock
+from tablectl.domain.errors import JournalStateError
+from tablectl.domain.jsonvalue import JsonObject, freeze_json, load_json
 from tablectl.journal.records import (
     ErrorRecord,
     EventRecord,
@@ -27,16 +29,12 @@ from tablectl.journal.records import (
     HandRecord,
     InputRecord,
     JournalRecord,
-    JournalStateError,
-    JsonObject,
     NewEvent,
     check_aware,
     check_count,
     check_new_error,
     check_range,
-    freeze_json,
     journal_id_text,
-    load_json,
     new_journal_id,
 )
 

@@ -20,34 +20,20 @@ True
 >>> InputRecord(source="", kind="x", payload={})
 Traceback (most recent call last):
 ...
-tablectl.journal.records.JournalStateError: input source must be a non-empty string
+tablectl.domain.errors.JournalStateError: input source must be a non-empty string
 """
 
 from __future__ import annotations
 
-import json
-import math
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final, Protocol, Self, TypeAlias
+from typing import Final, Protocol, Self
 
-from tablectl.domain.errors import TablectlError
-
-JsonValue: TypeAlias = (
-    bool | int | float | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"] | None
-)
-JsonObject: TypeAlias = Mapping[str, JsonValue]
-
-
-class JournalError(TablectlError):
-    """Root of the journal's errors."""
-
-
-class JournalStateError(JournalError, ValueError):
-    """A request the journal refuses (bad value, no epoch yet, unknown hand); nothing changed."""
+from tablectl.domain.errors import JournalError, JournalStateError
+from tablectl.domain.jsonvalue import JsonObject, dump_json, freeze_json
 
 
 class JournalWriteError(JournalError, OSError):
@@ -67,84 +53,6 @@ class JournalWriteError(JournalError, OSError):
         self.path = path
         self.reason = reason
         super().__init__(f"journal {path}: {operation} failed: {reason}")
-
-
-def dump_json(payload: JsonObject, what: str) -> str:
-    """Serialise a payload canonically (sorted keys, no NaN); refuse anything not JSON.
-
-    Raises:
-        JournalStateError: ``payload`` is not a JSON object of JSON values.
-    """
-    if not isinstance(payload, Mapping):
-        raise JournalStateError(f"{what} must be a JSON object, got {type(payload).__name__}")
-    try:
-        return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise JournalStateError(f"{what} is not JSON: {exc}") from exc
-
-
-def load_json(text: str) -> JsonObject:
-    """Parse a stored payload."""
-    value = json.loads(text)
-    assert isinstance(value, dict)
-    return value
-
-
-def freeze_json(payload: JsonObject, what: str) -> JsonObject:
-    """A private copy of ``payload`` as plain dicts/lists (validated as :func:`dump_json`):
-    what its JSON round trip gives, keys sorted. A payload of plain JSON types is copied
-    directly; anything else takes the round trip, which converts or refuses it.
-
-    Raises:
-        JournalStateError: ``payload`` is not a JSON object of JSON values.
-    """
-    copy = _plain_copy(payload)
-    if copy is None:
-        return load_json(dump_json(payload, what))
-    return copy
-
-
-_PLAIN: Final = frozenset({str, int, bool, type(None)})
-
-
-class _NotPlain(Exception):  # noqa: N818 (internal control flow, never escapes)
-    pass
-
-
-def _plain_copy(value: Mapping[str, JsonValue]) -> dict[str, JsonValue] | None:
-    """What the JSON round trip of :func:`freeze_json` makes of ``value`` (a copy, keys
-    sorted at every level), made without it; None when ``value`` holds anything but dicts
-    with str keys, lists, str, int, bool, None and finite floats (then only the round trip
-    says what it is).
-
-    >>> _plain_copy({"b": [1, {"d": None, "c": 2.5}], "a": True})
-    {'a': True, 'b': [1, {'c': 2.5, 'd': None}]}
-    >>> _plain_copy({"a": (1, 2)}) is None
-    True
-    """
-    try:
-        return _plain_dict(value)
-    except (_NotPlain, RecursionError):
-        return None
-
-
-def _plain_dict(value: object) -> dict[str, JsonValue]:
-    if type(value) is not dict or not all(type(k) is str for k in value):
-        raise _NotPlain
-    return {k: _plain_value(value[k]) for k in sorted(value)}
-
-
-def _plain_value(value: object) -> JsonValue:
-    kind = type(value)
-    if kind in _PLAIN:
-        return value  # type: ignore[return-value]
-    if kind is float:
-        if not math.isfinite(value):  # type: ignore[arg-type]
-            raise _NotPlain
-        return value  # type: ignore[return-value]
-    if kind is list:
-        return [_plain_value(v) for v in value]  # type: ignore[attr-defined]
-    return _plain_dict(value)
 
 
 def _check_name(value: object, what: str) -> None:

@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Self, TypeVar
 
 from tablectl.clock import Clock
+from tablectl.domain.errors import JournalError, JournalStateError
+from tablectl.domain.jsonvalue import JsonObject, dump_json, load_json
 from tablectl.journal.lock import WriterLock
 from tablectl.journal.records import (
     ErrorRecord,
@@ -46,19 +48,14 @@ from tablectl.journal.records import (
     HandRecall,
     HandRecord,
     InputRecord,
-    JournalError,
     JournalRecord,
-    JournalStateError,
     JournalWriteError,
-    JsonObject,
     NewEvent,
     check_aware,
     check_count,
     check_new_error,
     check_range,
-    dump_json,
     journal_id_text,
-    load_json,
     new_journal_id,
 )
 

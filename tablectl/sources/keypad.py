@@ -55,7 +55,7 @@ from firmware_bridge.link import LinkOpener, open_serial_link
 from firmware_bridge.messages import Button, ButtonAction
 from tablectl.clock import Clock
 from tablectl.controller.inputs import Command, DeviceStatus
-from tablectl.journal import JsonObject
+from tablectl.domain.jsonvalue import JsonObject
 from tablectl.sources.base import SourceEvent
 
 _LOGGER = logging.getLogger(__name__)

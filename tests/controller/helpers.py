@@ -22,6 +22,7 @@ from tablectl.controller import (
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
     ActionIn,
@@ -38,7 +39,6 @@ from tablectl.game import (
     ShowIn,
     Stakes,
 )
-from tablectl.journal import JsonValue
 
 DECKS_DIR = Path(__file__).resolve().parents[2] / "config" / "decks"
 RED = Deck.load(DECKS_DIR / "demo-red.csv")

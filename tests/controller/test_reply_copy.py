@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tablectl.controller import Reply
 from tablectl.controller.views import card_text
 from tablectl.domain.cards import FULL_DECK
-from tablectl.journal.records import JournalStateError, dump_json, load_json
+from tablectl.domain.errors import JournalStateError
+from tablectl.domain.jsonvalue import dump_json, load_json
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)

@@ -29,8 +29,9 @@ from tablectl.controller.inputs import CardRead, input_from_json, input_to_json
 from tablectl.daemon import TableDaemon
 from tablectl.domain.cards import FULL_DECK
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import Act, Showdown, Stakes
-from tablectl.journal import InputRecord, JsonValue, SqliteJournal
+from tablectl.journal import InputRecord, SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 from tests.controller.helpers import (
     DEALER,
