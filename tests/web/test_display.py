@@ -233,3 +233,45 @@ async def test_display_and_console_say_resyncing_while_a_gap_is_open(stack_facto
             await expect(page.locator("body.stale")).to_have_count(0)
     finally:
         daemon.close()
+
+
+async def test_every_amount_of_a_table_has_one_format(stack_factory: Any, browser: Any
+                                                      ) -> None:
+    """A whole amount beside one with cents: both with two decimals, as are the stakes and
+    pots; a view of whole amounts at whole stakes is in whole dollars; stakes with cents put
+    every amount in cents (docs/web.md)."""
+    stack = await stack_factory()
+    base = f"poker/v1/tables/{TABLE}"
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    page = await browser.new_page()
+
+    def seats(stack3: int, stack5: int) -> list[dict[str, Any]]:
+        out = state(0)["data"]["seats"]
+        out[1]["stack"], out[2]["stack"] = stack3, stack5
+        return out
+
+    async def shows(stakes: str, stack3: str, stack5: str, pot: str) -> None:
+        await expect(page.locator("#stakes")).to_have_text(stakes)
+        await expect(page.locator('.seat[data-seat="3"] .seat-stack')).to_have_text(stack3)
+        await expect(page.locator('.seat[data-seat="5"] .seat-stack')).to_have_text(stack5)
+        await expect(page.locator("#pots .main-pot .pot-amount")).to_have_text(pot)
+
+    try:
+        daemon.publish(f"{base}/status", json.dumps(status("online")).encode(), retain=True)
+        daemon.publish(f"{base}/state", json.dumps(state(10, seats=seats(20100, 33682))
+                                                   ).encode(), retain=True)
+        await page.goto(stack.url + "/")
+        await shows("$1.00/$2.00", "$201.00", "$336.82", "$18.00")
+        await expect(page.locator('.seat[data-seat="3"] .seat-bet')).to_have_text("$4.00")
+
+        daemon.publish(f"{base}/state", json.dumps(state(11, seats=seats(20100, 33600))
+                                                   ).encode(), retain=True)
+        await shows("$1/$2", "$201", "$336", "$18")
+
+        cents = {**STAKES, "small_blind": 25, "big_blind": 50}
+        daemon.publish(f"{base}/state", json.dumps(state(12, stakes=cents,
+                                                         seats=seats(20100, 33600))
+                                                   ).encode(), retain=True)
+        await shows("$0.25/$0.50", "$201.00", "$336.00", "$18.00")
+    finally:
+        daemon.close()

@@ -92,10 +92,12 @@ secure_url = "mqtt://127.0.0.1:{port}"
 
 
 def dollars(units: int) -> str:
-    """Chip units (100 a dollar) as the pages write them: $30, $29.50 (written out here,
-    not taken from the page's code)."""
+    """Chip units (100 a dollar) as the pages write them at this table: its stakes and every
+    amount of the script are whole dollars, so every amount is too ($30; one amount with cents
+    would put them on all: docs/web.md). Written out here, not taken from the page's code."""
     whole, cents = divmod(units, 100)
-    return f"${whole:,}" if cents == 0 else f"${whole:,}.{cents:02d}"
+    assert cents == 0, f"{units} units: the script keeps to whole dollars"
+    return f"${whole:,}"
 
 
 @dataclass

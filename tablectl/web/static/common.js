@@ -37,15 +37,49 @@ function cardEl(code, size) {
   return card;
 }
 
+// One money format per table (docs/web.md): every amount of a view with two decimals when the
+// table's stakes or any amount shown need cents, else whole units; so "$201" never stands
+// beside "$336.82". Each page's render calls setMoneyFormat(view) before drawing.
+let moneyCents = false;
+
+const STAKE_AMOUNTS = ["small_blind", "big_blind", "ante", "bring_in", "small_bet", "big_bet", "straddle"];
+const EVENT_AMOUNTS = ["amount", "to", "stack"];
+
+function unitsPerCurrency(stakes) {
+  return (stakes && stakes.units_per_currency) || 100;
+}
+
+// Whether a table's view needs cents: its stakes, and every amount on its snapshot and log.
+function needsCents(view) {
+  const snap = view && view.snapshot;
+  const stakes = snap && snap.stakes;
+  const upc = unitsPerCurrency(stakes);
+  const odd = (v) => typeof v === "number" && v % upc !== 0;
+  const any = (obj, keys) => Boolean(obj) && keys.some((k) => odd(obj[k]));
+  if (upc === 1) return false;
+  if (any(stakes, STAKE_AMOUNTS)) return true;
+  if (!snap) return false;
+  if ((snap.seats || []).some((s) => any(s, ["stack", "bet"]))) return true;
+  if ((snap.pots || []).some((p) => any(p, ["amount"]))) return true;
+  if ((snap.results || []).some((r) => any(r, ["amount"]))) return true;
+  if (((snap.to_act && snap.to_act.legal) || []).some((l) => any(l, ["amount", "min", "max"]))) return true;
+  return ((view && view.log) || []).some((ev) => any(ev, EVENT_AMOUNTS));
+}
+
+function setMoneyFormat(view) {
+  moneyCents = needsCents(view);
+}
+
 function money(amount, stakes) {
   if (typeof amount !== "number") return "";
-  const upc = (stakes && stakes.units_per_currency) || 100;
+  const upc = unitsPerCurrency(stakes);
   const cur = (stakes && stakes.currency) || "USD";
   const sym = CURRENCY_SYMBOL[cur];
   const value = amount / upc;
-  const text = Number.isInteger(value)
-    ? value.toLocaleString("en-US")
-    : value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  // an amount not in the view (one the dealer is typing) still shows its cents
+  const text = moneyCents || !Number.isInteger(value)
+    ? value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    : value.toLocaleString("en-US");
   return sym ? sym + text : text + " " + cur;
 }
 

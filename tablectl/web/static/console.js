@@ -188,6 +188,7 @@ function renderSeatRows(snap) {
 
 function render(v) {
   view = v;
+  setMoneyFormat(v);
   applyDeckColours(v);
   const snap = v.snapshot;
   // Live only as the display page is (docs/mqtt.md section 9.1): not while a gap or a new

@@ -35,6 +35,7 @@ function renderSeats(node, snapshot) {
 
 function render(view) {
   lastView = view;
+  setMoneyFormat(view);
   applyDeckColours(view);
   const snap = view.snapshot;
   // Live only when the view is the table's state: the server's stream is up, the daemon's run
