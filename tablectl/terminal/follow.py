@@ -15,12 +15,14 @@ It follows the resync rules of docs/mqtt.md:
 * ``status`` offline marks the view stale (a late will of an older run is ignored), and so
   does the loss of the follower's own broker connection (:meth:`TableFollower.link`).
 
-:func:`follow_table` runs it on a live broker.
+:func:`follow_table` runs it on a live broker, for ``tablectl watch``
+(:func:`watch_limits_error` checks that command's ``--hands`` and ``--timeout``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -173,11 +175,36 @@ class TableFollower:
         return summary
 
 
+def watch_limits_error(hands: int | None, seconds: float | None) -> str | None:
+    """What is wrong with ``tablectl watch``'s ``--hands`` and ``--timeout`` (None: nothing;
+    both are optional, and must be positive when given).
+
+    >>> watch_limits_error(None, None), watch_limits_error(2, 0.5)
+    (None, None)
+    >>> watch_limits_error(0, None), watch_limits_error(None, -1.0)
+    ('--hands must be at least 1', '--timeout must be more than 0 seconds')
+    """
+    if hands is not None and hands < 1:
+        return "--hands must be at least 1"
+    if seconds is not None and not seconds > 0:           # also NaN
+        return "--timeout must be more than 0 seconds"
+    return None
+
+
 async def follow_table(settings: MqttSettings, table: str, *,
                        on_update: Callable[[TableFollower, FollowUpdate], Awaitable[bool]],
-                       monotonic: Callable[[], float]) -> None:
+                       monotonic: Callable[[], float], seconds: float | None = None) -> None:
     """Subscribe to ``table`` and call ``on_update`` after every message that changed the view;
-    stop when it returns False. Raises what :class:`MqttPublisher` raises on connect."""
+    stop when it returns False, or ``seconds`` after the start (None: never). Raises what
+    :class:`MqttPublisher` raises on connect."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await _follow(settings, table, on_update=on_update, monotonic=monotonic)
+
+
+async def _follow(settings: MqttSettings, table: str, *,
+                  on_update: Callable[[TableFollower, FollowUpdate], Awaitable[bool]],
+                  monotonic: Callable[[], float]) -> None:
     follower = TableFollower(table)
     async with MqttPublisher(settings) as client:
         for flt in follower.filters:

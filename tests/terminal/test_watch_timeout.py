@@ -1,0 +1,28 @@
+"""``tablectl watch --timeout S``: the watch stops S seconds after it started, on a real
+broker; a --timeout that is not a positive number of seconds is bad usage
+(tests/foundation/test_usage_exit_codes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tablectl.publish.mqtt import MqttSettings
+from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
+from tests.conftest import Broker
+
+
+async def test_follow_table_stops_after_its_seconds_on_a_quiet_table(mosquitto: Broker
+                                                                      ) -> None:
+    """Nothing is published: without ``seconds`` this would follow the table for ever."""
+    updates: list[FollowUpdate] = []
+
+    async def on_update(_follower: TableFollower, update: FollowUpdate) -> bool:
+        updates.append(update)
+        return True
+
+    settings = MqttSettings(host=mosquitto.host, port=mosquitto.port,
+                            client_id="watch-timeout", session_expiry=0)
+    loop = asyncio.get_running_loop()
+    await follow_table(settings, "quiet", on_update=on_update, monotonic=loop.time,
+                       seconds=0.3)
+    assert not [u for u in updates if u.hand_ended is not None]
