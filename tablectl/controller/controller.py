@@ -57,6 +57,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Final
 
+from tablectl.controller.args import Args
 from tablectl.controller.inputs import (
     CardRead,
     Command,
@@ -77,7 +78,7 @@ from tablectl.controller.outcome import (
     SnapshotChange,
     Snapshots,
 )
-from tablectl.controller.reply import READ_ERRORS, ErrorCode, Reply
+from tablectl.controller.reply import READ_ERRORS, ErrorCode, Refused, Reply
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import (
     COMMANDS,
@@ -89,8 +90,8 @@ from tablectl.controller.table import (
     TableState,
 )
 from tablectl.controller.views import EventFolder, card_text, legal_json, pots_json
-from tablectl.domain.cards import Card, CardParseError
-from tablectl.domain.jsonvalue import JsonObject, JsonValue
+from tablectl.domain.cards import Card
+from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
     ActionIn,
@@ -138,13 +139,6 @@ class Phase(StrEnum):
     SHOWDOWN = "showdown"
     SETTLED = "settled"
     FAULT = "fault"
-
-
-class _Refused(Exception):  # noqa: N818 (internal control flow, never escapes)
-    def __init__(self, code: ErrorCode, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 # A target key names where a card goes: ("seat", n), ("board", index) or ("burn", 0).
@@ -484,7 +478,7 @@ class HandController:
             return False
         try:
             key = self._target_for(read, card, hand)
-        except _Refused as refusal:
+        except Refused as refusal:
             self._raise(refusal.code, refusal.reason, read.at,
                         {"card": str(card), "read": read.read_id,
                          "location": str(loc) if loc else None})
@@ -576,7 +570,7 @@ class HandController:
                 and hand.street is not Street.RIVER)
 
     def _target_for(self, read: CardRead, card: Card, hand: Hand) -> _Key | None:
-        """Where a read goes (None: the current expectation, for a shoe), or _Refused."""
+        """Where a read goes (None: the current expectation, for a shoe), or Refused."""
         exp = hand.expected()
         loc = read.location
 
@@ -587,10 +581,10 @@ class HandController:
             if isinstance(exp, _CARD_EXPECTATIONS):
                 return None
             if self._betting_before_board(hand):
-                raise _Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
+                raise Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
                                f"{name()} came out of {read.source} while the "
                                f"{hand.street} betting is open")
-            raise _Refused(ErrorCode.TOO_MANY_CARDS,
+            raise Refused(ErrorCode.TOO_MANY_CARDS,
                            f"{name()} came out of {read.source}, but no card is expected now")
         key = self._location_key(loc)
         assert key is not None
@@ -601,7 +595,7 @@ class HandController:
         if kind == "seat":
             view = {s.seat: s for s in memo.view().seats}
             if n not in view or view[n].folded:
-                raise _Refused(ErrorCode.WRONG_ANTENNA,
+                raise Refused(ErrorCode.WRONG_ANTENNA,
                                f"{name()} read at {loc}, but seat {n} is not in the hand")
             have, need = len(hand.hole_cards(n)), run.count(key)
             if loc.slot is not None:
@@ -610,28 +604,28 @@ class HandController:
                 if have < loc.slot <= have + need and loc.slot not in taken:
                     return key
                 if loc.slot <= have or loc.slot in taken:
-                    raise _Refused(ErrorCode.TOO_MANY_CARDS,
+                    raise Refused(ErrorCode.TOO_MANY_CARDS,
                                    f"{name()} read at {loc}, which already holds a card")
             elif need > staged:
                 return key
             if any(k[0] == "seat" for k in run) or not run:
-                raise _Refused(ErrorCode.TOO_MANY_CARDS,
+                raise Refused(ErrorCode.TOO_MANY_CARDS,
                                f"{name()} read at {loc}, but seat {n} has all its cards for "
                                "this round")
-            raise _Refused(ErrorCode.WRONG_ANTENNA,
+            raise Refused(ErrorCode.WRONG_ANTENNA,
                            f"{name()} read at {loc} while the board is being dealt")
         if key in run and run.count(key) > staged:
             return key
         if kind == "board" and n < len(hand.board):
-            raise _Refused(ErrorCode.TOO_MANY_CARDS,
+            raise Refused(ErrorCode.TOO_MANY_CARDS,
                            f"{name()} read at {loc}, which already holds a card")
         if self._betting_before_board(hand):
-            raise _Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
+            raise Refused(ErrorCode.BOARD_BEFORE_ROUND_CLOSED,
                            f"{name()} read at {loc} while the {hand.street} betting is open")
         if kind == "board" and (len(hand.board) >= 5 or isinstance(exp, Showdown | Done)):
-            raise _Refused(ErrorCode.TOO_MANY_CARDS,
+            raise Refused(ErrorCode.TOO_MANY_CARDS,
                            f"{name()} read at {loc}, but the board is complete")
-        raise _Refused(ErrorCode.WRONG_ANTENNA,
+        raise Refused(ErrorCode.WRONG_ANTENNA,
                        f"{name()} read at {loc}, but {_target_text(_key_of(exp))} is expected"
                        if isinstance(exp, _CARD_EXPECTATIONS)
                        else f"{name()} read at {loc}, but no card is expected now")
@@ -731,7 +725,7 @@ class HandController:
         try:
             result = self._execute(cmd, admit=decided is None)
             reply = Reply.success(cmd.id, result)
-        except _Refused as refusal:
+        except Refused as refusal:
             reply = Reply.failure(cmd.id, refusal.code, refusal.reason)
             self._run.log.append(f"{cmd.name} from {cmd.user} refused: {refusal.code.value}: "
                                  f"{refusal.reason}")
@@ -740,52 +734,52 @@ class HandController:
 
     def _execute(self, cmd: Command, *, admit: bool = True) -> dict[str, JsonValue]:
         if cmd.name not in COMMANDS:
-            raise _Refused(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd.name!r}")
+            raise Refused(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd.name!r}")
         if admit:
             self._admit(cmd)
         handler = getattr(self, f"_cmd_{cmd.name}")
-        result: dict[str, JsonValue] = handler(cmd, _Args(cmd.args))
+        result: dict[str, JsonValue] = handler(cmd, Args(cmd.args))
         return result
 
     def _admit(self, cmd: Command) -> None:
         role = self._setup.roles.get(cmd.user)
         if role is None:
-            raise _Refused(ErrorCode.NOT_AUTHORISED, f"user {cmd.user!r} has no role here")
+            raise Refused(ErrorCode.NOT_AUTHORISED, f"user {cmd.user!r} has no role here")
         if cmd.name not in self._setup.permissions.get(role, frozenset()):
-            raise _Refused(ErrorCode.NOT_AUTHORISED,
+            raise Refused(ErrorCode.NOT_AUTHORISED,
                            f"a {role} may not {cmd.name} (user {cmd.user!r})")
         if cmd.sent_at is not None:
             age = (cmd.at - cmd.sent_at).total_seconds()
             if age > self._setup.max_command_age:
-                raise _Refused(ErrorCode.STALE_COMMAND,
+                raise Refused(ErrorCode.STALE_COMMAND,
                                f"sent {age:.1f} s ago (at most "
                                f"{self._setup.max_command_age:g} s)")
 
     def _need_hand(self, what: str) -> Hand:
         if self._hand is None:
-            raise _Refused(ErrorCode.WRONG_PHASE, f"{what}: no hand in progress")
+            raise Refused(ErrorCode.WRONG_PHASE, f"{what}: no hand in progress")
         if self._settled:
-            raise _Refused(ErrorCode.WRONG_PHASE, f"{what}: the hand is already settled")
+            raise Refused(ErrorCode.WRONG_PHASE, f"{what}: the hand is already settled")
         return self._hand
 
     def _need_between_hands(self, what: str) -> None:
         if self._hand is not None and not self._settled:
-            raise _Refused(ErrorCode.WRONG_PHASE, f"{what} only between hands")
+            raise Refused(ErrorCode.WRONG_PHASE, f"{what} only between hands")
 
     def _correction(self, kind: str, cmd: Command, **fields: JsonValue) -> None:
         self._run.events.append(Event("correction", {"kind": kind, "by": cmd.user, **fields}))
 
     # start_hand ------------------------------------------------------------------------------
 
-    def _cmd_start_hand(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_start_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         args.done()
         if self._hand is not None:
-            raise _Refused(ErrorCode.WRONG_PHASE,
+            raise Refused(ErrorCode.WRONG_PHASE,
                            "the last hand is settled: next_hand first" if self._settled
                            else f"hand {self._hand_id} is in progress")
         blocking = [c.value for c in self._errors if c in READ_ERRORS]
         if blocking:
-            raise _Refused(ErrorCode.WRONG_PHASE, "clear the active errors first: "
+            raise Refused(ErrorCode.WRONG_PHASE, "clear the active errors first: "
                            + ", ".join(blocking))
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
@@ -797,7 +791,7 @@ class HandController:
                               seats=sorted(players, key=lambda s: s.seat),
                               button=0 if self._stud else self._button, hand_id=hand_id)
         except HandSetupError as exc:
-            raise _Refused(ErrorCode.WRONG_PHASE, f"cannot start a hand: {exc}") from exc
+            raise Refused(ErrorCode.WRONG_PHASE, f"cannot start a hand: {exc}") from exc
         checkpoint = self._table_state()
         self._replies_prev, self._replies_cur = self._replies_cur, {}
         self._pre_hand = checkpoint
@@ -823,7 +817,7 @@ class HandController:
 
     # action ------------------------------------------------------------------------------
 
-    def _cmd_action(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_action(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         """``{seat, kind, amount, cards}``: ``seat`` omitted (a keypad) acts for the seat to
         act; ``amount`` omitted for bet, raise or complete is the smallest legal "to" total;
         ``show`` (with ``cards`` the table did not read) and ``muck`` answer a showdown."""
@@ -837,13 +831,13 @@ class HandController:
             try:
                 kind = ActionKind(kind_text)
             except ValueError:
-                raise _Refused(ErrorCode.BAD_ARGS, f"unknown action kind {kind_text!r}") from None
+                raise Refused(ErrorCode.BAD_ARGS, f"unknown action kind {kind_text!r}") from None
         hand = self._need_hand("action")
         exp = hand.expected()
         seat = given_seat
         if seat is None:
             if not isinstance(exp, Act | Showdown):
-                raise _Refused(ErrorCode.OUT_OF_TURN, "no decision is expected now")
+                raise Refused(ErrorCode.OUT_OF_TURN, "no decision is expected now")
             seat = exp.seat
         inp: HandInput
         if kind is None:
@@ -856,14 +850,14 @@ class HandController:
         try:
             hand.verify(inp)
         except DuplicateCard as exc:
-            raise _Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
+            raise Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
         except RuleViolation as exc:
             decision = isinstance(exp, Act | Showdown)
             wrong_seat = decision and exp.seat != seat  # type: ignore[union-attr]
             fits = isinstance(exp, Act) == isinstance(inp, ActionIn)
             code = (ErrorCode.OUT_OF_TURN if not decision or wrong_seat or not fits
                     else ErrorCode.ILLEGAL_ACTION)
-            raise _Refused(code, exc.reason) from exc
+            raise Refused(code, exc.reason) from exc
         events = self._apply(inp)
         self._drain()
         result: dict[str, JsonValue] = {"seat": seat, "kind": kind_text.replace("-", "_")}
@@ -876,18 +870,18 @@ class HandController:
 
     # undo --------------------------------------------------------------------------------
 
-    def _cmd_undo(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_undo(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         args.done()
         hand = self._need_hand("undo")
         inputs = hand.inputs
         last = next((i for i in range(len(inputs) - 1, -1, -1)
                      if not isinstance(inputs[i], CardIn)), None)
         if last is None:
-            raise _Refused(ErrorCode.NOTHING_TO_UNDO, "no decision to undo in this hand")
+            raise Refused(ErrorCode.NOTHING_TO_UNDO, "no decision to undo in this hand")
         if last != len(inputs) - 1:
             later = [card_text(i.card) or "??" for i in inputs[last + 1:]
                      if isinstance(i, CardIn)]
-            raise _Refused(ErrorCode.NOTHING_TO_UNDO,
+            raise Refused(ErrorCode.NOTHING_TO_UNDO,
                            f"cards were dealt after the last decision ({' '.join(later)}): "
                            "misdeal or kill_hand instead")
         undone = inputs[last]
@@ -911,18 +905,18 @@ class HandController:
 
     # misdeal / kill_hand ---------------------------------------------------------------------
 
-    def _cmd_misdeal(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_misdeal(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         args.done()
         hand = self._need_hand("misdeal")
         actions = [i for i in hand.inputs if isinstance(i, ActionIn)]
         chips = any(a.kind in _CHIP_ACTIONS for a in actions)
         if len(actions) >= 3 or (len(actions) >= 2 and chips):
-            raise _Refused(ErrorCode.WRONG_PHASE,
+            raise Refused(ErrorCode.WRONG_PHASE,
                            "substantial action has taken place: no misdeal (the floor may "
                            "kill_hand)")
         return self._void("misdeal", cmd)
 
-    def _cmd_kill_hand(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_kill_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         args.done()
         self._need_hand("kill_hand")
         return self._void("killed", cmd)
@@ -959,7 +953,7 @@ class HandController:
 
     # cards ---------------------------------------------------------------------------------
 
-    def _cmd_manual_card(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_manual_card(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         card = args.opt_card("card")
         seat = args.opt_int("seat")
         board = args.opt_bool("board")
@@ -969,18 +963,18 @@ class HandController:
         hand = self._need_hand("manual_card")
         pending = self._pending
         if pending is not None and read_id is None:
-            raise _Refused(ErrorCode.BAD_ARGS,
+            raise Refused(ErrorCode.BAD_ARGS,
                            f"read {pending.read.read_id} is held for confirmation: name it in "
                            "'read', or confirm_read / reject_read it")
         if read_id is not None and (pending is None or pending.read.read_id != read_id):
-            raise _Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
+            raise Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
         if card is not None and card in self._accepted and not hand.back_in_play(card):
-            raise _Refused(ErrorCode.DUPLICATE_CARD,
+            raise Refused(ErrorCode.DUPLICATE_CARD,
                            f"{card} was already dealt to "
                            f"{_target_text(self._accepted[card].key)}")
         if pending is not None:
             if card is None:
-                raise _Refused(ErrorCode.BAD_ARGS, "replacing a read needs a card")
+                raise Refused(ErrorCode.BAD_ARGS, "replacing a read needs a card")
             read = replace(pending.read, card=card, uid=None, status=ReadStatus.ACCEPTED,
                            source=f"manual:{cmd.user}")
             key = self._target_for(read, card, hand)  # the hand may have moved (an undo)
@@ -991,16 +985,16 @@ class HandController:
             return {"card": str(card), "read": read_id}
         exp = hand.expected()
         if card is None and isinstance(exp, DealBoard | DealUp):
-            raise _Refused(ErrorCode.BAD_ARGS, "a board or up card must be named")
+            raise Refused(ErrorCode.BAD_ARGS, "a board or up card must be named")
         inp = CardIn(card, seat=seat, board=board, burn=burn)
         try:
             hand.verify(inp)
         except DuplicateCard as exc:
-            raise _Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
+            raise Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
         except CardOutOfTurn as exc:
-            raise _Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
+            raise Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
         except RuleViolation as exc:  # pragma: no cover (card checks raise the two above)
-            raise _Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
+            raise Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
         target = _key_of(exp)
         self._placed(card, target, f"manual:{cmd.user}", None, at=cmd.at)
         self._apply(inp)
@@ -1009,7 +1003,7 @@ class HandController:
                          target=_target_text(target))
         return {"card": card_text(card), "target": _target_text(target)}
 
-    def _cmd_confirm_read(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_confirm_read(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         read_id = args.text("read")
         args.done()
         pending = self._held(read_id)
@@ -1019,7 +1013,7 @@ class HandController:
                                  halted_ok=True)
         return {"read": read_id, "card": str(pending.card), "accepted": accepted}
 
-    def _cmd_reject_read(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_reject_read(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         read_id = args.text("read")
         args.done()
         pending = self._held(read_id)
@@ -1030,47 +1024,47 @@ class HandController:
     def _held(self, read_id: str) -> _Pending:
         pending = self._pending
         if pending is None or pending.read.read_id != read_id:
-            raise _Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
+            raise Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
         return pending
 
     # table ---------------------------------------------------------------------------------
 
-    def _cmd_adjust_stack(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_adjust_stack(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         seat = args.integer("seat")
         amount = args.integer("amount")
         reason = args.text("reason").strip()
         args.done()
         if not reason:
-            raise _Refused(ErrorCode.BAD_ARGS, "adjust_stack needs a reason")
+            raise Refused(ErrorCode.BAD_ARGS, "adjust_stack needs a reason")
         self._need_between_hands("adjust_stack")
         current = self._seated(seat)
         stack = current.stack + amount
         if stack < 0:
-            raise _Refused(ErrorCode.BAD_ARGS,
+            raise Refused(ErrorCode.BAD_ARGS,
                            f"seat {seat} has {current.stack}: cannot remove {-amount}")
         self._seats[seat] = replace(current, stack=stack)
         self._seat_event(seat, "adjusted", cmd, amount=amount, reason=reason)
         return {"seat": seat, "stack": stack}
 
-    def _cmd_seat_player(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_seat_player(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         seat = args.integer("seat")
         name = args.text("name").strip()
         stack = args.integer("stack")
         args.done()
         if not 1 <= seat <= self._setup.max_seats:
-            raise _Refused(ErrorCode.BAD_ARGS, f"seats are 1..{self._setup.max_seats}")
+            raise Refused(ErrorCode.BAD_ARGS, f"seats are 1..{self._setup.max_seats}")
         if stack < 0:
-            raise _Refused(ErrorCode.BAD_ARGS, "a stack cannot be negative")
+            raise Refused(ErrorCode.BAD_ARGS, "a stack cannot be negative")
         self._need_between_hands("seat_player")
         if seat in self._seats:
-            raise _Refused(ErrorCode.BAD_ARGS,
+            raise Refused(ErrorCode.BAD_ARGS,
                            f"seat {seat} is taken by {self._seats[seat].name or 'a player'}")
         self._seats[seat] = SeatState(seat, name, stack)
         self._seats = dict(sorted(self._seats.items()))
         self._seat_event(seat, "seated", cmd)
         return {"seat": seat, "name": name, "stack": stack}
 
-    def _cmd_unseat_player(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_unseat_player(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         seat = args.integer("seat")
         args.done()
         self._need_between_hands("unseat_player")
@@ -1082,7 +1076,7 @@ class HandController:
     def _seated(self, seat: int) -> SeatState:
         current = self._seats.get(seat)
         if current is None:
-            raise _Refused(ErrorCode.BAD_ARGS, f"seat {seat} is empty")
+            raise Refused(ErrorCode.BAD_ARGS, f"seat {seat} is empty")
         return current
 
     def _seat_event(self, seat: int, change: str, cmd: Command, **extra: JsonValue) -> None:
@@ -1090,10 +1084,10 @@ class HandController:
         self._run.events.append(Event("seat", {"seat": seat, "name": s.name, "stack": s.stack,
                                                "change": change, "by": cmd.user, **extra}))
 
-    def _cmd_next_hand(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_next_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         args.done()
         if self._hand is None or not self._settled:
-            raise _Refused(ErrorCode.WRONG_PHASE, "next_hand only after a settled hand")
+            raise Refused(ErrorCode.WRONG_PHASE, "next_hand only after a settled hand")
         self._clear_hand()
         if not self._stud:
             self._button = self._next_button()
@@ -1105,15 +1099,15 @@ class HandController:
             return self._button
         return next((s for s in live if s > self._button), live[0])
 
-    def _cmd_clear_error(self, cmd: Command, args: _Args) -> dict[str, JsonValue]:
+    def _cmd_clear_error(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
         code_text = args.text("code")
         args.done()
         try:
             code = ErrorCode(code_text)
         except ValueError:
-            raise _Refused(ErrorCode.NO_SUCH_ERROR, f"no error {code_text!r}") from None
+            raise Refused(ErrorCode.NO_SUCH_ERROR, f"no error {code_text!r}") from None
         if code not in self._errors:
-            raise _Refused(ErrorCode.NO_SUCH_ERROR, f"{code_text} is not active")
+            raise Refused(ErrorCode.NO_SUCH_ERROR, f"{code_text} is not active")
         if code is ErrorCode.DOUBTFUL_READ:
             self._pending = None
         self._clear(code, cmd.at, cmd.user)
@@ -1278,76 +1272,3 @@ def _copy_value(v: JsonValue) -> JsonValue:
     if isinstance(v, list):
         return [_copy_value(x) for x in v]
     return v
-
-
-class _Args:
-    """Typed access to a command's args; every problem is a ``bad_args`` refusal."""
-
-    def __init__(self, args: JsonObject) -> None:
-        self._args = args
-        self._used: set[str] = set()
-
-    def _raw(self, key: str, *, optional: bool) -> object:
-        self._used.add(key)
-        if key not in self._args or self._args[key] is None:
-            if optional:
-                return None
-            raise _Refused(ErrorCode.BAD_ARGS, f"missing argument {key!r}")
-        return self._args[key]
-
-    def integer(self, key: str) -> int:
-        value = self.opt_int(key)
-        if value is None:
-            raise _Refused(ErrorCode.BAD_ARGS, f"missing argument {key!r}")
-        return value
-
-    def opt_int(self, key: str) -> int | None:
-        value = self._raw(key, optional=True)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Refused(ErrorCode.BAD_ARGS, f"argument {key!r} must be an integer")
-        return value
-
-    def text(self, key: str) -> str:
-        value = self.opt_str(key)
-        if value is None:
-            raise _Refused(ErrorCode.BAD_ARGS, f"missing argument {key!r}")
-        return value
-
-    def opt_str(self, key: str) -> str | None:
-        value = self._raw(key, optional=True)
-        if value is not None and not isinstance(value, str):
-            raise _Refused(ErrorCode.BAD_ARGS, f"argument {key!r} must be a string")
-        return value
-
-    def opt_bool(self, key: str) -> bool | None:
-        value = self._raw(key, optional=True)
-        if value is not None and not isinstance(value, bool):
-            raise _Refused(ErrorCode.BAD_ARGS, f"argument {key!r} must be true or false")
-        return value
-
-    def opt_card(self, key: str) -> Card | None:
-        text = self.opt_str(key)
-        if text is None:
-            return None
-        try:
-            return Card.parse(text)
-        except CardParseError as exc:
-            raise _Refused(ErrorCode.BAD_ARGS, str(exc)) from None
-
-    def opt_cards(self, key: str) -> tuple[Card, ...] | None:
-        value = self._raw(key, optional=True)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _Refused(ErrorCode.BAD_ARGS, f"argument {key!r} must be a list of cards")
-        try:
-            return tuple(Card.parse(str(v)) for v in value)
-        except CardParseError as exc:
-            raise _Refused(ErrorCode.BAD_ARGS, str(exc)) from None
-
-    def done(self) -> None:
-        extra = sorted(set(self._args) - self._used)
-        if extra:
-            raise _Refused(ErrorCode.BAD_ARGS, f"unknown argument(s): {', '.join(extra)}")

@@ -29,6 +29,7 @@ from enum import StrEnum
 from typing import ClassVar, Final, Self, TypeAlias
 
 from tablectl.controller.errors import CodecError
+from tablectl.controller.fields import Fields
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.jsonvalue import JsonObject, JsonValue, freeze_json
@@ -121,38 +122,35 @@ def _check_at(at: datetime, what: str) -> None:
         raise ValueError(f"{what} must be an aware datetime")
 
 
-def _get(data: Mapping[str, object], key: str, kind: type | tuple[type, ...],
-         *, optional: bool = False) -> object:
-    if key not in data:
-        if optional:
-            return None
-        raise CodecError(f"missing field {key!r}")
-    value = data[key]
-    if value is None and optional:
-        return None
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-        raise CodecError(f"field {key!r} has the wrong type")
+class _CodecErrors:
+    """How a journaled input's field is wrong."""
+
+    @staticmethod
+    def missing(key: str) -> Exception:
+        return CodecError(f"missing field {key!r}")
+
+    @staticmethod
+    def wrong_type(key: str, kind: type) -> Exception:
+        return CodecError(f"field {key!r} has the wrong type")
+
+
+_ERRORS: Final = _CodecErrors()
+
+
+def _fields(data: Mapping[str, object]) -> Fields:
+    return Fields(data, _ERRORS)
+
+
+def _parse_time(data: Fields, key: str) -> datetime:
+    value = _parse_opt_time(data, key, optional=False)
+    assert value is not None
     return value
 
 
-def _str(data: Mapping[str, object], key: str) -> str:
-    value = _get(data, key, str)
-    assert isinstance(value, str)
-    return value
-
-
-def _opt_str(data: Mapping[str, object], key: str) -> str | None:
-    value = _get(data, key, str, optional=True)
-    assert value is None or isinstance(value, str)
-    return value
-
-
-def _parse_time(data: Mapping[str, object], key: str, *, optional: bool = False) -> datetime | None:
-    raw = _get(data, key, str, optional=optional)
+def _parse_opt_time(data: Fields, key: str, *, optional: bool = True) -> datetime | None:
+    raw = data.opt_text(key) if optional else data.text(key)
     if raw is None:
         return None
-    assert isinstance(raw, str)
     try:
         value = datetime.fromisoformat(raw)
     except ValueError as exc:
@@ -228,18 +226,18 @@ class CardRead:
             CodecError: not a card read payload.
         """
         _check_type(data, cls.type)
-        loc = _opt_str(data, "location")
-        card = _opt_str(data, "card")
-        antenna = _get(data, "antenna", int)
-        confidence = _get(data, "confidence", (int, float))
-        assert isinstance(antenna, int) and isinstance(confidence, int | float)
+        f = _fields(data)
+        loc = f.opt_text("location")
+        card = f.opt_text("card")
+        antenna = f.integer("antenna")
+        confidence = f.number("confidence")
         try:
-            return cls(source=_str(data, "source"), uid=_opt_str(data, "uid"),
-                       antenna=antenna, read_id=_str(data, "read_id"),
-                       at=_parse_time(data, "at"),  # type: ignore[arg-type]
+            return cls(source=f.text("source"), uid=f.opt_text("uid"),
+                       antenna=antenna, read_id=f.text("read_id"),
+                       at=_parse_time(f, "at"),
                        location=Location.parse(loc) if loc is not None else None,
-                       status=ReadStatus(_str(data, "status")),
-                       confidence=float(confidence),
+                       status=ReadStatus(f.text("status")),
+                       confidence=confidence,
                        card=Card.parse(card) if card is not None else None)
         except (ValueError, CardParseError) as exc:
             if isinstance(exc, CodecError):
@@ -272,12 +270,12 @@ class TagGone:
     def from_json(cls, data: Mapping[str, object]) -> Self:
         """Inverse of :meth:`to_json` (raises CodecError)."""
         _check_type(data, cls.type)
-        loc = _opt_str(data, "location")
-        antenna = _get(data, "antenna", int)
-        assert isinstance(antenna, int)
+        f = _fields(data)
+        loc = f.opt_text("location")
+        antenna = f.integer("antenna")
         try:
-            return cls(source=_str(data, "source"), uid=_str(data, "uid"), antenna=antenna,
-                       at=_parse_time(data, "at"),  # type: ignore[arg-type]
+            return cls(source=f.text("source"), uid=f.text("uid"), antenna=antenna,
+                       at=_parse_time(f, "at"),
                        location=Location.parse(loc) if loc is not None else None)
         except ValueError as exc:
             if isinstance(exc, CodecError):
@@ -326,12 +324,13 @@ class Command:
     def from_json(cls, data: Mapping[str, object]) -> Self:
         """Inverse of :meth:`to_json` (raises CodecError)."""
         _check_type(data, cls.type)
-        args = _get(data, "args", Mapping)
-        assert isinstance(args, Mapping)
+        f = _fields(data)
+        args = f.get("args", Mapping)
+        assert isinstance(args, Mapping)  # a JSON object: its values are JSON
         try:
-            return cls(name=_str(data, "name"), user=_str(data, "user"), id=_str(data, "id"),
-                       at=_parse_time(data, "at"),  # type: ignore[arg-type]
-                       args=args, sent_at=_parse_time(data, "sent_at", optional=True))
+            return cls(name=f.text("name"), user=f.text("user"), id=f.text("id"),
+                       at=_parse_time(f, "at"),
+                       args=args, sent_at=_parse_opt_time(f, "sent_at"))
         except ValueError as exc:
             if isinstance(exc, CodecError):
                 raise
@@ -362,11 +361,11 @@ class DeviceStatus:
     def from_json(cls, data: Mapping[str, object]) -> Self:
         """Inverse of :meth:`to_json` (raises CodecError)."""
         _check_type(data, cls.type)
-        online = _get(data, "online", bool)
-        assert isinstance(online, bool)
+        f = _fields(data)
+        online = f.boolean("online")
         try:
-            return cls(source=_str(data, "source"), online=online, kind=_str(data, "kind"),
-                       at=_parse_time(data, "at"))  # type: ignore[arg-type]
+            return cls(source=f.text("source"), online=online, kind=f.text("kind"),
+                       at=_parse_time(f, "at"))
         except ValueError as exc:
             if isinstance(exc, CodecError):
                 raise
@@ -398,12 +397,12 @@ class ReadMissed:
     def from_json(cls, data: Mapping[str, object]) -> Self:
         """Inverse of :meth:`to_json` (raises CodecError)."""
         _check_type(data, cls.type)
-        antenna = _get(data, "antenna", int)
-        assert isinstance(antenna, int)
+        f = _fields(data)
+        antenna = f.integer("antenna")
         try:
-            return cls(source=_str(data, "source"), antenna=antenna,
-                       reason=_str(data, "reason"),
-                       at=_parse_time(data, "at"))  # type: ignore[arg-type]
+            return cls(source=f.text("source"), antenna=antenna,
+                       reason=f.text("reason"),
+                       at=_parse_time(f, "at"))
         except ValueError as exc:
             if isinstance(exc, CodecError):
                 raise

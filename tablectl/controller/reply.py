@@ -120,3 +120,13 @@ class Reply:
             if isinstance(exc, CodecError):
                 raise
             raise CodecError(f"bad reply: {exc!r}") from exc
+
+
+class Refused(Exception):  # noqa: N818 (control flow inside the controller, never escapes it)
+    """A command (or read) refused with ``code``: the controller turns it into a failure
+    :class:`Reply` (or an error state) and changes nothing."""
+
+    def __init__(self, code: ErrorCode, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason

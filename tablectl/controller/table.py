@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Final, Self, cast
 
 from tablectl.controller.errors import CodecError, SetupError
+from tablectl.controller.fields import Fields
 from tablectl.controller.reply import ErrorCode, Reply
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
@@ -233,19 +234,24 @@ class TableState:
             CodecError: not a checkpoint of this version.
         """
         try:
-            seats = tuple(SeatState(_int(s, "seat"), _text(s, "name"), _int(s, "stack"))
-                          for s in _items(data, "seats"))
-            errors = tuple(ActiveError(ErrorCode(_text(e, "code")), _text(e, "message"),
-                                       datetime.fromisoformat(_text(e, "since")),
-                                       freeze_json(cast(JsonObject, _obj(e, "detail")),
+            top = _checkpoint(data)
+            seats = tuple(SeatState((f := _checkpoint(s)).integer("seat"), f.text("name"),
+                                    f.integer("stack"))
+                          for s in top.items("seats"))
+            errors = tuple(ActiveError(ErrorCode((f := _checkpoint(e)).text("code")),
+                                       f.text("message"),
+                                       datetime.fromisoformat(f.text("since")),
+                                       freeze_json(cast(JsonObject, f.mapping("detail")),
                                                    "error detail"))
-                           for e in _items(data, "errors"))
-            devices = tuple(DeviceState(_text(v, "name"), _text(v, "kind"), _bool(v, "online"))
-                            for v in _items(data, "devices"))
-            replies = tuple(CachedReply(_text(r, "user"), _text(r, "id"),
-                                        Reply.from_json(_obj(r, "reply")), _bool(r, "current"))
-                            for r in _items(data, "replies"))
-            return cls(seats, _int(data, "button"), _int(data, "hand_number"), errors,
+                           for e in top.items("errors"))
+            devices = tuple(DeviceState((f := _checkpoint(v)).text("name"), f.text("kind"),
+                                        f.boolean("online"))
+                            for v in top.items("devices"))
+            replies = tuple(CachedReply((f := _checkpoint(r)).text("user"), f.text("id"),
+                                        Reply.from_json(f.mapping("reply")),
+                                        f.boolean("current"))
+                            for r in top.items("replies"))
+            return cls(seats, top.integer("button"), top.integer("hand_number"), errors,
                        devices, replies)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CodecError):
@@ -253,40 +259,20 @@ class TableState:
             raise CodecError(f"bad checkpoint: {exc!r}") from exc
 
 
-def _field(data: object, key: str, kind: type) -> object:
-    if not isinstance(data, Mapping) or key not in data:
-        raise CodecError(f"checkpoint: missing {key!r}")
-    value = data[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise CodecError(f"checkpoint: {key!r} must be {kind.__name__}")
-    return value
+class _CheckpointErrors:
+    """How a checkpoint's field is wrong."""
+
+    @staticmethod
+    def missing(key: str) -> Exception:
+        return CodecError(f"checkpoint: missing {key!r}")
+
+    @staticmethod
+    def wrong_type(key: str, kind: type) -> Exception:
+        return CodecError(f"checkpoint: {key!r} must be {kind.__name__}")
 
 
-def _int(data: object, key: str) -> int:
-    value = _field(data, key, int)
-    assert isinstance(value, int)
-    return value
+_ERRORS: Final = _CheckpointErrors()
 
 
-def _text(data: object, key: str) -> str:
-    value = _field(data, key, str)
-    assert isinstance(value, str)
-    return value
-
-
-def _bool(data: object, key: str) -> bool:
-    value = _field(data, key, bool)
-    assert isinstance(value, bool)
-    return value
-
-
-def _obj(data: object, key: str) -> Mapping[str, object]:
-    value = _field(data, key, Mapping)
-    assert isinstance(value, Mapping)
-    return value
-
-
-def _items(data: object, key: str) -> list[object]:
-    value = _field(data, key, list)
-    assert isinstance(value, list)
-    return value
+def _checkpoint(data: object) -> Fields:
+    return Fields(data, _ERRORS)
