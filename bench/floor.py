@@ -56,7 +56,7 @@ from paho.mqtt.properties import Properties
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hardware_sim.dealer import DealerError  # noqa: E402
+from hardware_sim.errors import DealerError  # noqa: E402
 from tests.conftest import Broker, free_port  # noqa: E402
 from tests.floor.conftest import create_database, database_url, drop_database  # noqa: E402
 from tests.floor.stack import (  # noqa: E402

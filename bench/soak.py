@@ -49,7 +49,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hardware_sim.dealer import FaultKind, FaultPlan, HandSummary  # noqa: E402
+from hardware_sim.faults import FaultKind, FaultPlan  # noqa: E402
+from hardware_sim.records import HandSummary  # noqa: E402
 from tablectl.domain.deck import Deck  # noqa: E402
 from tests.conftest import Broker, free_port  # noqa: E402
 from tests.reliability.harness import (  # noqa: E402

@@ -22,9 +22,10 @@ from typing import Final
 from firmware_bridge.client import Delivered, DeviceRebooted, Disconnected, Malformed
 from firmware_bridge.messages import Misread, TagSeen
 from hardware_sim.console import ConsoleCommand
-from hardware_sim.dealer import FaultKind, HandSummary
 from hardware_sim.devices import AntennaRole
+from hardware_sim.faults import FaultKind
 from hardware_sim.ports import TimelineItem
+from hardware_sim.records import HandSummary
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.game import (

@@ -1,7 +1,7 @@
 """Dealer consoles for the simulated dealer: the MQTT command API, and an in-memory recorder.
 
-Both implement :class:`hardware_sim.dealer.Console` (``await console.command(name, args)``
-returns the reply dict ``{"id", "ok", "result"}`` or ``{"id", "ok": false, "error"}``).
+Both implement :class:`Console`, the simulated dealer's console (``await console.command(name,
+args)`` returns the reply dict ``{"id", "ok", "result"}`` or ``{"id", "ok": false, "error"}``).
 
 * :class:`MqttConsole` — publishes ``{"id", "args"}`` to
   ``poker/v1/tables/{t}/cmd/{name}/{user}`` as an MQTT 5 request (ResponseTopic under
@@ -21,12 +21,24 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Self
+from typing import Protocol, Self
 from urllib.parse import urlsplit
 
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
 from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+
+
+class Console(Protocol):
+    """The dealer console: one command, one reply (``{"id", "ok", "result"|"error"}``)."""
+
+    async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
+        """Send command ``name`` with ``args``; return the daemon's reply.
+
+        Raises:
+            TimeoutError: no reply in time (MQTT consoles).
+        """
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +74,7 @@ class RecordingConsole:
         self._count = itertools.count(1)
 
     async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
-        """See :class:`~hardware_sim.dealer.Console`."""
+        """See :class:`Console`."""
         cmd = ConsoleCommand(f"{self._prefix}-{next(self._count)}", name, dict(args))
         self.commands.append(cmd)
         if self._on_command is not None:
@@ -154,7 +166,7 @@ class MqttConsole:
                 fut.set_result(msg.payload)
 
     async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
-        """See :class:`~hardware_sim.dealer.Console`.
+        """See :class:`Console`.
 
         Raises:
             TimeoutError: no reply within ``timeout`` seconds.

@@ -10,26 +10,22 @@ does, through the same channels a human uses:
   places each card on a :class:`~hardware_sim.devices.SimTable` antenna (``seatN``,
   ``boardN``, ``burn``), moves a folded seat's cards to ``muck`` and clears the table when the
   pot is pushed;
-* **decisions and corrections** — through a :class:`Console`: ``start_hand`` (no args),
-  ``action {seat, kind, amount?}``, ``manual_card {card, seat|board|burn}`` for a card the
-  device lost, ``clear_error {code}`` after a fault the daemon flags, ``next_hand`` once the
-  pot is pushed, the MQTT command API in production (:class:`~hardware_sim.console.
-  MqttConsole`) or an in-memory recorder in unit tests;
-* **faults on demand** — :class:`FaultPlan` entries (byte faults, unplug, reboot, duplicate
-  read, foreign tag, misread, wrong antenna, two cards at once, a card face up) fire at a given
-  card of a given hand.
+* **decisions and corrections** — through a :class:`~hardware_sim.console.Console`:
+  ``start_hand`` (no args), ``action {seat, kind, amount?}``, ``manual_card {card,
+  seat|board|burn}`` for a card the device lost, ``clear_error {code}`` after a fault the
+  daemon flags, ``next_hand`` once the pot is pushed, the MQTT command API in production
+  (:class:`~hardware_sim.console.MqttConsole`) or an in-memory recorder in unit tests;
+* **faults on demand** — :class:`~hardware_sim.faults.FaultPlan` entries (byte faults,
+  unplug, reboot, duplicate read, foreign tag, misread, wrong antenna, two cards at once, a
+  card face up) fire at a given card of a given hand.
 
-Decisions come from a :class:`Strategy`: :class:`RandomStrategy` (seeded, weighted legal
-actions) or :class:`ScriptedStrategy` (a PHH-like list, e.g. ``"3 raise 600"``).
+Decisions come from a :class:`~hardware_sim.strategies.Strategy`
+(:mod:`hardware_sim.strategies`: seeded random or scripted). What a hand did is a
+:class:`~hardware_sim.records.HandSummary`.
 
 Every device step is followed by ``await ports.step()`` (:class:`DevicePorts`): the in-process
 loopback host pumps the bytes there, a served device waits for the pace. Nothing here reads the
 wall clock or sleeps; everything random comes from the seed, so one seed gives one byte stream.
-
->>> RandomStrategy(seed=1).weights[ActionKind.CALL]
-4.0
->>> ScriptedAction.parse("3 raise 600")
-ScriptedAction(seat=3, kind=<ActionKind.RAISE: 'raise'>, amount=600)
 """
 
 from __future__ import annotations
@@ -38,12 +34,16 @@ import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Final, Protocol
 
 from firmware_bridge.messages import TagSeen
 from hardware_sim.adopt import table_of_reply
+from hardware_sim.console import Console
 from hardware_sim.devices import SimDevice, SimShoe, SimTable
+from hardware_sim.errors import ConsoleRefusedError, DealerError
+from hardware_sim.faults import BYTE_FAULTS, CLEARS, FaultKind, FaultPlan, FaultRecord
+from hardware_sim.records import CommandRecord, DealtCard, HandSummary
+from hardware_sim.strategies import RandomStrategy, Strategy
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind
@@ -60,11 +60,8 @@ from tablectl.game import (
     Done,
     Expectation,
     Hand,
-    HandEvent,
-    HandInput,
     HandStart,
     LegalActions,
-    PotResult,
     RuleSet,
     RuleViolation,
     SeatSetup,
@@ -77,39 +74,9 @@ _LOGGER = logging.getLogger(__name__)
 
 CardExpectation = DealHole | DealUp | DealDown | Burn | DealBoard
 _CARD_EXPECTATIONS: Final = (DealHole, DealUp, DealDown, Burn, DealBoard)
-_WAGERS: Final = frozenset({ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE})
-
-
-class DealerError(Exception):
-    """Root of the simulator's dealer errors (scenario, console, check)."""
-
-
-class ConsoleRefusedError(DealerError):
-    """The daemon answered a console command with ``ok: false``.
-
-    Attributes:
-        name: the command. reply: the whole reply.
-    """
-
-    def __init__(self, name: str, reply: Mapping[str, object]) -> None:
-        self.name = name
-        self.reply = dict(reply)
-        super().__init__(f"command {name} refused: {reply.get('error')}")
 
 
 # ---- seams -------------------------------------------------------------------------------------
-
-
-class Console(Protocol):
-    """The dealer console: one command, one reply (``{"id", "ok", "result"|"error"}``)."""
-
-    async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
-        """Send command ``name`` with ``args``; return the daemon's reply.
-
-        Raises:
-            TimeoutError: no reply in time (MQTT consoles).
-        """
-        ...
 
 
 class DevicePorts(Protocol):
@@ -131,308 +98,6 @@ class DevicePorts(Protocol):
         """A one-shot byte fault on ``device``'s next frame: ``garbage``, ``bitflip``,
         ``drop``, ``dup_frame`` or ``delay`` (by ``seconds``)."""
         ...
-
-
-class Strategy(Protocol):
-    """Chooses the decision of the seat to act."""
-
-    def choose(self, hand: Hand, legal: LegalActions) -> ActionIn:
-        """One of ``legal`` for ``legal.seat``.
-
-        Raises:
-            DealerError: a scripted decision is not legal now.
-        """
-        ...
-
-
-# ---- strategies --------------------------------------------------------------------------------
-
-DEFAULT_WEIGHTS: Final[Mapping[ActionKind, float]] = {
-    ActionKind.FOLD: 1.0, ActionKind.CHECK: 4.0, ActionKind.CALL: 4.0, ActionKind.BET: 1.0,
-    ActionKind.RAISE: 1.0, ActionKind.COMPLETE: 1.0, ActionKind.BRING_IN: 3.0,
-}
-_KIND_ORDER: Final = tuple(ActionKind)
-
-
-class RandomStrategy:
-    """Seeded random legal decisions.
-
-    Args:
-        seed: seeds the generator (one generator per strategy).
-        weights: relative weight per action kind (missing kinds: :data:`DEFAULT_WEIGHTS`);
-            all-zero weights for the legal kinds fall back to check / call / bring-in.
-        all_in: probability that a no-limit or pot-limit wager goes to the maximum; otherwise
-            it is the minimum (70 %) or uniform in between.
-
-    Raises:
-        ValueError: a negative weight or a probability outside 0..1.
-    """
-
-    def __init__(self, seed: int = 0, weights: Mapping[ActionKind, float] | None = None,
-                 *, all_in: float = 0.05) -> None:
-        merged = dict(DEFAULT_WEIGHTS)
-        merged.update(weights or {})
-        if any(w < 0 for w in merged.values()):
-            raise ValueError("action weights must not be negative")
-        if not 0.0 <= all_in <= 1.0:
-            raise ValueError("all_in must be a probability")
-        self.weights: Mapping[ActionKind, float] = merged
-        self.all_in = all_in
-        self._rng = random.Random(seed)
-
-    def choose(self, hand: Hand, legal: LegalActions) -> ActionIn:
-        """See :class:`Strategy`."""
-        kinds = [k for k in _KIND_ORDER if k in legal.kinds]
-        weights = [self.weights.get(k, 0.0) for k in kinds]
-        if sum(weights) <= 0:
-            passive = [k for k in kinds if k in (ActionKind.CHECK, ActionKind.CALL,
-                                                  ActionKind.BRING_IN)]
-            kind = passive[0] if passive else kinds[0]
-        else:
-            kind = self._rng.choices(kinds, weights)[0]
-        if kind not in _WAGERS:
-            return ActionIn(legal.seat, kind)
-        low, high = legal.min_to, legal.max_to
-        if hand.start_args.structure is BettingStructure.FIXED_LIMIT or high <= low:
-            return ActionIn(legal.seat, kind, low)
-        r = self._rng.random()
-        if r < self.all_in:
-            amount = high
-        elif r < 0.7:
-            amount = low
-        else:
-            amount = self._rng.randint(low, high)
-        return ActionIn(legal.seat, kind, amount)
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptedAction:
-    """One scripted decision: ``seat``, ``kind`` and, for wagers, the "to" ``amount``."""
-
-    seat: int
-    kind: ActionKind
-    amount: int | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> ScriptedAction:
-        """Parse ``"SEAT KIND [AMOUNT]"`` (``"3 raise 600"``, ``"5 call"``, ``"2 bring-in"``).
-
-        Raises:
-            ValueError: not in that form, unknown kind, or a wager without an amount.
-        """
-        parts = text.split()
-        try:
-            if len(parts) not in (2, 3):
-                raise ValueError("expected 'SEAT KIND [AMOUNT]'")
-            seat, kind = int(parts[0]), ActionKind(parts[1].lower())
-            amount = int(parts[2]) if len(parts) == 3 else None
-        except ValueError as exc:
-            raise ValueError(f"bad scripted action {text!r}: {exc}") from None
-        if kind in _WAGERS and amount is None:
-            raise ValueError(f"bad scripted action {text!r}: {kind.value} needs a 'to' amount")
-        return cls(seat, kind, amount)
-
-    def __str__(self) -> str:
-        return f"{self.seat} {self.kind.value}" + (f" {self.amount}" if self.amount else "")
-
-
-class ScriptedStrategy:
-    """Decisions from a list, in order, across hands; when the list runs out, ``then``
-    decides (default: check, else call, else bring-in).
-
-    Raises (from :meth:`choose`):
-        DealerError: the script names another seat than the one to act, or an illegal action.
-    """
-
-    def __init__(self, actions: Sequence[ScriptedAction], then: Strategy | None = None) -> None:
-        self._actions = list(actions)
-        self._next = 0
-        self._then = then
-
-    @property
-    def remaining(self) -> int:
-        """Scripted decisions not used yet."""
-        return len(self._actions) - self._next
-
-    def choose(self, hand: Hand, legal: LegalActions) -> ActionIn:
-        """See :class:`Strategy`."""
-        if self._next >= len(self._actions):
-            if self._then is not None:
-                return self._then.choose(hand, legal)
-            for kind in (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN):
-                if kind in legal.kinds:
-                    return ActionIn(legal.seat, kind)
-            raise DealerError(f"script exhausted and seat {legal.seat} cannot check or call")
-        scripted = self._actions[self._next]
-        action = ActionIn(scripted.seat, scripted.kind, scripted.amount)
-        try:
-            hand.verify(action)
-        except RuleViolation as exc:
-            raise DealerError(f"scripted action #{self._next + 1} ({scripted}) is not legal: "
-                              f"{exc.reason}") from exc
-        self._next += 1
-        return action
-
-
-# ---- faults ------------------------------------------------------------------------------------
-
-
-class FaultKind(StrEnum):
-    """Faults the dealer can cause at a given card."""
-
-    GARBAGE = "garbage"
-    """Random bytes on the wire before the card's frame."""
-    BITFLIP = "bitflip"
-    """One bit of the card's frame flipped (CRC catches it; the device resends)."""
-    DROP = "drop"
-    """The card's frame lost on the wire (the device resends)."""
-    DUP_FRAME = "dup_frame"
-    """The card's frame twice on the wire (the host drops the copy)."""
-    DELAY = "delay"
-    """The card's frame written ``seconds`` late."""
-    UNPLUG = "unplug"
-    """The cable pulled before the card; ``cards`` cards dealt meanwhile; plugged back."""
-    REBOOT = "reboot"
-    """The device reboots right after the card's read, before it is sent (lost as on a power
-    cut); the dealer enters the card by hand (``manual_card``)."""
-    DUPLICATE_READ = "duplicate_read"
-    """The shoe reads the card's tag twice."""
-    FOREIGN_TAG = "foreign_tag"
-    """A tag of another deck is read just before the card."""
-    MISREAD = "misread"
-    """The card passes unread (MISREAD); the dealer enters it by hand."""
-    WRONG_ANTENNA = "wrong_antenna"
-    """Table: the card lands on the wrong antenna, then is moved to the right one."""
-    TWO_AT_ONCE = "two_at_once"
-    """The card and the next one come out together."""
-    FACE_UP = "face_up"
-    """The card is dealt face up by mistake (the reader cannot tell)."""
-
-
-CLEARS: Final[Mapping[FaultKind, tuple[str, ...]]] = {
-    FaultKind.FOREIGN_TAG: ("second_deck", "unknown_tag"),
-    FaultKind.WRONG_ANTENNA: ("wrong_antenna",),
-}
-"""The read errors the daemon may raise for a fault; the dealer clears the first one the
-daemon confirms it had (a tag of another deck is ``second_deck`` when the card room registered
-that deck, else ``unknown_tag``)."""
-
-BYTE_FAULTS: Final = frozenset({FaultKind.GARBAGE, FaultKind.BITFLIP, FaultKind.DROP,
-                                FaultKind.DUP_FRAME, FaultKind.DELAY})
-
-
-@dataclass(frozen=True, slots=True)
-class FaultPlan:
-    """A fault at card ``at_card`` (1-based, burns counted) of hand ``hand`` (1-based).
-
-    Attributes:
-        seconds: DELAY, how late the frame is written.
-        cards: UNPLUG, cards dealt while unplugged.
-        power_cut: UNPLUG, the device also reboots (its queue is lost).
-        foreign: FOREIGN_TAG, the card of the other deck whose tag is read.
-        antenna: WRONG_ANTENNA, the antenna role it lands on (default: the first empty
-            seat's after the right one, else the next seat's).
-        clear: the read-error code the dealer clears with ``clear_error`` after the fault
-            (default :data:`CLEARS` by kind; ``""``: none).
-    """
-
-    kind: FaultKind
-    at_card: int
-    hand: int = 1
-    seconds: float = 0.3
-    cards: int = 2
-    power_cut: bool = False
-    foreign: Card | None = None
-    antenna: str | None = None
-    clear: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.at_card < 1 or self.hand < 1:
-            raise ValueError("at_card and hand count from 1")
-        if self.seconds < 0 or self.cards < 0:
-            raise ValueError("seconds and cards must not be negative")
-
-
-@dataclass(frozen=True, slots=True)
-class FaultRecord:
-    """A fault that happened: its plan, the card it hit and a note."""
-
-    plan: FaultPlan
-    card: Card | None
-    note: str
-
-
-# ---- summary -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DealtCard:
-    """A card the dealer dealt.
-
-    Attributes:
-        card: the card. target: ``seatN``, ``boardN`` or ``burn``.
-        face_up: dealt face up (stud up cards, or by mistake).
-        read: True if the device reported it; False if it was entered with ``manual_card``.
-    """
-
-    card: Card
-    target: str
-    face_up: bool
-    read: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class CommandRecord:
-    """A console command the dealer sent and the reply it got."""
-
-    name: str
-    args: Mapping[str, object]
-    reply: Mapping[str, object]
-
-
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """What happened in one hand, from the dealer's own engine (the expected results).
-
-    Attributes:
-        number: 1 for the dealer's first hand. hand_id: ``{table}-{number:06d}``.
-        start: what the dealer's engine was started with (``Hand.replay(start, inputs)``
-            rebuilds the hand).
-        cards: every card dealt, in order. actions: every decision, in order.
-        inputs: the engine inputs. events: the engine's events.
-        results: how each pot was settled. final_stacks: (seat, stack) pairs.
-        faults: faults that fired. commands: console commands and replies.
-    """
-
-    number: int
-    hand_id: str
-    start: HandStart
-    cards: tuple[DealtCard, ...]
-    actions: tuple[ActionIn, ...]
-    inputs: tuple[HandInput, ...]
-    events: tuple[HandEvent, ...]
-    results: tuple[PotResult, ...]
-    final_stacks: tuple[tuple[int, int], ...]
-    faults: tuple[FaultRecord, ...] = ()
-    commands: tuple[CommandRecord, ...] = ()
-
-    def line(self) -> str:
-        """One line for the CLI: game, cards, actions, winners, faults."""
-        start = self.start
-        before = {s.seat: s.stack for s in start.seats}
-        net = {seat: stack - before.get(seat, 0) for seat, stack in self.final_stacks}
-        wins = ", ".join(
-            f"seat {a.seat} wins {a.amount}"
-            + (f" {a.half.value}" if a.half.value != "whole" else "")
-            + (f" ({a.description})" if a.description else "")
-            for r in self.results for a in r.awards)
-        if wins:
-            wins += "; net " + ", ".join(f"seat {seat} {change:+}"
-                                         for seat, change in sorted(net.items()) if change)
-        faults = ",".join(f.plan.kind.value for f in self.faults)
-        return (f"hand {self.number} {self.hand_id} {start.game.value}/{start.structure.value}: "
-                f"{len(self.cards)} cards, {len(self.actions)} actions; {wins or 'no award'}"
-                + (f"; faults: {faults}" if faults else ""))
 
 
 # ---- the dealer --------------------------------------------------------------------------------

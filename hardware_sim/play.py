@@ -22,17 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hardware_sim.check import CheckReport, check_hand, split_hands
-from hardware_sim.console import MqttConsole, RecordingConsole
-from hardware_sim.dealer import (
-    Console,
-    DealerError,
-    DevicePorts,
-    FaultPlan,
-    HandSummary,
-    SimDealer,
-)
+from hardware_sim.console import Console, MqttConsole, RecordingConsole
+from hardware_sim.dealer import DevicePorts, SimDealer
 from hardware_sim.devices import AntennaRole, SimShoe, SimTable, standard_roles
+from hardware_sim.errors import DealerError
+from hardware_sim.faults import FaultPlan
 from hardware_sim.ports import LoopbackPorts, ServedPorts
+from hardware_sim.records import HandSummary
 from hardware_sim.scenario import Scenario, ScenarioError, load_scenario
 from tablectl.clock import Clock, ManualClock, SystemClock
 

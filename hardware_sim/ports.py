@@ -43,8 +43,8 @@ from firmware_bridge.session import (
     SessionEvent,
 )
 from hardware_sim.console import ConsoleCommand
-from hardware_sim.dealer import DealerError
 from hardware_sim.devices import SimDevice
+from hardware_sim.errors import DealerError
 from hardware_sim.faults import ByteFaults, FaultSpec
 from hardware_sim.serve import PtyDevice, serve_tcp
 from tablectl.clock import Clock, ManualClock

@@ -36,7 +36,7 @@ faults. TOML, in ``config/scenarios/``; paths are relative to the file.
     actions = ["3 raise 600", "5 call"]   # then check/call
 
     [[faults]]
-    kind = "drop"                     # hardware_sim.dealer.FaultKind values
+    kind = "drop"                     # hardware_sim.faults.FaultKind values
     at_card = 5
     hand = 1
 
@@ -52,15 +52,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, TypeVar
 
-from hardware_sim.dealer import (
-    DealerError,
-    FaultKind,
-    FaultPlan,
-    RandomStrategy,
-    ScriptedAction,
-    ScriptedStrategy,
-    Strategy,
-)
+from hardware_sim.errors import DealerError
+from hardware_sim.faults import FaultKind, FaultPlan
+from hardware_sim.strategies import RandomStrategy, ScriptedAction, ScriptedStrategy, Strategy
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError

@@ -31,9 +31,11 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_bridge.messages import Message, TagSeen
-from hardware_sim.dealer import FaultPlan, RandomStrategy, SimDealer
+from hardware_sim.dealer import SimDealer
 from hardware_sim.devices import SimDevice, SimShoe
+from hardware_sim.faults import FaultPlan
 from hardware_sim.ports import ServedPorts
+from hardware_sim.strategies import RandomStrategy
 from tablectl.app import initial_state, table_setup
 from tablectl.clock import SystemClock
 from tablectl.config import TableConfig, load_config

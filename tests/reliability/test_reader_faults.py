@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware_sim.dealer import FaultKind, FaultPlan
+from hardware_sim.faults import FaultKind, FaultPlan
 from tests.conftest import Broker
 from tests.reliability.harness import (
     VARIANTS,

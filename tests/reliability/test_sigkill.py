@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware_sim.dealer import HandSummary
+from hardware_sim.records import HandSummary
 from tests.conftest import Broker
 from tests.reliability.harness import (
     VARIANTS,

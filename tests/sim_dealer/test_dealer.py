@@ -9,18 +9,12 @@ import pytest
 
 from firmware_bridge.messages import TagSeen
 from hardware_sim.console import RecordingConsole
-from hardware_sim.dealer import (
-    ConsoleRefusedError,
-    DealerError,
-    FaultKind,
-    FaultPlan,
-    RandomStrategy,
-    ScriptedAction,
-    ScriptedStrategy,
-    SimDealer,
-)
+from hardware_sim.dealer import SimDealer
 from hardware_sim.devices import SimShoe, SimTable, standard_roles
+from hardware_sim.errors import ConsoleRefusedError, DealerError
+from hardware_sim.faults import FaultKind, FaultPlan
 from hardware_sim.ports import LoopbackPorts
+from hardware_sim.strategies import RandomStrategy, ScriptedAction, ScriptedStrategy
 from tablectl.clock import ManualClock
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware_sim.dealer import FaultKind
+from hardware_sim.faults import FaultKind
 from hardware_sim.scenario import ScenarioError, load_scenario, parse_scenario
 from tablectl.domain.cards import Card
 from tests.sim_dealer.conftest import DECKS, SCENARIOS

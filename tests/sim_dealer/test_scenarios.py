@@ -12,9 +12,9 @@ from firmware_bridge.client import Delivered
 from firmware_bridge.messages import TagSeen
 from hardware_sim.check import check_hand, split_hands
 from hardware_sim.console import ConsoleCommand, RecordingConsole
-from hardware_sim.dealer import HandSummary
 from hardware_sim.play import PlayResult, build_device, make_dealer, play_loopback
 from hardware_sim.ports import LoopbackPorts
+from hardware_sim.records import HandSummary
 from hardware_sim.scenario import find_scenarios, load_scenario
 from tablectl.clock import ManualClock
 from tablectl.domain.cards import Card
