@@ -24,6 +24,7 @@ Steps, each chosen to survive real cameras rather than the renderer:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -43,6 +44,8 @@ _CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (45, 45))
 _DILATE_K: Final = np.ones((3, 3), np.uint8)
 _PAPER_FLOOR: Final = 80.0
 _PATTERN: Final = 12
+FAINT_LEVELS: Final = (0.6,)
+"""Lower ink cuts tried after Otsu's, as fractions of it (see :func:`index_candidates`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,14 +151,30 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
     Returns an empty list when the crop holds nothing index-like (blank paper, a card back's
     pattern, an empty shoe slot).
     """
+    return next(index_candidates(crop, max_pairs), [])
+
+
+def index_candidates(crop: Image, max_pairs: int = 3) -> Iterator[list[IndexGlyphs]]:
+    """:func:`find_index`'s candidates at the ink threshold Otsu gives, then at each of
+    :data:`FAINT_LEVELS` of it: on a small or blurred card thin strokes (a red ``9`` or
+    ``Q``) carry much less ink than the big pip beside them, so the first cut loses part of
+    the rank. A caller stops as soon as it is satisfied; nothing is computed twice."""
     if crop.ndim != 3 or crop.shape[0] < 16 or crop.shape[1] < 8:
-        return []
+        return
     colour, ink = ink_image(crop)
     ink8 = (ink * 255).astype(np.uint8)
     if int(ink8.max()) < 70:
-        return []
+        return
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    _, binary = cv2.threshold(ink8, max(otsu, 55.0), 255, cv2.THRESH_BINARY)
+    first = max(otsu, 55.0)
+    for level in (1.0, *FAINT_LEVELS):
+        yield _pairs(colour, ink, ink8, first * level, max_pairs)
+
+
+def _pairs(colour: Image, ink: npt.NDArray[np.float32], ink8: Image, cut_at: float,
+           max_pairs: int) -> list[IndexGlyphs]:
+    """The rank/suit pairs of the ink map cut at ``cut_at`` (0..255)."""
+    _, binary = cv2.threshold(ink8, cut_at, 255, cv2.THRESH_BINARY)
     # Bridge 1-2 px breaks in thin strokes (low resolution, worn print) so a glyph stays one
     # component; the rank/suit gap is wider than that.
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _DILATE_K)

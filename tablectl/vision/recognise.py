@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
-from tablectl.vision.glyphs import IndexGlyphs, find_index
+from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.locate import locate_cards, order_quad
 from tablectl.vision.model import CardRead, Image, Quad, ReadStatus
 from tablectl.vision.profile import DeckProfile
@@ -185,12 +185,22 @@ class Recogniser:
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR)."""
+        return self._read_index(crop)[0]
+
+    def _read_index(self, crop: Image) -> tuple[IndexRead, bool]:
+        """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
+        fainter cuts are tried only when it gives no sure read)."""
         best = _NONE
-        for g in find_index(crop):
-            r = self._classify(g)
-            if _better(r, best):
-                best = r
-        return best
+        first: bool | None = None
+        for found in index_candidates(crop):
+            first = bool(found) if first is None else first
+            for g in found:
+                r = self._classify(g)
+                if _better(r, best):
+                    best = r
+            if best.status is ReadStatus.ACCEPTED:
+                break
+        return best, bool(first)
 
     # --- rigs -----------------------------------------------------------------------------
 
@@ -213,16 +223,17 @@ class Recogniser:
     def read_card(self, card_img: Image) -> IndexRead:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
         the first was accepted (the card may lie either way up); the better read wins. If
-        neither corner shows an index, wider corners are tried (jumbo indices)."""
+        neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
+        indices)."""
         best = _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
-            a = self.read_index(tl)
+            a, seen_a = self._read_index(tl)
             if a.status is ReadStatus.ACCEPTED:
                 return a
-            b = self.read_index(br)
+            b, seen_b = self._read_index(br)
             best = max((best, a, b), key=_rank)
-            if best.status is not ReadStatus.NO_CARD:
+            if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         return best
 
