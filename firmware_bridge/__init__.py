@@ -3,7 +3,9 @@
 Stands alone: stdlib and pyserial only, nothing from tablectl. Layers, bottom up:
 :mod:`~firmware_bridge.frames` (COBS + CRC-32 framing, a resyncing decoder),
 :mod:`~firmware_bridge.messages` (the catalogue), :mod:`~firmware_bridge.session` (sans-IO
-handshake, ACK/window/retransmit, heartbeats, both roles), :mod:`~firmware_bridge.link`
+ACK/window/retransmit and heartbeats, moving along the state table of
+:mod:`~firmware_bridge.transitions`, with the host's and the device's handshake as the
+strategies of :mod:`~firmware_bridge.handshake`), :mod:`~firmware_bridge.link`
 (the Link seam, an in-memory pipe, pyserial), :mod:`~firmware_bridge.client` (the host's
 asyncio DeviceClient). Wire format and rules: docs/protocol.md.
 """

@@ -32,20 +32,18 @@ from firmware_bridge.errors import LinkClosedError, LocalProtocolError, RemotePr
 from firmware_bridge.link import Link, LinkOpener, open_serial_link
 from firmware_bridge.messages import HelloAck, Message
 from firmware_bridge.outage import Outage
-from firmware_bridge.session import (
+from firmware_bridge.session import Session, SessionStats
+from firmware_bridge.session_config import Role, SessionConfig
+from firmware_bridge.session_events import (
     BadPayload,
     HandshakeFailed,
     LinkDead,
-    LinkState,
     LinkUp,
     Received,
-    Role,
-    Session,
-    SessionConfig,
     SessionEvent,
-    SessionStats,
     VersionMismatch,
 )
+from firmware_bridge.transitions import LinkState
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -115,6 +113,52 @@ class Malformed:
 
 DeviceEvent: TypeAlias = Connected | DeviceRebooted | Disconnected | Delivered | Malformed
 """What :meth:`DeviceClient.events` yields."""
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """What one event of a host session means to whoever consumes a device.
+
+    Attributes:
+        events: the device events to hand on, in order.
+        down: why the link is over (nothing heard, or a handshake that gave up), else None.
+    """
+
+    events: tuple[DeviceEvent, ...] = ()
+    down: str | None = None
+
+
+def translate(device: str, event: SessionEvent, now: float) -> Translation:
+    """The consumer's view of ``event``, an event of the host session of ``device``.
+
+    Args:
+        device: the name the device events carry. now: the host's time of arrival.
+
+    Raises:
+        RemoteProtocolError: the device speaks another major protocol version.
+
+    >>> translate("shoe", LinkDead(3.0), 0.0)
+    Translation(events=(), down='no frame for 3.0 s')
+    """
+    match event:
+        case Received(message=message, seq=seq):
+            return Translation((Delivered(device, message, seq, now),))
+        case LinkUp(peer=peer, new_boot=new_boot, previous_boot_id=prev,
+                    snapshot_req_id=req):
+            connected = Connected(device, peer, new_boot, req)
+            if new_boot and prev is not None:
+                return Translation((DeviceRebooted(device, prev, peer.boot_id), connected))
+            return Translation((connected,))
+        case BadPayload(type=ftype, seq=seq, error=error):
+            return Translation((Malformed(device, ftype, seq, error),))
+        case LinkDead(silent_for=silent):
+            return Translation(down=f"no frame for {silent:.1f} s")
+        case HandshakeFailed(attempts=n):
+            return Translation(down=f"no HELLO_ACK after {n} HELLOs")
+        case VersionMismatch(peer_major=major):
+            raise RemoteProtocolError(f"{device} speaks protocol v{major}, we speak v1")
+        case _:
+            return Translation()
 
 
 class DeviceClient:
@@ -335,22 +379,7 @@ class DeviceClient:
 
     def _dispatch(self, event: SessionEvent, now: float) -> str | None:
         """Queue the consumer's view of ``event``; return a reason to drop the link, or None."""
-        match event:
-            case Received(message=message, seq=seq):
-                self._queue.put_nowait(Delivered(self.name, message, seq, now))
-            case LinkUp(peer=peer, new_boot=new_boot, previous_boot_id=prev,
-                        snapshot_req_id=req):
-                if new_boot and prev is not None:
-                    self._queue.put_nowait(DeviceRebooted(self.name, prev, peer.boot_id))
-                self._queue.put_nowait(Connected(self.name, peer, new_boot, req))
-            case BadPayload(type=ftype, seq=seq, error=error):
-                self._queue.put_nowait(Malformed(self.name, ftype, seq, error))
-            case LinkDead(silent_for=silent):
-                return f"no frame for {silent:.1f} s"
-            case HandshakeFailed(attempts=n):
-                return f"no HELLO_ACK after {n} HELLOs"
-            case VersionMismatch(peer_major=major):
-                raise RemoteProtocolError(f"{self.name} speaks protocol v{major}, we speak v1")
-            case _:
-                pass
-        return None
+        step = translate(self.name, event, now)
+        for item in step.events:
+            self._queue.put_nowait(item)
+        return step.down

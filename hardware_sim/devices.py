@@ -47,15 +47,10 @@ from firmware_bridge.messages import (
     TagSeen,
     Tech,
 )
-from firmware_bridge.session import (
-    DeviceIdentity,
-    HostConnected,
-    LinkState,
-    Received,
-    Role,
-    Session,
-    SessionConfig,
-)
+from firmware_bridge.session import Session
+from firmware_bridge.session_config import DeviceIdentity, Role, SessionConfig
+from firmware_bridge.session_events import HostConnected, Received
+from firmware_bridge.transitions import LinkState
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 

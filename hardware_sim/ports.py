@@ -9,7 +9,8 @@
   :class:`~tablectl.clock.ManualClock`: timers (retransmission, heartbeats, handshake retries)
   fire by moving the clock to the next deadline, never by sleeping. What the host receives is
   appended to :attr:`LoopbackPorts.timeline` as the :mod:`firmware_bridge.client` events a
-  daemon would get (Delivered, Connected, DeviceRebooted, Disconnected, Malformed). Fully
+  daemon would get (Delivered, Connected, DeviceRebooted, Disconnected, Malformed), through
+  the client's own :func:`~firmware_bridge.client.translate`. Fully
   deterministic: one seed, one byte stream.
 * :class:`ServedPorts` — devices served over a pty with a stable symlink or over TCP
   (:mod:`hardware_sim.serve`) to a real daemon; ``step`` keeps the dealer's pace.
@@ -31,17 +32,12 @@ from firmware_bridge.client import (
     DeviceRebooted,
     Disconnected,
     Malformed,
+    translate,
 )
-from firmware_bridge.session import (
-    BadPayload,
-    LinkDead,
-    LinkState,
-    LinkUp,
-    Received,
-    Role,
-    Session,
-    SessionEvent,
-)
+from firmware_bridge.session import Session
+from firmware_bridge.session_config import Role
+from firmware_bridge.session_events import LinkDead, SessionEvent
+from firmware_bridge.transitions import LinkState
 from hardware_sim.console import ConsoleCommand
 from hardware_sim.devices import SimDevice
 from hardware_sim.errors import DealerError
@@ -221,21 +217,12 @@ class LoopbackPorts:
     def _dispatch(self, loop: _Loop, events: Sequence[SessionEvent]) -> None:
         now = self.clock.monotonic()
         for event in events:
-            match event:
-                case Received(message=message, seq=seq):
-                    self.timeline.append(Delivered(loop.name, message, seq, now))
-                case LinkUp(peer=peer, new_boot=new_boot, previous_boot_id=prev,
-                            snapshot_req_id=req):
-                    if new_boot and prev is not None:
-                        self.timeline.append(DeviceRebooted(loop.name, prev, peer.boot_id))
-                    self.timeline.append(Connected(loop.name, peer, new_boot, req))
-                case BadPayload(type=ftype, seq=seq, error=error):
-                    self.timeline.append(Malformed(loop.name, ftype, seq, error))
-                case LinkDead(silent_for=silent):
-                    self.timeline.append(Disconnected(loop.name, f"silent {silent:.1f} s"))
-                    loop.host.connect(now)
-                case _:
-                    pass
+            step = translate(loop.name, event, now)
+            self.timeline.extend(step.events)
+            if isinstance(event, LinkDead) and step.down is not None:
+                # no port to reopen in process: the host handshakes again at once
+                self.timeline.append(Disconnected(loop.name, step.down))
+                loop.host.connect(now)
 
     async def unplug(self, device: SimDevice) -> None:
         """The host's port goes away; bytes the device writes meanwhile are lost."""

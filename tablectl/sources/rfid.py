@@ -34,7 +34,7 @@ from firmware_bridge.client import (
 from firmware_bridge.link import LinkOpener, open_serial_link
 from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagSeen
 from firmware_bridge.messages import TagGone as WireTagGone
-from firmware_bridge.session import LinkState
+from firmware_bridge.transitions import LinkState
 from tablectl.clock import Clock
 from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
 from tablectl.sources.base import SourceEvent

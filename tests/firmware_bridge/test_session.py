@@ -33,24 +33,21 @@ from firmware_bridge.messages import (
     UnknownMessage,
     encode_message,
 )
-from firmware_bridge.session import (
+from firmware_bridge.seq import seq_before, seq_next
+from firmware_bridge.session import Session
+from firmware_bridge.session_config import DeviceIdentity, Role, SessionConfig
+from firmware_bridge.session_events import (
     BadPayload,
-    DeviceIdentity,
     HandshakeFailed,
     HostConnected,
     LinkDead,
-    LinkState,
     LinkUp,
     Received,
-    Role,
-    Session,
-    SessionConfig,
     SessionEvent,
     SnapshotRequested,
     VersionMismatch,
-    seq_before,
-    seq_next,
 )
+from firmware_bridge.transitions import LinkState
 
 
 def identity(boot_id: int = 0xB001) -> DeviceIdentity:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from firmware_bridge.messages import TagSeen
-from firmware_bridge.session import Received, Role, Session
+from firmware_bridge.session import Session
+from firmware_bridge.session_config import Role
+from firmware_bridge.session_events import Received
 from hardware_sim.devices import SimShoe
 from hardware_sim.play import build_device
 from hardware_sim.scenario import load_scenario

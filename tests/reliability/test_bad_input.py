@@ -23,7 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge.session import Received, Role, Session
+from firmware_bridge.session import Session
+from firmware_bridge.session_config import Role
+from firmware_bridge.session_events import Received
 from tablectl.app import initial_state, table_setup
 from tablectl.clock import ManualClock
 from tablectl.config import load_config
