@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from tablectl.game import SeatSetup
-from tablectl.game.hand import HandStart
+from tablectl.game import HandStart, SeatSetup
 
 
 def table_of_reply(reply: Mapping[str, object], start: HandStart

@@ -5,7 +5,7 @@ machine enforces and :mod:`tablectl.game.rules` for the house rules it reads.
 """
 
 from tablectl.game.errors import CardOutOfTurn, DuplicateCard, HandSetupError, RuleViolation
-from tablectl.game.hand import Hand, HandStart, SeatSetup
+from tablectl.game.hand import Hand
 from tablectl.game.model import (
     Act,
     ActionIn,
@@ -65,6 +65,7 @@ from tablectl.game.rules import (
     StudOpenerTie,
     StudShortDeck,
 )
+from tablectl.game.start import HandStart, SeatSetup
 
 __all__ = [
     "PRESETS", "Act", "ActionIn", "ActionKind", "ActionTaken", "Award", "BetReturned",

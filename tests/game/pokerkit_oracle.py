@@ -458,7 +458,7 @@ The differential test counts each label it meets; nothing else may differ."""
 
 def _known_betting_difference(hand: Hand, pk: Any, game: GameKind) -> str | None:
     # private engine state, read here only to explain a difference
-    ours_inc = hand._bet_size() if hand._limit else hand._min_inc
+    ours_inc = hand._betting.full_raise()
     if pk.completion_betting_or_raising_amount < ours_inc:
         return "pokerkit-raise-size-base"
     return None
