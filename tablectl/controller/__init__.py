@@ -9,7 +9,16 @@ boundaries) for the app to journal and publish; the snapshots are built lazily, 
 checkpoint to restore from. Payload models and JSON Schemas: :mod:`tablectl.controller.payloads`.
 """
 
-from tablectl.controller.controller import SECURE_STATE_SCHEMA, STATE_SCHEMA, HandController, Phase
+from tablectl.controller.controller import (
+    COMMAND_TABLE,
+    COMMANDS,
+    SECURE_STATE_SCHEMA,
+    STATE_SCHEMA,
+    CommandRule,
+    HandController,
+    Phase,
+    Stage,
+)
 from tablectl.controller.errors import CodecError, ControllerError, SetupError
 from tablectl.controller.inputs import (
     INPUT_KINDS,
@@ -35,7 +44,6 @@ from tablectl.controller.outcome import (
 )
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Reply
 from tablectl.controller.table import (
-    COMMANDS,
     PERMISSIONS,
     ActiveError,
     CachedReply,
@@ -48,11 +56,11 @@ from tablectl.controller.table import (
 )
 
 __all__ = [
-    "COMMANDS", "INPUT_KINDS", "PERMISSIONS", "READ_ERRORS", "SECURE_STATE_SCHEMA",
-    "STATE_SCHEMA", "ActiveError", "CachedReply", "CardRead", "CodecError", "Command",
-    "ControllerError", "ControllerInput", "DeviceState", "DeviceStatus", "ErrorChange",
-    "ErrorCode", "Event", "HandController", "HandEnded", "HandStarted", "Location",
-    "LocationKind", "Outcome", "Phase", "ReadMissed", "ReadStatus", "Reply", "Role", "SeatState",
-    "SetupError", "SnapshotChange", "TableSetup", "TableState", "TagGone", "game_label",
-    "input_from_json", "input_to_json",
+    "COMMANDS", "COMMAND_TABLE", "INPUT_KINDS", "PERMISSIONS", "READ_ERRORS",
+    "SECURE_STATE_SCHEMA", "STATE_SCHEMA", "ActiveError", "CachedReply", "CardRead",
+    "CodecError", "Command", "CommandRule", "ControllerError", "ControllerInput",
+    "DeviceState", "DeviceStatus", "ErrorChange", "ErrorCode", "Event", "HandController",
+    "HandEnded", "HandStarted", "Location", "LocationKind", "Outcome", "Phase", "ReadMissed",
+    "ReadStatus", "Reply", "Role", "SeatState", "SetupError", "SnapshotChange", "Stage",
+    "TableSetup", "TableState", "TagGone", "game_label", "input_from_json", "input_to_json",
 ]

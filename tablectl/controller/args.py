@@ -1,5 +1,16 @@
 """A command's arguments, read with their types; every problem is a ``bad_args`` refusal.
 
+Each command declares its arguments as an :data:`ArgSchema` (the command table's third column,
+:mod:`tablectl.controller.commands`); :func:`read_args` reads them in the schema's order, refuses
+any argument the schema does not name, then runs the value checks, in order.
+
+>>> schema = (Arg("seat", ArgKind.INT, required=True, check=lambda v, setup: None),)
+>>> read_args(schema, {"seat": 3}, None).integer("seat")
+3
+>>> read_args(schema, {"seat": 3, "x": 1}, None)
+Traceback (most recent call last):
+...
+tablectl.controller.reply.Refused: unknown argument(s): x
 >>> args = Args({"seat": 3, "kind": "call"})
 >>> args.opt_int("seat"), args.text("kind")
 (3, 'call')
@@ -12,10 +23,14 @@ tablectl.controller.reply.Refused: argument 'seat' must be an integer
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final, TypeAlias
 
 from tablectl.controller.fields import Fields
 from tablectl.controller.reply import ErrorCode, Refused
+from tablectl.controller.table import TableSetup
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.jsonvalue import JsonObject
 
@@ -91,3 +106,128 @@ class Args:
         extra = self._fields.unused()
         if extra:
             raise Refused(ErrorCode.BAD_ARGS, f"unknown argument(s): {', '.join(extra)}")
+
+
+class ArgKind(Enum):
+    """The type of a command argument."""
+
+    INT = "int"
+    TEXT = "text"
+    BOOL = "bool"
+    CARD = "card"
+    """A card's name (``"As"``), read as a :class:`~tablectl.domain.cards.Card`."""
+    CARDS = "cards"
+    """A list of card names."""
+
+
+ArgCheck: TypeAlias = Callable[[object, TableSetup | None], str | None]
+"""A value check: the reason of a ``bad_args`` refusal, or None when the value is good."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One argument of a command.
+
+    Attributes:
+        key: its name in the command's ``args``.
+        kind: its type.
+        required: a missing (or ``null``) one is refused.
+        check: a check of a given value against the table's setup (after every argument is
+            read and none is unknown).
+    """
+
+    key: str
+    kind: ArgKind
+    required: bool = False
+    check: ArgCheck | None = None
+
+    def __post_init__(self) -> None:
+        if self.required and self.kind not in (ArgKind.INT, ArgKind.TEXT):
+            raise ValueError(f"argument {self.key!r}: only ints and texts can be required")
+
+
+ArgSchema: TypeAlias = tuple[Arg, ...]
+"""A command's arguments, in the order they are read and checked."""
+
+
+class ArgValues:
+    """A command's arguments as :func:`read_args` read them (absent optional ones are None)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, object]) -> None:
+        self._values = dict(values)
+
+    def integer(self, key: str) -> int:
+        """A required integer."""
+        value = self._values[key]
+        assert isinstance(value, int)
+        return value
+
+    def opt_int(self, key: str) -> int | None:
+        """An optional integer."""
+        value = self._values[key]
+        assert value is None or isinstance(value, int)
+        return value
+
+    def text(self, key: str) -> str:
+        """A required string."""
+        value = self._values[key]
+        assert isinstance(value, str)
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        """An optional string."""
+        value = self._values[key]
+        assert value is None or isinstance(value, str)
+        return value
+
+    def opt_bool(self, key: str) -> bool | None:
+        """An optional bool."""
+        value = self._values[key]
+        assert value is None or isinstance(value, bool)
+        return value
+
+    def opt_card(self, key: str) -> Card | None:
+        """An optional card."""
+        value = self._values[key]
+        assert value is None or isinstance(value, Card)
+        return value
+
+    def opt_cards(self, key: str) -> tuple[Card, ...] | None:
+        """An optional list of cards."""
+        value = self._values[key]
+        assert value is None or isinstance(value, tuple)
+        return value
+
+
+def _read(args: Args, arg: Arg) -> object:
+    match arg.kind:
+        case ArgKind.INT:
+            return args.integer(arg.key) if arg.required else args.opt_int(arg.key)
+        case ArgKind.TEXT:
+            return args.text(arg.key) if arg.required else args.opt_str(arg.key)
+        case ArgKind.BOOL:
+            return args.opt_bool(arg.key)
+        case ArgKind.CARD:
+            return args.opt_card(arg.key)
+        case ArgKind.CARDS:
+            return args.opt_cards(arg.key)
+
+
+def read_args(schema: ArgSchema, args: JsonObject, setup: TableSetup | None) -> ArgValues:
+    """Read ``args`` by ``schema``: each in order, then unknown ones, then the value checks.
+
+    Raises:
+        Refused: ``bad_args``, with the first problem found.
+    """
+    reader = Args(args)
+    values = {arg.key: _read(reader, arg) for arg in schema}
+    reader.done()
+    for arg in schema:
+        value = values[arg.key]
+        if arg.check is not None and value is not None:
+            reason = arg.check(value, setup)
+            if reason is not None:
+                raise Refused(ErrorCode.BAD_ARGS, reason)
+    return ArgValues(values)

@@ -51,13 +51,14 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Final
 
-from tablectl.controller.args import Args
+from tablectl.controller.args import Arg, ArgKind, ArgSchema, ArgValues, read_args
 from tablectl.controller.inputs import (
     CardRead,
     Command,
@@ -81,7 +82,6 @@ from tablectl.controller.outcome import (
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Refused, Reply
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import (
-    COMMANDS,
     ActiveError,
     CachedReply,
     DeviceState,
@@ -139,6 +139,22 @@ class Phase(StrEnum):
     SHOWDOWN = "showdown"
     SETTLED = "settled"
     FAULT = "fault"
+
+
+class Stage(StrEnum):
+    """Where the table is in the hand cycle: what the command table's phases name.
+
+    Stored (:attr:`HandController.stage`), changed only where a hand starts, settles or is
+    cleared; the snapshot's :class:`Phase` refines it with the engine's expectation and the
+    active read errors.
+    """
+
+    NO_HAND = "no_hand"
+    """Between hands: no hand started since the last one was cleared."""
+    IN_HAND = "in_hand"
+    """A hand is in progress."""
+    SETTLED = "settled"
+    """Every pot of the hand is awarded; ``next_hand`` clears it."""
 
 
 # A target key names where a card goes: ("seat", n), ("board", index) or ("burn", 0).
@@ -263,7 +279,7 @@ class HandController:
         self._hand: Hand | None = None
         self._hand_id = ""
         self._pre_hand: TableState | None = None
-        self._settled = False
+        self._stage = Stage.NO_HAND
         self._folder: EventFolder | None = None
         self._accepted: dict[Card, _Placed] = {}
         self._staged: dict[_Key, list[tuple[Card, CardRead]]] = {}
@@ -303,14 +319,20 @@ class HandController:
         return self._setup
 
     @property
+    def stage(self) -> Stage:
+        """Where the table is in the hand cycle (stored, not derived)."""
+        return self._stage
+
+    @property
     def phase(self) -> Phase:
         """The current phase."""
         if any(code in READ_ERRORS for code in self._errors) or self._pending is not None:
             return Phase.FAULT
-        if self._hand is None:
+        if self._stage is Stage.NO_HAND:
             return Phase.IDLE
-        if self._settled:
+        if self._stage is Stage.SETTLED:
             return Phase.SETTLED
+        assert self._hand is not None
         exp = self._hand.expected()
         if isinstance(exp, Act):
             return Phase.BETTING
@@ -344,7 +366,7 @@ class HandController:
         while a hand is settled gives phase ``idle`` (the settled board is not carried over);
         to rebuild the exact state, restore the last hand's start checkpoint and replay.
         """
-        if self._hand is not None and not self._settled and self._pre_hand is not None:
+        if self._stage is Stage.IN_HAND and self._pre_hand is not None:
             return self._pre_hand
         return self._table_state()
 
@@ -456,7 +478,7 @@ class HandController:
         if card is None:
             return False
         hand = self._hand
-        if hand is None or self._settled:
+        if hand is None or self._stage is not Stage.IN_HAND:
             run.log.append(f"read {read.read_id} ({card}) ignored: no hand in progress")
             return False
         loc = read.location
@@ -652,7 +674,7 @@ class HandController:
     def _drain(self) -> None:
         """Apply staged table reads whose turn has come (and unread burns before them)."""
         hand = self._hand
-        while hand is not None and not self._settled:
+        while hand is not None and self._stage is Stage.IN_HAND:
             exp = hand.expected()
             key = _key_of(exp)
             if key is None:
@@ -694,7 +716,7 @@ class HandController:
         hand = self._hand
         folder = self._folder
         assert hand is not None and folder is not None
-        self._settled = True
+        self._stage = Stage.SETTLED
         for seat, stack in hand.final_stacks.items():
             if seat in self._seats:
                 self._seats[seat] = replace(self._seats[seat], stack=stack)
@@ -733,13 +755,19 @@ class HandController:
         return reply, False
 
     def _execute(self, cmd: Command, *, admit: bool = True) -> dict[str, JsonValue]:
-        if cmd.name not in COMMANDS:
+        """Refusals in order: unknown command, role and age (``admit``), arguments, phase;
+        then the command's own checks and its work."""
+        rule = COMMAND_TABLE.get(cmd.name)
+        if rule is None:
             raise Refused(ErrorCode.UNKNOWN_COMMAND, f"no command {cmd.name!r}")
         if admit:
             self._admit(cmd)
-        handler = getattr(self, f"_cmd_{cmd.name}")
-        result: dict[str, JsonValue] = handler(cmd, Args(cmd.args))
-        return result
+        args = read_args(rule.args, cmd.args, self._setup)
+        if self._stage not in rule.phases:
+            raise Refused(ErrorCode.WRONG_PHASE,
+                          rule.wrong_phase[self._stage].format(name=cmd.name,
+                                                               hand=self._hand_id))
+        return rule.handler(self, cmd, args)
 
     def _admit(self, cmd: Command) -> None:
         role = self._setup.roles.get(cmd.user)
@@ -755,28 +783,17 @@ class HandController:
                                f"sent {age:.1f} s ago (at most "
                                f"{self._setup.max_command_age:g} s)")
 
-    def _need_hand(self, what: str) -> Hand:
-        if self._hand is None:
-            raise Refused(ErrorCode.WRONG_PHASE, f"{what}: no hand in progress")
-        if self._settled:
-            raise Refused(ErrorCode.WRONG_PHASE, f"{what}: the hand is already settled")
+    def _in_hand(self) -> Hand:
+        """The hand in progress (the command table let only such commands through)."""
+        assert self._hand is not None and self._stage is Stage.IN_HAND
         return self._hand
-
-    def _need_between_hands(self, what: str) -> None:
-        if self._hand is not None and not self._settled:
-            raise Refused(ErrorCode.WRONG_PHASE, f"{what} only between hands")
 
     def _correction(self, kind: str, cmd: Command, **fields: JsonValue) -> None:
         self._run.events.append(Event("correction", {"kind": kind, "by": cmd.user, **fields}))
 
     # start_hand ------------------------------------------------------------------------------
 
-    def _cmd_start_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
-        args.done()
-        if self._hand is not None:
-            raise Refused(ErrorCode.WRONG_PHASE,
-                           "the last hand is settled: next_hand first" if self._settled
-                           else f"hand {self._hand_id} is in progress")
+    def _cmd_start_hand(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         blocking = [c.value for c in self._errors if c in READ_ERRORS]
         if blocking:
             raise Refused(ErrorCode.WRONG_PHASE, "clear the active errors first: "
@@ -798,7 +815,7 @@ class HandController:
         self._number = number
         self._hand_id = hand_id
         self._hand = hand
-        self._settled = False
+        self._stage = Stage.IN_HAND
         self._accepted.clear()
         self._staged.clear()
         self._pending = None
@@ -817,7 +834,7 @@ class HandController:
 
     # action ------------------------------------------------------------------------------
 
-    def _cmd_action(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_action(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         """``{seat, kind, amount, cards}``: ``seat`` omitted (a keypad) acts for the seat to
         act; ``amount`` omitted for bet, raise or complete is the smallest legal "to" total;
         ``show`` (with ``cards`` the table did not read) and ``muck`` answer a showdown."""
@@ -825,14 +842,8 @@ class HandController:
         kind_text = args.text("kind").replace("_", "-")
         amount = args.opt_int("amount")
         cards_text = args.opt_cards("cards")
-        args.done()
-        kind: ActionKind | None = None
-        if kind_text not in ("show", "muck"):
-            try:
-                kind = ActionKind(kind_text)
-            except ValueError:
-                raise Refused(ErrorCode.BAD_ARGS, f"unknown action kind {kind_text!r}") from None
-        hand = self._need_hand("action")
+        kind = None if kind_text in ("show", "muck") else ActionKind(kind_text)
+        hand = self._in_hand()
         exp = hand.expected()
         seat = given_seat
         if seat is None:
@@ -870,9 +881,8 @@ class HandController:
 
     # undo --------------------------------------------------------------------------------
 
-    def _cmd_undo(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
-        args.done()
-        hand = self._need_hand("undo")
+    def _cmd_undo(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
+        hand = self._in_hand()
         inputs = hand.inputs
         last = next((i for i in range(len(inputs) - 1, -1, -1)
                      if not isinstance(inputs[i], CardIn)), None)
@@ -905,9 +915,8 @@ class HandController:
 
     # misdeal / kill_hand ---------------------------------------------------------------------
 
-    def _cmd_misdeal(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
-        args.done()
-        hand = self._need_hand("misdeal")
+    def _cmd_misdeal(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
+        hand = self._in_hand()
         actions = [i for i in hand.inputs if isinstance(i, ActionIn)]
         chips = any(a.kind in _CHIP_ACTIONS for a in actions)
         if len(actions) >= 3 or (len(actions) >= 2 and chips):
@@ -916,9 +925,7 @@ class HandController:
                            "kill_hand)")
         return self._void("misdeal", cmd)
 
-    def _cmd_kill_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
-        args.done()
-        self._need_hand("kill_hand")
+    def _cmd_kill_hand(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         return self._void("killed", cmd)
 
     def _void(self, result: str, cmd: Command) -> dict[str, JsonValue]:
@@ -945,7 +952,7 @@ class HandController:
         self._hand = None
         self._hand_id = ""
         self._pre_hand = None
-        self._settled = False
+        self._stage = Stage.NO_HAND
         self._folder = None
         self._accepted.clear()
         self._staged.clear()
@@ -953,14 +960,13 @@ class HandController:
 
     # cards ---------------------------------------------------------------------------------
 
-    def _cmd_manual_card(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_manual_card(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         card = args.opt_card("card")
         seat = args.opt_int("seat")
         board = args.opt_bool("board")
         burn = args.opt_bool("burn")
         read_id = args.opt_str("read")
-        args.done()
-        hand = self._need_hand("manual_card")
+        hand = self._in_hand()
         pending = self._pending
         if pending is not None and read_id is None:
             raise Refused(ErrorCode.BAD_ARGS,
@@ -1003,9 +1009,8 @@ class HandController:
                          target=_target_text(target))
         return {"card": card_text(card), "target": _target_text(target)}
 
-    def _cmd_confirm_read(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_confirm_read(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         read_id = args.text("read")
-        args.done()
         pending = self._held(read_id)
         self._pending = None
         self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
@@ -1013,9 +1018,8 @@ class HandController:
                                  halted_ok=True)
         return {"read": read_id, "card": str(pending.card), "accepted": accepted}
 
-    def _cmd_reject_read(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_reject_read(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         read_id = args.text("read")
-        args.done()
         pending = self._held(read_id)
         self._pending = None
         self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
@@ -1029,14 +1033,10 @@ class HandController:
 
     # table ---------------------------------------------------------------------------------
 
-    def _cmd_adjust_stack(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_adjust_stack(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         seat = args.integer("seat")
         amount = args.integer("amount")
         reason = args.text("reason").strip()
-        args.done()
-        if not reason:
-            raise Refused(ErrorCode.BAD_ARGS, "adjust_stack needs a reason")
-        self._need_between_hands("adjust_stack")
         current = self._seated(seat)
         stack = current.stack + amount
         if stack < 0:
@@ -1046,16 +1046,10 @@ class HandController:
         self._seat_event(seat, "adjusted", cmd, amount=amount, reason=reason)
         return {"seat": seat, "stack": stack}
 
-    def _cmd_seat_player(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_seat_player(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         seat = args.integer("seat")
         name = args.text("name").strip()
         stack = args.integer("stack")
-        args.done()
-        if not 1 <= seat <= self._setup.max_seats:
-            raise Refused(ErrorCode.BAD_ARGS, f"seats are 1..{self._setup.max_seats}")
-        if stack < 0:
-            raise Refused(ErrorCode.BAD_ARGS, "a stack cannot be negative")
-        self._need_between_hands("seat_player")
         if seat in self._seats:
             raise Refused(ErrorCode.BAD_ARGS,
                            f"seat {seat} is taken by {self._seats[seat].name or 'a player'}")
@@ -1064,10 +1058,8 @@ class HandController:
         self._seat_event(seat, "seated", cmd)
         return {"seat": seat, "name": name, "stack": stack}
 
-    def _cmd_unseat_player(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_unseat_player(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         seat = args.integer("seat")
-        args.done()
-        self._need_between_hands("unseat_player")
         current = self._seated(seat)
         self._seat_event(seat, "unseated", cmd)
         del self._seats[seat]
@@ -1084,10 +1076,7 @@ class HandController:
         self._run.events.append(Event("seat", {"seat": seat, "name": s.name, "stack": s.stack,
                                                "change": change, "by": cmd.user, **extra}))
 
-    def _cmd_next_hand(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
-        args.done()
-        if self._hand is None or not self._settled:
-            raise Refused(ErrorCode.WRONG_PHASE, "next_hand only after a settled hand")
+    def _cmd_next_hand(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         self._clear_hand()
         if not self._stud:
             self._button = self._next_button()
@@ -1099,9 +1088,8 @@ class HandController:
             return self._button
         return next((s for s in live if s > self._button), live[0])
 
-    def _cmd_clear_error(self, cmd: Command, args: Args) -> dict[str, JsonValue]:
+    def _cmd_clear_error(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         code_text = args.text("code")
-        args.done()
         try:
             code = ErrorCode(code_text)
         except ValueError:
@@ -1114,7 +1102,7 @@ class HandController:
         return {"code": code.value}
 
     def _on_missed(self, missed: ReadMissed) -> None:
-        if self._hand is None or self._settled:
+        if self._stage is not Stage.IN_HAND:
             self._run.log.append(f"{missed.source}: {missed.reason} (no hand in progress)")
             return
         self._raise(ErrorCode.MISSED_READ,
@@ -1126,7 +1114,7 @@ class HandController:
 
     def _on_config(self, change: ConfigChange) -> None:
         self._run.log.append("config changed")
-        if self._hand is None:
+        if self._stage is Stage.NO_HAND:
             self._adopt(change.setup)
             if self._number == 0 and change.initial is not None:
                 self._seats = {s.seat: s for s in change.initial.seats}
@@ -1180,7 +1168,8 @@ class HandController:
         view = self._memo_of(hand).view() if hand is not None else None
         in_hand = {s.seat: s for s in view.seats} if view is not None else {}
         exp = hand.expected() if hand is not None else None
-        to_act = exp.seat if isinstance(exp, Act) and not self._settled else None
+        settled = self._stage is Stage.SETTLED
+        to_act = exp.seat if isinstance(exp, Act) and not settled else None
         public_seats: list[JsonValue] = []
         secure_seats: list[JsonValue] = []
         for n in range(1, setup.max_seats + 1):
@@ -1204,18 +1193,18 @@ class HandController:
                 text = card_text(c.card)
                 public_cards.append({"card": text if up else None, "up": up})
                 secure_cards.append({"card": text, "up": up})
-            status = ("folded" if sv.folded else "all_in" if sv.all_in and not self._settled
+            status = ("folded" if sv.folded else "all_in" if sv.all_in and not settled
                       else "active")
             common: dict[str, JsonValue] = {
                 "seat": n, "name": table.name,
-                "stack": table.stack if self._settled else sv.stack,
+                "stack": table.stack if settled else sv.stack,
                 "bet": sv.bet, "status": status}
             public_seats.append({**common, "cards": public_cards, "to_act": n == to_act})
             secure_seats.append({**common, "cards": secure_cards, "to_act": n == to_act})
         street: str | None = None
         if view is not None:
             showdown = (isinstance(exp, Showdown) and not exp.run_out) or (
-                self._settled and folder is not None and folder.showdown)
+                settled and folder is not None and folder.showdown)
             street = "showdown" if showdown else (view.street.value if view.street else None)
         snap: dict[str, JsonValue] = {
             "schema": STATE_SCHEMA,
@@ -1230,7 +1219,7 @@ class HandController:
             "board": [card_text(c) for c in view.board] if view is not None else [],
             "pots": pots_json(view.pots) if view is not None else [],
             "to_act": {"seat": exp.seat, "legal": legal_json(exp.legal)}
-            if isinstance(exp, Act) and not self._settled else None,
+            if isinstance(exp, Act) and not settled else None,
             "last_action": dict(folder.last_action)
             if folder is not None and folder.last_action is not None else None,
             "results": [dict(a) for a in folder.awards] if folder is not None else [],
@@ -1272,3 +1261,114 @@ def _copy_value(v: JsonValue) -> JsonValue:
     if isinstance(v, list):
         return [_copy_value(x) for x in v]
     return v
+
+
+# --- the command table -----------------------------------------------------------------------
+
+
+def _action_kind(value: object, setup: TableSetup | None) -> str | None:
+    text = str(value).replace("_", "-")
+    if text in ("show", "muck"):
+        return None
+    try:
+        ActionKind(text)
+    except ValueError:
+        return f"unknown action kind {text!r}"
+    return None
+
+
+def _reason_given(value: object, setup: TableSetup | None) -> str | None:
+    return None if str(value).strip() else "adjust_stack needs a reason"
+
+
+def _seat_number(value: object, setup: TableSetup | None) -> str | None:
+    assert isinstance(value, int) and setup is not None
+    return None if 1 <= value <= setup.max_seats else f"seats are 1..{setup.max_seats}"
+
+
+def _not_negative(value: object, setup: TableSetup | None) -> str | None:
+    assert isinstance(value, int)
+    return "a stack cannot be negative" if value < 0 else None
+
+
+Handler = Callable[[HandController, Command, ArgValues], dict[str, JsonValue]]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRule:
+    """One row of the command table.
+
+    Attributes:
+        handler: does the command (its own checks raise :class:`Refused`); returns the reply's
+            result.
+        phases: the stages the command is allowed in; in any other it is refused
+            ``wrong_phase``.
+        args: its arguments.
+        wrong_phase: the refusal's reason in each stage not allowed (``{name}``: the
+            command, ``{hand}``: the hand's id).
+    """
+
+    handler: Handler
+    phases: frozenset[Stage]
+    args: ArgSchema
+    wrong_phase: Mapping[Stage, str]
+
+    def __post_init__(self) -> None:
+        if set(self.wrong_phase) != set(Stage) - self.phases:
+            raise ValueError("a wrong_phase reason for exactly the stages not allowed")
+
+
+_ANY: Final = frozenset(Stage)
+_IN_HAND: Final = frozenset({Stage.IN_HAND})
+_BETWEEN: Final = frozenset({Stage.NO_HAND, Stage.SETTLED})
+_NEED_HAND: Final = {Stage.NO_HAND: "{name}: no hand in progress",
+                     Stage.SETTLED: "{name}: the hand is already settled"}
+_NOT_IN_HAND: Final = {Stage.IN_HAND: "{name} only between hands"}
+_SEAT: Final = Arg("seat", ArgKind.INT, required=True)
+
+COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
+    "start_hand": CommandRule(
+        HandController._cmd_start_hand, frozenset({Stage.NO_HAND}), (),
+        {Stage.IN_HAND: "hand {hand} is in progress",
+         Stage.SETTLED: "the last hand is settled: next_hand first"}),
+    "action": CommandRule(
+        HandController._cmd_action, _IN_HAND,
+        (Arg("seat", ArgKind.INT), Arg("kind", ArgKind.TEXT, required=True, check=_action_kind),
+         Arg("amount", ArgKind.INT), Arg("cards", ArgKind.CARDS)),
+        _NEED_HAND),
+    "undo": CommandRule(HandController._cmd_undo, _IN_HAND, (), _NEED_HAND),
+    "misdeal": CommandRule(HandController._cmd_misdeal, _IN_HAND, (), _NEED_HAND),
+    "manual_card": CommandRule(
+        HandController._cmd_manual_card, _IN_HAND,
+        (Arg("card", ArgKind.CARD), Arg("seat", ArgKind.INT), Arg("board", ArgKind.BOOL),
+         Arg("burn", ArgKind.BOOL), Arg("read", ArgKind.TEXT)),
+        _NEED_HAND),
+    "confirm_read": CommandRule(HandController._cmd_confirm_read, _ANY,
+                                (Arg("read", ArgKind.TEXT, required=True),), {}),
+    "reject_read": CommandRule(HandController._cmd_reject_read, _ANY,
+                               (Arg("read", ArgKind.TEXT, required=True),), {}),
+    "kill_hand": CommandRule(HandController._cmd_kill_hand, _IN_HAND, (), _NEED_HAND),
+    "adjust_stack": CommandRule(
+        HandController._cmd_adjust_stack, _BETWEEN,
+        (_SEAT, Arg("amount", ArgKind.INT, required=True),
+         Arg("reason", ArgKind.TEXT, required=True, check=_reason_given)),
+        _NOT_IN_HAND),
+    "seat_player": CommandRule(
+        HandController._cmd_seat_player, _BETWEEN,
+        (Arg("seat", ArgKind.INT, required=True, check=_seat_number),
+         Arg("name", ArgKind.TEXT, required=True),
+         Arg("stack", ArgKind.INT, required=True, check=_not_negative)),
+        _NOT_IN_HAND),
+    "unseat_player": CommandRule(HandController._cmd_unseat_player, _BETWEEN, (_SEAT,),
+                                 _NOT_IN_HAND),
+    "next_hand": CommandRule(
+        HandController._cmd_next_hand, frozenset({Stage.SETTLED}), (),
+        dict.fromkeys((Stage.NO_HAND, Stage.IN_HAND), "next_hand only after a settled hand")),
+    "clear_error": CommandRule(HandController._cmd_clear_error, _ANY,
+                               (Arg("code", ArgKind.TEXT, required=True),), {}),
+})
+"""Every command the controller answers, with its handler, phases and arguments (recall and
+replay are answered by the app)."""
+
+COMMANDS: Final = frozenset(COMMAND_TABLE)
+"""The names of :data:`COMMAND_TABLE`."""

@@ -38,11 +38,6 @@ class Role(StrEnum):
     DISPLAY = "display"
 
 
-COMMANDS: Final = frozenset({
-    "start_hand", "action", "undo", "misdeal", "manual_card", "confirm_read", "reject_read",
-    "kill_hand", "adjust_stack", "seat_player", "unseat_player", "next_hand", "clear_error"})
-"""Every command the controller answers (recall and replay are answered by the app)."""
-
 _DEALER: Final = frozenset({"start_hand", "action", "undo", "misdeal", "manual_card",
                             "confirm_read", "reject_read", "next_hand"})
 
