@@ -16,8 +16,9 @@ from tablectl.clock import Clock
 from tablectl.controller.inputs import CardRead
 from tablectl.setup.calibrate import Calibration
 from tablectl.setup.dialogue import TIMEOUT, Dialogue, Inputs, Timeout
-from tablectl.setup.errors import AbortedError, CalibrationError, RegistrationError
-from tablectl.setup.register import DeckRegistration, RegistrationMode
+from tablectl.setup.errors import AbortedError, CalibrationError
+from tablectl.setup.register import DeckRegistration
+from tablectl.setup.register_dialogue import Phase, RegistrationDialogue, Trigger
 from tablectl.setup.verify import DeckVerification, Verdict, VerificationReport
 from tablectl.sources.base import SourceEvent
 
@@ -35,98 +36,34 @@ async def register_deck(registration: DeckRegistration, events: AsyncIterator[So
         RunnerError: the source ended.
     """
     inputs = Inputs(events, dialogue, clock)
-    ordered = registration.mode is RegistrationMode.ORDERED
-    if ordered:
-        dialogue.say("pass the cards in this order: "
-                     + " ".join(str(c) for c in registration.remaining))
-        dialogue.say(f"next: {registration.expected}  (type 'undo' to take back the last "
-                     "card, 'quit' to stop)")
-    else:
-        dialogue.say("read a card, then type which card it is (e.g. As, Td); an empty line "
-                     "skips the tag, 'quit' stops")
-    hold_lines = False   # confirm mode: an answer typed ahead waits for its read
+    talk = RegistrationDialogue(registration)
+    step = talk.opening()
     try:
-        while not registration.complete:
-            item = await inputs.next(idle_timeout, line=not (inputs.eof or hold_lines),
-                                     reads_first=not ordered)
+        while True:
+            for text in step.say:
+                dialogue.say(text)
+            if step.unread is not None:
+                inputs.unread(step.unread)
+            if step.timed_out is not None:
+                raise inputs.no_read(idle_timeout, step.timed_out)
+            if talk.phase is Phase.DONE:
+                break
+            wait = talk.wait
+            item = await inputs.next(idle_timeout, read=wait.read,
+                                     line=wait.line and (wait.after_end or not inputs.eof),
+                                     reads_first=wait.reads_first)
             match item:
                 case Timeout():
-                    raise inputs.no_read(idle_timeout, f"{registration.count} of 52 registered")
+                    step = talk.handle(Trigger.TIMEOUT)
                 case None:
-                    continue  # the dealer's input ended: reads still register (ordered)
+                    step = talk.handle(Trigger.END)
                 case str() as text:
-                    if not ordered and text.strip().lower() not in ("", "quit", "undo"):
-                        inputs.unread(text)
-                        hold_lines = True
-                        continue
-                    _registration_command(registration, text, dialogue)
+                    step = talk.handle(Trigger.LINE, text)
                 case CardRead(uid=uid):
                     assert uid is not None
-                    hold_lines = False
-                    try:
-                        done = registration.read(uid)
-                    except RegistrationError as exc:
-                        dialogue.say(f"refused: {exc.reason}")
-                        continue
-                    if done is not None:
-                        nxt = registration.expected
-                        dialogue.say(f"{done.count:2d}/52 {done.card} = {done.uid}"
-                                     + (f"; next: {nxt}" if nxt else ""))
-                    else:
-                        await _confirm(registration, inputs, dialogue, idle_timeout)
+                    step = talk.handle(Trigger.READ, uid)
     finally:
         await inputs.aclose()
-
-
-def _registration_command(registration: DeckRegistration, text: str,
-                          dialogue: Dialogue) -> None:
-    word = text.strip().lower()
-    if not word:
-        return
-    if word == "quit":
-        raise AbortedError(f"stopped by the dealer; {registration.count} of 52 registered")
-    if word == "undo":
-        try:
-            undone = registration.undo()
-        except RegistrationError as exc:
-            dialogue.say(f"refused: {exc.reason}")
-            return
-        nxt = registration.expected
-        dialogue.say(f"took back {undone.card} = {undone.uid}"
-                     + (f"; next: {nxt}" if nxt else ""))
-        return
-    dialogue.say(f"unknown command {text.strip()!r} (undo, quit)")
-
-
-async def _confirm(registration: DeckRegistration, inputs: Inputs, dialogue: Dialogue,
-                   idle_timeout: float) -> None:
-    uid = registration.pending
-    while registration.pending is not None:
-        dialogue.say(f"tag {uid}: which card?")
-        answer = await inputs.next(idle_timeout, read=False)
-        if isinstance(answer, Timeout):
-            registration.reject()
-            raise inputs.no_read(idle_timeout, f"tag {uid} was not confirmed; "
-                                          f"{registration.count} of 52 registered")
-        if answer is None:
-            registration.reject()
-            raise AbortedError(f"input ended while tag {uid} waited for its card; "
-                          f"{registration.count} of 52 registered")
-        assert isinstance(answer, str)
-        text = answer.strip()
-        if text.lower() == "quit":
-            registration.reject()
-            raise AbortedError(f"stopped by the dealer; {registration.count} of 52 registered")
-        if not text:
-            registration.reject()
-            dialogue.say(f"skipped tag {uid}")
-            return
-        try:
-            done = registration.confirm(text)
-        except RegistrationError as exc:
-            dialogue.say(f"refused: {exc.reason}")
-            continue
-        dialogue.say(f"{done.count:2d}/52 {done.card} = {done.uid}")
 
 
 async def verify_deck(verification: DeckVerification, events: AsyncIterator[SourceEvent],
