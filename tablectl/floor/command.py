@@ -1,6 +1,6 @@
 """``tablectl floor ...``: the floor service and the history it keeps (the CLI group).
 
-``tablectl/cli.py`` only registers :func:`add_floor`. Exit codes as everywhere: 0 success,
+:mod:`tablectl.cli` only registers :func:`add_floor`. Exit codes as everywhere: 0 success,
 1 the work failed (database or broker unreachable), 2 bad usage (one line, no traceback).
 """
 

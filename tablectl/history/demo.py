@@ -1,7 +1,8 @@
 """Seeded random hands through the engine, for ``tablectl demo`` (until the daemon exists).
 
 Everything here is deterministic for a given seed: the deck order, the seats and every
-decision come from one ``random.Random``. The module plays and summarises; ``cli.py`` prints.
+decision come from one ``random.Random``. The module plays and summarises;
+:mod:`tablectl.cli.demo` prints.
 """
 
 from __future__ import annotations

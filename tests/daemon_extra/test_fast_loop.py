@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tablectl.cli import run_on_fast_loop
+from tablectl.cli.run import run_on_fast_loop
 
 
 async def _loop_type() -> type:

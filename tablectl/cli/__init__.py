@@ -1,0 +1,109 @@
+"""The ``tablectl`` command: argument parsing, logging set-up and printing.
+
+This package is the only part of tablectl that configures logging handlers or prints. Each
+command group is a module with an ``add_<name>(subparsers)`` function that registers its
+parser and sets ``handler`` to a function ``(args) -> int`` (the exit code):
+
+==========================  ====================================================
+``run``, ``config``         :mod:`tablectl.cli.run`
+``web``                     :mod:`tablectl.cli.web`
+``demo``                    :mod:`tablectl.cli.demo`
+``watch``                   :mod:`tablectl.cli.watch`
+``deck``, ``table``         :mod:`tablectl.cli.setup`
+``camera``                  :mod:`tablectl.cli.camera`, :mod:`tablectl.cli.camera_live`
+``recall``, ``history``,    :mod:`tablectl.cli.history`
+``phh``
+``equity``                  :mod:`tablectl.cli.equity`
+``floor``                   :mod:`tablectl.floor.command`
+``doctor``                  :mod:`tablectl.doctor`
+==========================  ====================================================
+
+Exit codes (:class:`tablectl.cli.errors.Exit`): 0 success, 1 a failure of the work itself (a
+replay that did not match, a hand that could not be played), 2 bad usage or bad configuration
+(one clear line per problem, never a traceback), 130 interrupted. A command that stops raises
+:class:`~tablectl.cli.errors.CommandError`; :func:`main` prints its line and exits with its
+code, the one place that turns errors into exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from tablectl import __version__
+from tablectl.cli.camera import add_camera
+from tablectl.cli.demo import add_demo
+from tablectl.cli.equity import add_equity
+from tablectl.cli.errors import CommandError, Exit
+from tablectl.cli.history import add_history, add_phh, add_recall
+from tablectl.cli.logs import setup_logging
+from tablectl.cli.output import Handler, Subparsers
+from tablectl.cli.run import add_config, add_run
+from tablectl.cli.setup import add_deck, add_table
+from tablectl.cli.watch import add_watch
+from tablectl.cli.web import add_web
+from tablectl.doctor import add_doctor
+from tablectl.domain.errors import ConfigError
+
+
+def _add_floor(sub: Subparsers) -> None:
+    from tablectl.floor.command import add_floor
+
+    add_floor(sub)
+
+
+_ADDERS: Final[tuple[Callable[[Subparsers], None], ...]] = (
+    add_run,
+    _add_floor,
+    add_watch,
+    add_config,
+    add_web,
+    add_phh,
+    add_demo,
+    add_camera,
+    add_deck,
+    add_table,
+    add_recall,
+    add_history,
+    add_doctor,
+    add_equity,
+)
+"""Every command, in the order ``tablectl --help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (exposed for docs and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="tablectl",
+        description="Controller of a physical poker table: card readers in, hand rules, "
+                    "MQTT events out.",
+    )
+    parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
+    parser.add_argument("--log-level", default="info",
+                        choices=["trace", "debug", "info", "warning", "error"])
+    parser.add_argument("--log-format", default="human", choices=["human", "json"],
+                        help="human-readable lines (default) or JSON lines")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in _ADDERS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tablectl`` command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args.log_level, args.log_format)
+    handler: Handler = args.handler
+    try:
+        return int(handler(args))
+    except CommandError as exc:
+        print(exc.line, file=sys.stderr, flush=True)
+        return int(exc.code)
+    except ConfigError as exc:
+        print(exc.render(), file=sys.stderr)
+        return int(Exit.USAGE)
+    except KeyboardInterrupt:
+        return int(Exit.INTERRUPTED)

@@ -1,0 +1,82 @@
+"""``tablectl camera enrol --live``: the dealer shows each card to a camera, the console
+confirms each capture, then every card is shown once more to verify the profile
+(:class:`tablectl.vision.live.LiveEnrolment` is the sans-IO core; this is its terminal)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tablectl.cli.errors import CommandError, Exit, UsageError, stops_on
+
+if TYPE_CHECKING:
+    from tablectl.vision.profile import DeckProfile
+
+
+def _ask(prompt: str) -> str | None:
+    """Print ``prompt``; the dealer's answer from stdin, lower-cased (None at its end)."""
+    print(prompt, flush=True)
+    line = sys.stdin.readline()
+    return None if line == "" else line.strip().lower()
+
+
+def enrol_live(args: argparse.Namespace, out: Path) -> int:
+    """Enrol the deck ``args.deck_id`` from the camera ``args.live`` and save its profile in
+    ``out``; exit 0 if the verification pass read every card back."""
+    from tablectl.vision.live import CaptureReader, LiveEnrolment, LivePhase
+    from tablectl.vision.model import VisionError
+
+    try:
+        reader = CaptureReader(args.live)
+    except VisionError as exc:
+        raise UsageError(f"camera enrol: {exc}") from exc
+    live = LiveEnrolment(args.deck_id, args.mode, args.roi, args.deck)
+    with stops_on("camera enrol", {VisionError: Exit.FAILED}):
+        try:
+            while live.phase is LivePhase.ENROL:
+                card = live.current
+                done, total = live.progress
+                if _ask(f"[{done + 1}/{total}] show {card} to the camera, then press Enter "
+                        "(q to stop)") in (None, "q"):
+                    raise CommandError("camera enrol: stopped; nothing written")
+                if not live.capture(reader.read(args.frames)):
+                    print(f"no card index found: show {card} again")
+                    continue
+                answer = _ask(f"captured {card}: Enter to confirm, r to show it again")
+                if answer is None:
+                    return Exit.FAILED
+                if answer.startswith("r"):
+                    live.retake()
+                    continue
+                live.confirm()
+            print("verification: show every card once more")
+            while live.phase is LivePhase.VERIFY:
+                card = live.current
+                done, total = live.progress
+                if _ask(f"[{done + 1}/{total}] verify: show {card}, then press Enter") is None:
+                    return Exit.FAILED
+                frames = reader.read(1)
+                if not frames:
+                    raise CommandError("camera enrol: the camera stopped")
+                live.check(frames[0])
+            profile, report = live.result()
+        finally:
+            reader.close()
+    profile.save(out)
+    print(f"{out}: deck {profile.deck_id!r} enrolled live; {report.summary()}")
+    print_unseen(profile)
+    for item, read in report.failures:
+        print(f"  {item}: read {read}")
+    return Exit.OK if report.passed else Exit.FAILED
+
+
+def print_unseen(profile: DeckProfile) -> None:
+    """Say which cards of the deck were never shown, and how they will be read."""
+    if profile.unseen:
+        print(f"  {len(profile.unseen)} cards of the deck were not shown "
+              f"({' '.join(map(str, profile.unseen))}): each is read from its rank and suit "
+              "glyphs learnt apart and accepted only when both match as closely as a whole "
+              "enrolled index; otherwise it goes to the dealer. Show them too for the "
+              "most auto-accepts.")

@@ -1,0 +1,136 @@
+"""``tablectl demo``: a simulated table played live in the terminal, or hands played through
+the rules engine alone (``--engine-only``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from tablectl.cli.errors import Exit, UsageError, stops_on
+from tablectl.cli.output import Subparsers, count
+
+
+def _demo_engine_only(args: argparse.Namespace) -> int:
+    from tablectl.domain.games import RulesPreset
+    from tablectl.game import PRESETS
+    from tablectl.history.demo import parse_variant, play_demo
+
+    with stops_on("tablectl demo", {ValueError: Exit.USAGE}):
+        game, structure = parse_variant(args.engine_variant)
+    if args.hands < 1:
+        raise UsageError("tablectl demo: --hands must be at least 1")
+    rules = PRESETS[RulesPreset(args.rules)]
+    tty = sys.stdout.isatty()
+    console = None
+    if tty:
+        from rich.console import Console
+        from rich.panel import Panel
+
+        console = Console()
+    showdowns = 0
+    for demo in play_demo(game, structure, rules, hands=args.hands, seed=args.seed):
+        showdowns += any(a.half.value != "whole" or a.description not in (
+            "uncontested", "uncalled") for r in demo.hand.results for a in r.awards)
+        if console is not None:
+            body = "\n".join([
+                "[bold]actions[/]: " + ", ".join(demo.actions),
+                f"[bold]board[/]: {demo.board or '-'}",
+                *(f"[green]{w}[/]" for w in demo.winners),
+            ])
+            console.print(Panel(body, title=f"hand {demo.number} "
+                                             f"({structure.value} {game.value})"))
+        else:
+            print(f"hand {demo.number}: {len(demo.actions)} actions; board "
+                  f"{demo.board or '-'}; " + "; ".join(demo.winners))
+    print(f"{count(args.hands, 'hand')} of {structure.value} {game.value} ({rules.name} rules, "
+          f"seed {args.seed}); {showdowns} went to a showdown")
+    return Exit.OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    if args.engine_only:
+        args.engine_variant = args.variant
+        return _demo_engine_only(args)
+    import asyncio
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from tablectl.demo import DemoOptions, run_demo
+    from tablectl.terminal.follow import FollowUpdate, TableFollower
+    from tablectl.terminal.view import describe_event, hand_summary_line, render
+
+    if args.hands is not None and args.hands < 1:
+        raise UsageError("tablectl demo: --hands must be at least 1")
+    tty = sys.stdout.isatty() and not args.plain
+    if args.log_level == "info":             # the table is the output; keep the log quiet
+        logging.getLogger().setLevel(logging.ERROR)
+    pace = args.pace if args.pace is not None else (0.4 if tty else 0.02)
+    options = DemoOptions(variant=args.variant, hands=args.hands, seed=args.seed,
+                          broker=args.broker, table=args.table, pace=pace)
+    console = Console()
+    live = Live(console=console, refresh_per_second=8, transient=False) if tty else None
+
+    def on_update(follower: TableFollower, update: FollowUpdate) -> None:
+        if live is not None:
+            live.update(render(follower.view, four_colour=args.four_colour))
+        elif update.hand_ended is not None:
+            print(hand_summary_line(update.hand_ended), flush=True)
+        elif update.seat_change is not None:      # a rebuy between hands
+            stakes = (follower.view.snapshot or {}).get("stakes")
+            print(describe_event(update.seat_change, stakes if isinstance(stakes, dict) else {}),
+                  flush=True)
+
+    def on_note(text: str) -> None:
+        print(f"tablectl demo: {text}", file=sys.stderr, flush=True)
+
+    if args.broker is not None and not args.broker.startswith("mqtt://"):
+        raise UsageError("tablectl demo: --broker must be mqtt://host:port")
+
+    def interrupted(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt        # so the private broker and the simulator are stopped
+
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, interrupted)
+    if live is not None:
+        with live:
+            played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+    else:
+        played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+    wanted = args.hands
+    print(f"{count(played, 'hand')} of {args.variant} played on table {args.table} "
+          f"(seed {args.seed})")
+    return Exit.OK if wanted is None or played >= wanted else Exit.FAILED
+
+
+def add_demo(sub: Subparsers) -> None:
+    """Register ``tablectl demo``."""
+    from tablectl.domain.games import RulesPreset
+
+    p = sub.add_parser("demo", help="a simulated table played by a simulated dealer, live in "
+                                    "the terminal (simulator + daemon + broker + display)")
+    p.add_argument("--variant", default="holdem:no-limit",
+                   help="game:structure (holdem:no-limit, omaha-hi-lo:fixed-limit, "
+                        "stud:fixed-limit, razz:fixed-limit, ...) or a PHH code (NT, FO/8, "
+                        "F7S/8, FR, ...); default holdem:no-limit")
+    p.add_argument("--hands", type=int, default=None,
+                   help="play this many hands, then exit with a summary (default: until ^C)")
+    p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
+    p.add_argument("--broker", metavar="URL", default=None,
+                   help="publish to this broker (mqtt://host:port) instead of starting a "
+                        "private mosquitto")
+    p.add_argument("--table", default="demo", help="table id (default demo)")
+    p.add_argument("--pace", type=float, default=None,
+                   help="seconds between the dealer's steps (default 0.4 live, 0.02 plain)")
+    p.add_argument("--plain", action="store_true",
+                   help="one line per hand even on a terminal")
+    p.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    p.add_argument("--engine-only", action="store_true",
+                   help="no broker, no devices: play hands through the rules engine alone")
+    p.add_argument("--rules", default=RulesPreset.CASINO.value,
+                   choices=[r.value for r in RulesPreset],
+                   help="house-rule preset (with --engine-only)")
+    p.set_defaults(handler=_demo)

@@ -1,0 +1,94 @@
+"""``tablectl run`` (the table daemon) and ``tablectl config check``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TypeVar
+
+from tablectl.cli.errors import Exit, stops_on
+from tablectl.cli.output import Subparsers, count
+from tablectl.domain.errors import ConfigError, TablectlError
+
+_T = TypeVar("_T")
+
+
+def run_on_fast_loop(main: Coroutine[object, object, _T]) -> _T:
+    """``asyncio.run(main)``, on uvloop's event loop where uvloop is installed.
+
+    The daemon's loop: every card read crosses it several times (the reader's fd, the
+    source, the publisher, paho's socket), and uvloop's loop costs less per step than the
+    standard one (docs/architecture.md, "Third-party libraries").
+    """
+    import asyncio
+
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tablectl.app import run_daemon
+    from tablectl.config import load_config
+    from tablectl.stopping import until_stopped
+
+    overrides: dict[str, object] = {}
+    if args.broker:
+        overrides["mqtt.url"] = args.broker
+    if args.journal:
+        overrides["journal.path"] = str(Path(args.journal).resolve())
+    config = load_config(Path(args.config), overrides=overrides)
+    with stops_on("tablectl run", {ConfigError: Exit.USAGE, TablectlError: Exit.FAILED}):
+        run_on_fast_loop(until_stopped(run_daemon(config), f"table {config.table.id}"))
+    return Exit.OK
+
+
+def add_run(sub: Subparsers) -> None:
+    """Register ``tablectl run``."""
+    p = sub.add_parser("run", help="run the table daemon: card sources in, hand rules, "
+                                   "MQTT out (until interrupted)")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
+    p.add_argument("--broker", metavar="URL", help="override mqtt.url")
+    p.add_argument("--journal", metavar="PATH", help="override journal.path")
+    p.set_defaults(handler=_run)
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    from tablectl.config import check_config
+    from tablectl.config_check import findings
+
+    failed = 0
+    for path in args.files:
+        try:
+            cfg = check_config(Path(path))
+        except ConfigError as exc:   # reported, and the next file checked
+            print(exc.render(), file=sys.stderr)
+            failed += 1
+            continue
+        found = findings(cfg)
+        for finding in found:
+            print(finding.render(path), file=sys.stderr)
+        errors = sum(f.level == "error" for f in found)
+        if errors:
+            failed += 1
+            continue
+        warned = f", {count(len(found), 'warning')}" if found else ""
+        print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
+              f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
+              f"{count(len(cfg.seats), 'seat')}, {count(len(cfg.sources), 'source')}"
+              f"{warned})")
+    return Exit.USAGE if failed else Exit.OK
+
+
+def add_config(sub: Subparsers) -> None:
+    """Register ``tablectl config check``."""
+    p = sub.add_parser("config", help="table configuration files")
+    inner = p.add_subparsers(dest="config_command", required=True, metavar="COMMAND")
+    check = inner.add_parser("check", help="validate table config files (exit 2 on any problem)")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.set_defaults(handler=_config_check)
