@@ -223,7 +223,13 @@ class MemoryPublisher:
             self._queue.put_nowait(IncomingMessage(topic, msg.payload, qos, False, msg.props))
 
     async def subscribe(self, topic_filter: str, qos: int = 1) -> None:
-        """Subscribe; matching retained messages are delivered at once, flagged retained."""
+        """Subscribe; matching retained messages are delivered at once, flagged retained.
+
+        Raises:
+            PublishError: a QoS other than 0 or 1 (as the real client).
+        """
+        if qos not in (0, 1):
+            raise PublishError(f"unsupported qos {qos}", topic_filter)
         self._filters.append(topic_filter)
         for msg in self.retained.values():
             if topic_matches(topic_filter, msg.topic):
