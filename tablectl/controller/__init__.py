@@ -9,16 +9,9 @@ boundaries) for the app to journal and publish; the snapshots are built lazily, 
 checkpoint to restore from. Payload models and JSON Schemas: :mod:`tablectl.controller.payloads`.
 """
 
-from tablectl.controller.controller import (
-    COMMAND_TABLE,
-    COMMANDS,
-    SECURE_STATE_SCHEMA,
-    STATE_SCHEMA,
-    CommandRule,
-    HandController,
-    Phase,
-    Stage,
-)
+from tablectl.controller.commands import COMMAND_TABLE, COMMANDS, CommandRule
+from tablectl.controller.controller import HandController
+from tablectl.controller.core import Phase, Stage
 from tablectl.controller.errors import CodecError, ControllerError, SetupError
 from tablectl.controller.inputs import (
     INPUT_KINDS,
@@ -43,6 +36,7 @@ from tablectl.controller.outcome import (
     SnapshotChange,
 )
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Reply
+from tablectl.controller.snapshots import SECURE_STATE_SCHEMA, STATE_SCHEMA
 from tablectl.controller.table import (
     PERMISSIONS,
     ActiveError,
