@@ -7,7 +7,7 @@ chips to an all-in that put in no more, and a bet has nobody to call it. The han
 the rest and shows down without asking anybody (stud: no bring-in or completion either).
 
 The functions read duck-typed players (``folded``, ``all_in``, ``committed``, ``stack`` and
-``bet``), the engine's own ``_Player`` objects.
+``bet``), the engine's own players (``game/player.py``).
 
 >>> from types import SimpleNamespace as P
 >>> short_bb = [P(folded=False, all_in=False, committed=1, stack=99, bet=1),
