@@ -63,14 +63,12 @@ from tablectl.journal import (
 from tablectl.metrics import TableMetrics
 from tablectl.publish import topics
 from tablectl.publish.base import IncomingMessage, MessageProps, Publisher, send_reply
+from tablectl.publish.commands import command_from_message
 from tablectl.publish.envelope import (
-    CommandPayload,
-    EnvelopeError,
     ReplyError,
     ReplyPayload,
     SnapshotEnvelope,
     StatusPayload,
-    decode,
     encode,
 )
 from tablectl.publish.errors import PublishError
@@ -511,27 +509,9 @@ class TableDaemon:
     # ---- commands from the broker ----------------------------------------------------------
 
     def command_from_message(self, msg: IncomingMessage) -> Command | ReplyPayload:
-        """A :class:`Command` from an MQTT message, or the error reply for a bad one."""
-        try:
-            parsed = topics.parse_command(msg.topic)
-        except ValueError as exc:
-            return ReplyPayload(id="unknown", status="error",
-                                error=ReplyError(code="bad_topic", message=str(exc)))
-        try:
-            payload = decode(CommandPayload, msg.payload)
-        except EnvelopeError as exc:
-            cid = "unknown"
-            with contextlib.suppress(ValueError, AttributeError):
-                raw = json.loads(msg.payload)
-                if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
-                    cid = raw["id"][:128]   # an empty id cannot be echoed (nor one too long)
-            return ReplyPayload(id=cid, status="error",
-                                error=ReplyError(code="bad_args", message=str(exc)))
-        if msg.retain:
-            return ReplyPayload(id=payload.id, status="error", error=ReplyError(
-                code="stale_command", message="a retained command is never executed"))
-        return Command(name=parsed.name, user=parsed.user, id=payload.id,
-                       at=self.clock.now(), args=dict(payload.args), sent_at=payload.ts)
+        """A :class:`Command` from an MQTT message (received now), or the error reply for a
+        bad one (:func:`~tablectl.publish.commands.command_from_message`)."""
+        return command_from_message(msg, self.clock.now())
 
     async def handle_message(self, msg: IncomingMessage) -> None:
         """A command from the broker: recall/replay from the journal, the rest through
