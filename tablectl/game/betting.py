@@ -338,8 +338,9 @@ class BettingRound:
         elif inp.amount is not None:
             expected_amount = {ActionKind.CALL: legal.call_amount,
                                ActionKind.BRING_IN: legal.bring_in_amount}.get(inp.kind, 0)
-            if inp.amount not in (expected_amount, self._p[self.to_act or 0].bet
-                                  + expected_amount):
+            i = self.to_act   # set by act() with the Act expected now
+            assert i is not None
+            if inp.amount not in (expected_amount, self._p[i].bet + expected_amount):
                 raise RuleViolation(f"{inp.kind.value} amount {inp.amount} is wrong "
                                     f"(it adds {expected_amount})", exp)
 
