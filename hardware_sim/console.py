@@ -26,7 +26,8 @@ from urllib.parse import urlsplit
 
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 
 
 class Console(Protocol):

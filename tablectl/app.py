@@ -29,7 +29,8 @@ from tablectl.odds.feed import OddsFeed
 from tablectl.odds.worker import ProcessWorker, ResultCallback
 from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
-from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource

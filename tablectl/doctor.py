@@ -38,7 +38,7 @@ from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
     from tablectl.config import TableConfig
-    from tablectl.publish.mqtt import MqttSettings
+    from tablectl.publish.mqtt_settings import MqttSettings
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 

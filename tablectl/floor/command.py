@@ -27,7 +27,7 @@ from tablectl.floor.store import StoreUnavailableError
 from tablectl.publish.errors import PublishError
 
 if TYPE_CHECKING:
-    from tablectl.publish.mqtt import MqttSettings
+    from tablectl.publish.mqtt_settings import MqttSettings
 
 _LOGGER = logging.getLogger(__name__)
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -77,7 +77,7 @@ def mqtt_settings(url: str, *, user: str, credentials: Path | None,
     ``max_inflight_messages``, 20), every batch held at most 20 messages.
     """
     from tablectl.app import read_credentials
-    from tablectl.publish.mqtt import MqttSettings
+    from tablectl.publish.mqtt_settings import MqttSettings
 
     parts = urlsplit(url)
     name, password = read_credentials(credentials)

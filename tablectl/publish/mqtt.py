@@ -1,6 +1,8 @@
-"""The MQTT client: an asyncio adapter over paho-mqtt 2.x (MQTT 5). The only paho import.
+"""The MQTT client: an asyncio adapter over paho-mqtt 2.x (MQTT 5). With its
+:mod:`~tablectl.publish.mqtt_wire` (what it hands to paho and takes from it), the only paho
+import; its settings are :mod:`~tablectl.publish.mqtt_settings`.
 
-What it does, and why (docs/mqtt.md):
+What it does, and why (docs/mqtt.md §5):
 
 * **TCP_NODELAY** on every socket paho opens (``on_socket_open``, before CONNECT). paho does not
   set it; without it QoS 0 publishes wait for Nagle + delayed ACK (p99 21 ms measured).
@@ -11,39 +13,30 @@ What it does, and why (docs/mqtt.md):
   CONNACK; a clean exit publishes ``offline`` itself (a will fires only on abnormal loss).
 * **PUBACK-awaited publishes**: :meth:`MqttPublisher.publish` at QoS 1 returns only when the
   broker acknowledged with a success reason code, so the journal's outbox marks an event
-  published only then. If the connection drops first, the call raises
-  :class:`ConnectionLostError`; paho may still resend the message after reconnecting, which
-  consumers tolerate (duplicates are dropped by ``seq``).
-* **Reconnect** after any loss, forever until closed, with exponential backoff
-  (``reconnect_min``, doubling up to ``reconnect_max`` seconds; back to ``reconnect_min`` after
-  a successful CONNACK). After every successful CONNACK the adapter re-subscribes, publishes the
-  birth, and then yields a :class:`ConnectInfo` from :meth:`MqttPublisher.connections`; the
-  daemon reacts by republishing its snapshot and flushing the outbox. A connection that stops
-  answering is dropped by paho's keepalive check (PINGREQ after ``keepalive`` idle seconds, lost
-  when no PINGRESP follows within another ``keepalive``).
-* **Commands in**: :meth:`MqttPublisher.messages` yields :class:`IncomingMessage` values carrying
-  the MQTT 5 request/response metadata (response topic, correlation data, message expiry, user
-  properties). MQTT does not tell a subscriber who published; the sender's username is the last
-  level of the command topic, which the broker ACL pins to the publisher's username
-  (docs/mqtt.md, "Who sent a command").
+  published only then. If the connection drops first, it raises :class:`ConnectionLostError`;
+  paho may still resend the message later, which consumers tolerate (dropped by ``seq``).
+* **Reconnect** after any loss, forever until closed, backing off from ``reconnect_min``,
+  doubling up to ``reconnect_max`` seconds (reset by a successful CONNACK). After every
+  successful CONNACK it re-subscribes, publishes the birth, then yields a :class:`ConnectInfo`
+  from :meth:`MqttPublisher.connections` (the daemon republishes its snapshot and flushes the
+  outbox). paho's keepalive drops a connection that stops answering (PINGREQ after
+  ``keepalive`` idle seconds, lost when no PINGRESP follows within another ``keepalive``).
+* **Commands in**: :meth:`MqttPublisher.messages` yields :class:`IncomingMessage` values with
+  their MQTT 5 request/response metadata. The sender's username is the last level of the
+  command topic, which the broker ACL pins to the publisher (docs/mqtt.md §3,
+  "Who sent a command").
 
-Threading: there is no paho thread. paho's client is driven from the running asyncio loop
-through its external-loop API: the socket is registered with ``loop.add_reader`` (paho's
-``loop_read``, repeated while a TLS socket holds decrypted bytes that the selector cannot see)
-and, only while paho has bytes it could not write, ``loop.add_writer`` (``loop_write``);
-``loop_misc`` runs once a second (keepalive, dead-connection detection). Every call into paho
-that queues a packet (publish, subscribe, disconnect, the reads that answer PUBRELs or resend
-after a CONNACK) is followed in the same turn of the loop by ``loop_write``, so a PUBLISH is on
-the socket when :meth:`MqttPublisher.publish` starts waiting for its PUBACK (a trace of the
-daemon with the former threaded client: the hand-off to paho's thread cost a median 0.73 ms per
-publish on the 2-core table computer). paho's callbacks therefore run on the loop and act
-directly. The one exception is the blocking part of
-(re)connecting, paho's ``reconnect()`` (DNS, TCP connect, TLS and websocket handshakes, each
-bounded by paho's connect timeout, here at most 5 s): it runs in a worker thread of the loop's
-default executor, during which nothing on the loop touches the client (publish and subscribe
-need a CONNACK first, and no reader, writer or ``loop_misc`` is active); the socket callbacks it
-triggers there only set TCP_NODELAY, and the loop registers the new socket when the thread
-returns.
+Threading: there is no paho thread (docs/mqtt.md §5). paho is driven from the running loop
+through its external-loop API: the socket is a reader of the loop (``loop_read``, repeated
+while a TLS socket holds decrypted bytes the selector cannot see), a writer only while paho
+has bytes it could not write, and ``loop_misc`` runs once a second.
+Every call into paho that queues a packet is followed in the same turn of the loop by
+``loop_write``, so a PUBLISH is on the socket when :meth:`MqttPublisher.publish` starts waiting
+for its PUBACK; paho's callbacks run on the loop and act directly. The one exception is paho's
+blocking ``reconnect()`` (DNS, TCP connect, TLS and websocket handshakes, each bounded by at
+most 5 s): it runs in a worker thread of the loop's default executor, while nothing on the
+loop touches the client (publish and subscribe need a CONNACK, no reader, writer or
+``loop_misc`` is active); the socket callbacks it triggers there only set TCP_NODELAY.
 Reusable after exit, not re-entrant.
 """
 
@@ -52,16 +45,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
-import ssl
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, ParamSpec, Self, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, Self, TypeVar
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
-from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
@@ -75,6 +64,16 @@ from tablectl.publish.errors import (
     PublishError,
     PublishRefusedError,
 )
+from tablectl.publish.mqtt_settings import Availability, ConnectInfo, MqttSettings
+from tablectl.publish.mqtt_wire import (
+    close_sockets_of,
+    connect_props,
+    has_nodelay,
+    props_in,
+    props_out,
+    set_nodelay,
+    unread,
+)
 from tablectl.publish.topics import Topic, TopicError, check_publishable
 
 if TYPE_CHECKING:
@@ -87,161 +86,6 @@ _MISC_INTERVAL = 1.0        # seconds between loop_misc calls (keepalive checks)
 _MAX_SOCKET_TIMEOUT = 5.0   # paho's default bound on a blocking TCP connect / TLS handshake
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class MqttSettings:
-    """How to reach the broker.
-
-    Attributes:
-        host / port: the broker's plain or TLS listener.
-        client_id: fixed per controller (its persistent session is keyed by it); with
-            ``use_username_as_clientid`` on the broker it must equal ``username``.
-        username / password: credentials, None for anonymous.
-        tls: a client SSL context for a TLS listener (mTLS: load the client cert into it).
-        keepalive: seconds between PINGREQs when idle.
-        session_expiry: seconds the broker keeps the session after a disconnect.
-        reconnect_min / reconnect_max: backoff bounds in whole seconds.
-        connect_timeout: seconds :meth:`MqttPublisher.__aenter__` waits for the first CONNACK;
-            it also bounds (with at most 5 s) each blocking TCP connect and TLS handshake.
-        transport: ``"tcp"`` or ``"websockets"``.
-        receive_maximum: the MQTT 5 Receive Maximum sent in CONNECT (how many QoS 1 messages
-            the broker may have unacknowledged at this client), or None for the broker's own
-            limit (mosquitto's ``max_inflight_messages``, 20 in config/mosquitto). A consumer
-            that acknowledges a whole batch after storing it needs at least the batch.
-    """
-
-    host: str
-    port: int = 1883
-    client_id: str = "tablectl"
-    username: str | None = None
-    password: str | None = None
-    tls: ssl.SSLContext | None = None
-    keepalive: int = 30
-    session_expiry: int = 3600
-    reconnect_min: int = 1
-    reconnect_max: int = 30
-    connect_timeout: float = 10.0
-    transport: Literal["tcp", "websockets"] = "tcp"
-    receive_maximum: int | None = None
-
-    def __post_init__(self) -> None:
-        problems = []
-        if not 0 < self.port < 65536:
-            problems.append(f"port {self.port} is not 1..65535")
-        if self.keepalive < 1:
-            problems.append(f"keepalive must be at least 1 s, not {self.keepalive}")
-        if self.session_expiry < 0:
-            problems.append(f"session_expiry must be 0 s or more, not {self.session_expiry}")
-        if self.reconnect_min < 1:
-            # 0 would retry a refused connection in a loop with no pause at all
-            problems.append(f"reconnect_min must be at least 1 s, not {self.reconnect_min}")
-        if self.reconnect_max < self.reconnect_min:
-            problems.append(f"reconnect_max ({self.reconnect_max}) is below reconnect_min "
-                            f"({self.reconnect_min})")
-        if not self.connect_timeout > 0:
-            problems.append(f"connect_timeout must be above 0 s, not {self.connect_timeout}")
-        if self.transport not in ("tcp", "websockets"):
-            problems.append(f"transport must be tcp or websockets, not {self.transport!r}")
-        if self.receive_maximum is not None and not 0 < self.receive_maximum < 65536:
-            problems.append(f"receive_maximum must be 1..65535, not {self.receive_maximum}")
-        if problems:
-            raise ValueError("MQTT settings: " + "; ".join(problems))
-
-
-@dataclass(frozen=True, slots=True)
-class Availability:
-    """Birth and will: retained ``online`` after each CONNACK, ``offline`` as the LWT."""
-
-    topic: Topic
-    online: bytes
-    offline: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectInfo:
-    """One successful (re)connection.
-
-    Attributes:
-        count: 1 for the first connection, +1 per reconnect.
-        session_present: the broker still had our session (subscriptions, queued messages);
-            when False assume anything may have been missed.
-    """
-
-    count: int
-    session_present: bool
-
-
-def _set_nodelay(sock: object) -> None:
-    raw = getattr(sock, "_socket", sock)       # paho's WebsocketWrapper keeps the real one
-    if isinstance(raw, socket.socket) and raw.family in (socket.AF_INET, socket.AF_INET6):
-        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _pending(sock: SocketLike) -> int:
-    """Decrypted bytes an SSL socket (or paho's websocket wrapper over one) holds unread."""
-    pending = getattr(sock, "pending", None)
-    return int(pending()) if callable(pending) else 0
-
-
-def _close_sockets_of(exc: BaseException) -> None:
-    """Close the sockets a failed ``reconnect()`` left open.
-
-    When a TLS or websocket handshake fails, paho raises with the socket it had just opened
-    still open and referenced only by the frames of the traceback: without this the garbage
-    collector closes it, with a ResourceWarning, whenever the exception goes.
-    """
-    tb = exc.__traceback__
-    while tb is not None:
-        for value in list(tb.tb_frame.f_locals.values()):
-            if isinstance(value, socket.socket):
-                value.close()
-        tb = tb.tb_next
-
-
-_SHARED_PROPS: dict[MessageProps, Properties] = {}
-"""paho Properties of the recurring, reply-less property sets (every event and snapshot
-carries the same content type): built once. paho only reads them (``pack``)."""
-
-
-def _props_out(props: MessageProps | None) -> Properties | None:
-    if props is None or props == MessageProps():
-        return None
-    shareable = props.correlation_data is None and props.response_topic is None
-    if shareable and (known := _SHARED_PROPS.get(props)) is not None:
-        return known
-    out = _build_props(props)
-    if shareable and len(_SHARED_PROPS) < 32:
-        _SHARED_PROPS[props] = out
-    return out
-
-
-def _build_props(props: MessageProps) -> Properties:
-    out = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-    if props.response_topic is not None:
-        out.ResponseTopic = props.response_topic
-    if props.correlation_data is not None:
-        out.CorrelationData = props.correlation_data
-    if props.message_expiry is not None:
-        out.MessageExpiryInterval = props.message_expiry
-    if props.content_type is not None:
-        out.ContentType = props.content_type
-    if props.user_properties:
-        out.UserProperty = list(props.user_properties)
-    return out
-
-
-def _props_in(props: Properties | None) -> MessageProps:
-    if props is None:
-        return MessageProps()
-    corr = getattr(props, "CorrelationData", None)
-    users = getattr(props, "UserProperty", None) or []
-    return MessageProps(
-        response_topic=getattr(props, "ResponseTopic", None),
-        correlation_data=bytes(corr) if corr is not None else None,
-        message_expiry=getattr(props, "MessageExpiryInterval", None),
-        content_type=getattr(props, "ContentType", None),
-        user_properties=tuple((str(k), str(v)) for k, v in users))
 
 
 class MqttPublisher:
@@ -412,11 +256,7 @@ class MqttPublisher:
 
     def nodelay(self) -> bool:
         """Whether the current socket has TCP_NODELAY set (read back with getsockopt)."""
-        sock = self._client.socket() if self._client is not None else None
-        raw = getattr(sock, "_socket", sock)
-        if not isinstance(raw, socket.socket):
-            return False
-        return bool(raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        return has_nodelay(self._client.socket() if self._client is not None else None)
 
     async def publish(self, topic: Topic, payload: bytes, *, retain: bool = False,
                       qos: int = 1, secret: bool = False,
@@ -433,7 +273,7 @@ class MqttPublisher:
         if client is None or not self._connected:
             raise NotConnectedError("not connected to the broker", topic.value)
         info = self._quiet(client.publish, topic.value, payload, qos=qos, retain=retain,
-                           properties=_props_out(props))
+                           properties=props_out(props))
         if info.rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
             raise NotConnectedError(f"publish failed: {mqtt.error_string(info.rc)}",
                                     topic.value)
@@ -529,7 +369,7 @@ class MqttPublisher:
         # TLS: a record is decrypted whole; bytes of it that paho did not take yet stay in
         # the SSL object, where the selector cannot see them
         while (rc == MQTTErrorCode.MQTT_ERR_SUCCESS and (sock := client.socket()) is not None
-               and _pending(sock) > 0):
+               and unread(sock) > 0):
             rc = client.loop_read()
 
     def _watch_writable(self, client: mqtt.Client, sock: SocketLike) -> None:
@@ -562,11 +402,8 @@ class MqttPublisher:
         """paho's ``connect_async``: where and how to connect (persistent session), nothing
         more; it closes a socket still open."""
         s = self._settings
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = s.session_expiry
-        if s.receive_maximum is not None:
-            props.ReceiveMaximum = s.receive_maximum
-        client.connect_async(s.host, s.port, s.keepalive, clean_start=False, properties=props)
+        client.connect_async(s.host, s.port, s.keepalive, clean_start=False,
+                             properties=connect_props(s))
 
     async def _supervise(self, client: mqtt.Client) -> None:
         """Connect, serve the connection until it is lost, back off, and again, forever."""
@@ -596,10 +433,10 @@ class MqttPublisher:
             # paho's connect timeout); the caller then drops whatever it opened
             await asyncio.wait({attempt})
             if not attempt.cancelled() and (failure := attempt.exception()) is not None:
-                _close_sockets_of(failure)    # a failed attempt is no news now
+                close_sockets_of(failure)    # a failed attempt is no news now
             raise
         except (OSError, ValueError) as exc:  # refused, unreachable, TLS or websocket refused
-            _close_sockets_of(exc)
+            close_sockets_of(exc)
             s = self._settings
             level, text = self._outage.failed(
                 self._clock.monotonic(),
@@ -719,7 +556,7 @@ class MqttPublisher:
 
     def _on_socket_open(self, _client: mqtt.Client, _userdata: object,
                         sock: SocketLike) -> None:
-        _set_nodelay(sock)                    # worker thread, before CONNECT is written
+        set_nodelay(sock)                    # worker thread, before CONNECT is written
 
     def _on_socket_close(self, _client: mqtt.Client, _userdata: object,
                          _sock: SocketLike) -> None:
@@ -763,5 +600,5 @@ class MqttPublisher:
             _LOGGER.warning("mqtt: ignoring message on %r", msg.topic)
             return
         self._messages.put_nowait(IncomingMessage(topic, bytes(msg.payload), msg.qos,
-                                                  bool(msg.retain), _props_in(msg.properties),
+                                                  bool(msg.retain), props_in(msg.properties),
                                                   msg.mid, self._count))

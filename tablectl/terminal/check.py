@@ -31,7 +31,8 @@ from typing import Final, TextIO
 
 from tablectl.publish import topics
 from tablectl.publish.errors import PublishError
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run
 from tablectl.terminal.follow import TableFollower
 from tablectl.terminal.view import JsonMap

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from tablectl.publish import topics
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 

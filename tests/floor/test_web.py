@@ -18,7 +18,8 @@ import pytest
 from firmware_bridge.messages import TagSeen
 from tablectl.floor.web import FloorPage
 from tablectl.publish import topics
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
 from tests.floor.stack import ROOT
 from tests.reliability.harness import VARIANTS, open_stack

@@ -11,7 +11,8 @@ import sys
 
 from tablectl.publish import StatusPayload, encode
 from tablectl.publish import topics as tp
-from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import Availability, MqttSettings
 
 
 async def main() -> None:

@@ -22,7 +22,8 @@ from tablectl.publish import (
     SecretTopicError,
 )
 from tablectl.publish import topics as tp
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
 
 WAIT = 15.0

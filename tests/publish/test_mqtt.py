@@ -36,7 +36,8 @@ from tablectl.publish import (
     send_reply,
 )
 from tablectl.publish import topics as tp
-from tablectl.publish.mqtt import Availability, MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tests.conftest import Broker, BrokerFactory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tablectl.publish import ConnectionLostError, IncomingMessage, NotConnectedError
 from tablectl.publish import topics as tp
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.topics import Topic
 from tests.conftest import Broker, BrokerFactory
 

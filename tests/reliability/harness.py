@@ -46,7 +46,8 @@ from tablectl.game import SeatSetup
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
 from tablectl.publish.errors import PublishError
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = "rel"

@@ -18,7 +18,8 @@ from tablectl.clock import ManualClock
 from tablectl.domain.deck import Deck
 from tablectl.publish import topics
 from tablectl.publish.base import IncomingMessage, MessageProps
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
 from tests.sim_dealer.conftest import TABLE
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from tablectl.publish import topics
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run
 from tablectl.terminal.check import DisplayCheck, Shown, differences, watch_check
 from tests.conftest import Broker

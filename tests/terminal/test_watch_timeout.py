@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tablectl.publish.mqtt import MqttSettings
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
 from tests.conftest import Broker
 

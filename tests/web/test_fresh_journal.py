@@ -32,7 +32,8 @@ from tablectl.config import TableConfig, load_config
 from tablectl.controller import ControllerInput, Outcome
 from tablectl.daemon import TableDaemon
 from tablectl.game import Act, ActionIn, ActionKind, Street
-from tablectl.publish.mqtt import MqttPublisher, MqttSettings
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker, free_port
 from tests.controller.helpers import DEALER, Dealer, Driver
 from tests.web.conftest import artifact, users_toml
