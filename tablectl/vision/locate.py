@@ -98,9 +98,9 @@ def _white_balance(img: Image) -> Image:
     return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
 
 
-def _masks(small: Image) -> tuple[list[Image], Image]:
-    """The candidate masks of a (shrunk, balanced) frame, and the paper mask used to check
-    that a candidate's inside is paper."""
+def _masks(small: Image) -> tuple[list[Image], Image, Image]:
+    """The candidate masks of a (shrunk, balanced) frame, and the paper mask and whiteness
+    used to check that a candidate's border is paper."""
     b, g, r = cv2.split(small)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
@@ -124,24 +124,48 @@ def _masks(small: Image) -> tuple[list[Image], Image]:
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
     opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
               for m in (otsu, cut, local, paper, *levels)]
-    return [*opened, filled], paper
+    return [*opened, filled], paper, white
 
 
-def _paper_border(paper: Image, q: npt.NDArray[np.float32]) -> float:
+def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> float:
     """Share of paper in the band just inside the quad's outline (a card's white margin;
-    the middle may be a court picture)."""
+    the middle may be a court picture).
+
+    Paper is what the frame-wide cut calls paper; where that is too little (a card in the
+    shade of a brighter frame, or half in shade), the band's pixels within 80% of its own
+    median count, provided the band is pale and clearly brighter than the ring just
+    outside the quad (a card standing out from its surroundings, not a patch of an evenly
+    lit surface)."""
     x, y, w, h = cv2.boundingRect(q.astype(np.int32))
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, paper.shape[1]), min(y + h, paper.shape[0])
-    if x1 <= x0 or y1 <= y0:
+    pad = max(2, round(0.08 * min(w, h)))
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + w + pad, paper.shape[1]), min(y + h + pad, paper.shape[0])
+    if x1 - x0 <= 2 * pad or y1 - y0 <= 2 * pad:
         return 0.0
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    shape = (y1 - y0, x1 - x0)
     local = q - np.array([x0, y0], np.float32)
-    cv2.fillConvexPoly(mask, np.round(local).astype(np.int32), 255)
     centre = local.mean(axis=0)
-    inner = centre + (local - centre) * 0.88
-    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 0)
-    return float(cv2.mean(paper[y0:y1, x0:x1], mask=mask)[0]) / 255.0
+    body = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(body, np.round(local).astype(np.int32), 255)
+    band = body.copy()
+    cv2.fillConvexPoly(band, np.round(centre + (local - centre) * 0.88).astype(np.int32), 0)
+    share = float(cv2.mean(paper[y0:y1, x0:x1], mask=band)[0]) / 255.0
+    if share >= 0.6:
+        return share
+    region = white[y0:y1, x0:x1]
+    inside = region[band > 0]
+    if inside.size == 0:
+        return share
+    ref = float(np.median(inside))
+    if ref < 60.0:
+        return share
+    ring = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(ring, np.round(centre + (local - centre) * 1.12).astype(np.int32), 255)
+    outside = region[(ring > 0) & (body == 0)]
+    around = float(np.median(outside)) if outside.size else ref
+    if around > 0.7 * ref:
+        return share
+    return max(share, float(np.mean(inside >= 0.8 * ref)))
 
 
 def _box(q: Quad) -> tuple[float, float, float, float]:
@@ -219,7 +243,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     return best
 
 
-def _candidates(mask: Image, paper: Image, min_width: float,
+def _candidates(mask: Image, paper: Image, white: Image, min_width: float, *,
                 out: list[tuple[float, Quad]], seen: list[Box]) -> None:
     """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box is
     already a candidate (found in an earlier mask) is not fitted again."""
@@ -247,7 +271,7 @@ def _candidates(mask: Image, paper: Image, min_width: float,
             continue
         if not _square_enough(quad):
             continue
-        if _paper_border(paper, quad) < 0.6:
+        if _paper_border(paper, white, quad) < 0.6:
             continue
         out.append((fill, q))
         seen.append(box)
@@ -276,7 +300,8 @@ def _contains(outer: Quad, inner: Quad) -> bool:
     return area_b > 0 and inter >= 0.8 * area_b
 
 
-def _select(cands: list[tuple[float, Quad]]) -> list[tuple[float, Quad]]:
+def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
+            ) -> list[tuple[float, Quad]]:
     """Non-maximum suppression; then nested quads are sorted out.
 
     * A quad holding two smaller ones that lie apart, each running along its outline or
@@ -286,7 +311,8 @@ def _select(cands: list[tuple[float, Quad]]) -> list[tuple[float, Quad]]:
       or a fold line): dropped.
     * Otherwise of two nested quads the better outlined one stays: a card lying on a box, a
       bag or a sheet of paper found as a bigger quad, or a piece of a court picture inside
-      its card.
+      its card; but a quad running off the frame (``size``: width, height) never pushes
+      out a whole one inside it (it would not be read anyway).
 
     Nesting counts only where the inner quad is at least 0.15 of the outer one.
     """
@@ -300,14 +326,17 @@ def _select(cands: list[tuple[float, Quad]]) -> list[tuple[float, Quad]]:
                  and (s > score or _along(k, q) >= 0.4)]
         if not _two_apart(inner):
             alive.append((score, q))
+    cut = {id(q) for _, q in alive if _is_cut(q, size[0], size[1], 0.75)}
     out = []
     for score, q in alive:
         area = _area(q)
         if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
-               and (s >= score or _along(q, k) >= 0.4) for s, k in alive if k is not q):
+               and (_along(q, k) >= 0.4 or (s >= score and id(k) not in cut))
+               for s, k in alive if k is not q):
             continue
         if any(_contains(q, k) and _area(k) >= 0.15 * area and not _contains(k, q)
-               and s > score and _along(k, q) < 0.4 for s, k in alive if k is not q):
+               and (s > score or id(q) in cut) and _along(k, q) < 0.4
+               for s, k in alive if k is not q):
             continue
         out.append((score, q))
     return out
@@ -360,14 +389,14 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
     small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
                                                   interpolation=cv2.INTER_AREA)
     small = _white_balance(small)
-    masks, paper = _masks(small)
+    masks, paper, white = _masks(small)
     cands: list[tuple[float, Quad]] = []
     seen: list[Box] = []
     for m in masks:
-        _candidates(m, paper, max(8.0, min_width * scale), cands, seen)
+        _candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
     sh, sw = small.shape[:2]
     out: list[Found] = []
-    for score, q in _select(cands):
+    for score, q in _select(cands, (sw, sh)):
         cut = _is_cut(q, sw, sh, 0.75)
         full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
         out.append(Found(full, cut, score))
