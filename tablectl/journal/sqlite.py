@@ -1,4 +1,4 @@
-# ruff: noqa: S608  (SQL is built only from the constant column lists below)
+# ruff: noqa: S608  (SQL is built only from the constant column lists of journal.schema)
 """The SQLite journal: WAL mode, ``synchronous=FULL``, one transaction per call.
 
 Durability: every mutating method runs in its own ``BEGIN IMMEDIATE ... COMMIT``. In WAL mode
@@ -11,21 +11,8 @@ success for something that is not on disk.
 Append-only: triggers refuse ``DELETE`` on every table and ``UPDATE`` on inputs; the only
 updates are the outbox's ``published_at``, a hand's end, and an error's clearing.
 
-Tables (schema version 2)::
-
-    meta(key, value)                 -- schema_version, epoch, journal_id
-    hands(id, number, epoch, started_at, ended_at, summary)
-    inputs(seq, epoch, at, source, actor, kind, payload, hand_id, decision)
-    events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)
-           UNIQUE(epoch, topic, seq)
-    errors(id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, cleared_by)
-
-``journal_id`` is a random number written when the file is created (and on the first open of
-a journal made before it existed): it tells this journal's epochs from another journal's.
-
-Times are ISO 8601 strings of aware UTC datetimes from the injected clock. Version 2 added
-``inputs.decision`` (what was decided about the input, JSON; NULL in rows written before):
-a version 1 journal is upgraded in place when opened.
+The tables, their append-only triggers, the upgrade of older files and the row codec are
+:mod:`~tablectl.journal.schema`. Times come from the injected clock.
 """
 
 from __future__ import annotations
@@ -56,111 +43,22 @@ from tablectl.journal.records import (
     check_new_error,
     check_range,
     journal_id_text,
-    new_journal_id,
+)
+from tablectl.journal.schema import (
+    ERROR_COLS,
+    EVENT_COLS,
+    HAND_COLS,
+    INPUT_COLS,
+    as_int,
+    create_or_upgrade,
+    error_row,
+    event_row,
+    hand_row,
+    input_row,
 )
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-SCHEMA_VERSION = 2
-_UPGRADES = {1: "ALTER TABLE inputs ADD COLUMN decision TEXT"}
-"""schema version -> the statement that brings a journal of that version to the next one"""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS hands(
-    id INTEGER PRIMARY KEY, number INTEGER NOT NULL, epoch INTEGER NOT NULL,
-    started_at TEXT NOT NULL, ended_at TEXT, summary TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS inputs(
-    seq INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, at TEXT NOT NULL, source TEXT NOT NULL,
-    actor TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
-    hand_id INTEGER REFERENCES hands(id), decision TEXT);
-CREATE INDEX IF NOT EXISTS inputs_by_hand ON inputs(hand_id, seq);
-CREATE TABLE IF NOT EXISTS events(
-    id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL,
-    type TEXT NOT NULL, payload TEXT NOT NULL, hand_id INTEGER REFERENCES hands(id),
-    created_at TEXT NOT NULL, published_at TEXT, UNIQUE(epoch, topic, seq));
-CREATE INDEX IF NOT EXISTS events_unpublished ON events(id) WHERE published_at IS NULL;
-CREATE INDEX IF NOT EXISTS events_by_hand ON events(hand_id, id);
-CREATE TABLE IF NOT EXISTS errors(
-    id INTEGER PRIMARY KEY, code TEXT NOT NULL, detail TEXT NOT NULL, epoch INTEGER NOT NULL,
-    hand_id INTEGER REFERENCES hands(id), raised_at TEXT NOT NULL, raised_by TEXT,
-    cleared_at TEXT, cleared_by TEXT);
-CREATE TRIGGER IF NOT EXISTS inputs_append_only BEFORE UPDATE ON inputs
-    BEGIN SELECT RAISE(ABORT, 'journal inputs are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS inputs_no_delete BEFORE DELETE ON inputs
-    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS hands_no_delete BEFORE DELETE ON hands
-    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS errors_no_delete BEFORE DELETE ON errors
-    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
-"""
-
-_INPUT_COLS = "seq, epoch, at, source, kind, payload, actor, hand_id, decision"
-_EVENT_COLS = "id, epoch, seq, topic, type, payload, hand_id, created_at, published_at"
-_HAND_COLS = "id, number, epoch, started_at, ended_at, summary"
-_ERROR_COLS = ("id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, "
-               "cleared_by")
-
-Row = tuple[object, ...]
-
-
-def _time(value: object) -> datetime:
-    assert isinstance(value, str)
-    return datetime.fromisoformat(value)
-
-
-def _opt_time(value: object) -> datetime | None:
-    return None if value is None else _time(value)
-
-
-def _int(value: object) -> int:
-    assert isinstance(value, int)
-    return value
-
-
-def _opt_int(value: object) -> int | None:
-    return None if value is None else _int(value)
-
-
-def _str(value: object) -> str:
-    assert isinstance(value, str)
-    return value
-
-
-def _opt_str(value: object) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _input(row: Row) -> JournalRecord:
-    return JournalRecord(seq=_int(row[0]), epoch=_int(row[1]), at=_time(row[2]),
-                         source=_str(row[3]), kind=_str(row[4]),
-                         payload=load_json(_str(row[5])), actor=_opt_str(row[6]),
-                         hand_id=_opt_int(row[7]),
-                         decision=None if row[8] is None else load_json(_str(row[8])))
-
-
-def _event(row: Row) -> EventRecord:
-    return EventRecord(id=_int(row[0]), epoch=_int(row[1]), seq=_int(row[2]),
-                       topic=_str(row[3]), type=_str(row[4]), payload=load_json(_str(row[5])),
-                       hand_id=_opt_int(row[6]), created_at=_time(row[7]),
-                       published_at=_opt_time(row[8]))
-
-
-def _hand(row: Row) -> HandRecord:
-    return HandRecord(id=_int(row[0]), number=_int(row[1]), epoch=_int(row[2]),
-                      started_at=_time(row[3]), ended_at=_opt_time(row[4]),
-                      summary=load_json(_str(row[5])))
-
-
-def _error(row: Row) -> ErrorRecord:
-    return ErrorRecord(id=_int(row[0]), code=_str(row[1]), detail=load_json(_str(row[2])),
-                       epoch=_int(row[3]), hand_id=_opt_int(row[4]), raised_at=_time(row[5]),
-                       raised_by=_opt_str(row[6]), cleared_at=_opt_time(row[7]),
-                       cleared_by=_opt_str(row[8]))
-
 
 class SqliteJournal:
     """A :class:`~tablectl.journal.records.Journal` in one SQLite file.
@@ -217,27 +115,7 @@ class SqliteJournal:
             conn.execute("PRAGMA foreign_keys=ON")
             if max_page_count is not None:
                 conn.execute(f"PRAGMA max_page_count={int(max_page_count)}")
-            conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
-            conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None:
-                conn.execute("INSERT INTO meta VALUES('schema_version', ?)", (SCHEMA_VERSION,))
-                conn.execute("INSERT INTO meta VALUES('epoch', 0)")
-            else:
-                version = row[0]
-                while version in _UPGRADES:
-                    conn.execute(_UPGRADES[version])
-                    version += 1
-                if version != SCHEMA_VERSION:
-                    conn.execute("ROLLBACK")
-                    raise JournalError(f"{spath}: journal schema {row[0]}, expected "
-                                       f"{SCHEMA_VERSION}")
-                conn.execute("UPDATE meta SET value=? WHERE key='schema_version'",
-                             (SCHEMA_VERSION,))
-            # a journal older than journal ids gets its id now (it keeps its epochs)
-            conn.execute("INSERT OR IGNORE INTO meta VALUES('journal_id', ?)",
-                         (new_journal_id(),))
-            conn.execute("COMMIT")
+            create_or_upgrade(conn, spath)
         except sqlite3.DatabaseError as exc:
             conn.close()
             lock.release()
@@ -385,7 +263,7 @@ class SqliteJournal:
 
     @staticmethod
     def _epoch_of(conn: sqlite3.Connection) -> int:
-        return _int(conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
+        return as_int(conn.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0])
 
     def _need_epoch(self, conn: sqlite3.Connection) -> int:
         if self._own_epoch is not None:
@@ -404,11 +282,11 @@ class SqliteJournal:
 
     @staticmethod
     def _open_hand(conn: sqlite3.Connection) -> HandRecord | None:
-        row = conn.execute(f"SELECT {_HAND_COLS} FROM hands ORDER BY id DESC LIMIT 1"
+        row = conn.execute(f"SELECT {HAND_COLS} FROM hands ORDER BY id DESC LIMIT 1"
                            ).fetchone()
         if row is None or row[4] is not None:
             return None
-        return _hand(row)
+        return hand_row(row)
 
     # -- epochs and inputs ----------------------------------------------------------------
 
@@ -420,7 +298,7 @@ class SqliteJournal:
                 "SELECT value FROM meta WHERE key='journal_id'").fetchone())
             if row is None:
                 raise JournalError(f"journal {self._path} has no id yet (open it for writing)")
-            self._journal_id = journal_id_text(_int(row[0]))
+            self._journal_id = journal_id_text(as_int(row[0]))
         return self._journal_id
 
     @property
@@ -462,7 +340,7 @@ class SqliteJournal:
                 (epoch, text, record.source, record.actor, record.kind, payload,
                  record.hand_id, record.decision_json))
             decision = record.decision_json
-            return JournalRecord(seq=_int(cur.fetchone()[0]), epoch=epoch, at=at,
+            return JournalRecord(seq=as_int(cur.fetchone()[0]), epoch=epoch, at=at,
                                  source=record.source, kind=record.kind,
                                  payload=load_json(payload), actor=record.actor,
                                  hand_id=record.hand_id,
@@ -471,16 +349,16 @@ class SqliteJournal:
 
     def inputs(self, after_seq: int = 0) -> list[JournalRecord]:
         """All inputs with ``seq > after_seq``, in order."""
-        return self._read(lambda c: [_input(r) for r in c.execute(
-            f"SELECT {_INPUT_COLS} FROM inputs WHERE seq > ? ORDER BY seq", (after_seq,))])
+        return self._read(lambda c: [input_row(r) for r in c.execute(
+            f"SELECT {INPUT_COLS} FROM inputs WHERE seq > ? ORDER BY seq", (after_seq,))])
 
     def input_at(self, seq: int) -> JournalRecord:
         """The input numbered ``seq`` (see :meth:`Journal.input_at`)."""
         row = self._read(lambda c: c.execute(
-            f"SELECT {_INPUT_COLS} FROM inputs WHERE seq = ?", (seq,)).fetchone())
+            f"SELECT {INPUT_COLS} FROM inputs WHERE seq = ?", (seq,)).fetchone())
         if row is None:
             raise JournalStateError(f"no input {seq!r} in the journal")
-        return _input(row)
+        return input_row(row)
 
     # -- hands ----------------------------------------------------------------------------
 
@@ -500,11 +378,11 @@ class SqliteJournal:
             if num is None:
                 last = conn.execute("SELECT number FROM hands ORDER BY id DESC LIMIT 1"
                                     ).fetchone()
-                num = 1 if last is None else _int(last[0]) + 1
+                num = 1 if last is None else as_int(last[0]) + 1
             cur = conn.execute(
                 "INSERT INTO hands(number, epoch, started_at, summary) VALUES(?, ?, ?, ?) "
-                "RETURNING " + _HAND_COLS, (num, epoch, self._now(), text))
-            return _hand(cur.fetchone())
+                "RETURNING " + HAND_COLS, (num, epoch, self._now(), text))
+            return hand_row(cur.fetchone())
         return self._write("start_hand", do)
 
     def end_hand(self, hand_id: int, summary: JsonObject) -> HandRecord:
@@ -517,8 +395,8 @@ class SqliteJournal:
             if current is None or current.id != hand_id:
                 raise JournalStateError(f"hand {hand_id} is not the hand in progress")
             cur = conn.execute("UPDATE hands SET ended_at=?, summary=? WHERE id=? RETURNING "
-                               + _HAND_COLS, (self._now(), text, hand_id))
-            return _hand(cur.fetchone())
+                               + HAND_COLS, (self._now(), text, hand_id))
+            return hand_row(cur.fetchone())
         return self._write("end_hand", do)
 
     def current_hand(self) -> HandRecord | None:
@@ -529,8 +407,8 @@ class SqliteJournal:
         """The inputs of one hand, in order."""
         def do(conn: sqlite3.Connection) -> list[JournalRecord]:
             self._check_hand(conn, hand_id)
-            return [_input(r) for r in conn.execute(
-                f"SELECT {_INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq", (hand_id,))]
+            return [input_row(r) for r in conn.execute(
+                f"SELECT {INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq", (hand_id,))]
         return self._read(do)
 
     def last_hands(self, n: int) -> list[HandRecall]:
@@ -539,14 +417,14 @@ class SqliteJournal:
 
         def do(conn: sqlite3.Connection) -> list[HandRecall]:
             out = []
-            for row in conn.execute(f"SELECT {_HAND_COLS} FROM hands ORDER BY id DESC LIMIT ?",
+            for row in conn.execute(f"SELECT {HAND_COLS} FROM hands ORDER BY id DESC LIMIT ?",
                                     (n,)).fetchall():
-                hand = _hand(row)
-                inputs = tuple(_input(r) for r in conn.execute(
-                    f"SELECT {_INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq",
+                hand = hand_row(row)
+                inputs = tuple(input_row(r) for r in conn.execute(
+                    f"SELECT {INPUT_COLS} FROM inputs WHERE hand_id=? ORDER BY seq",
                     (hand.id,)))
-                events = tuple(_event(r) for r in conn.execute(
-                    f"SELECT {_EVENT_COLS} FROM events WHERE hand_id=? ORDER BY id",
+                events = tuple(event_row(r) for r in conn.execute(
+                    f"SELECT {EVENT_COLS} FROM events WHERE hand_id=? ORDER BY id",
                     (hand.id,)))
                 out.append(HandRecall(hand=hand, inputs=inputs, events=events))
             return out
@@ -574,7 +452,7 @@ class SqliteJournal:
                      event.hand_id, now))
                 row = cur.fetchone()
                 out.append(EventRecord(
-                    id=_int(row[0]), epoch=epoch, seq=_int(row[1]), topic=event.topic,
+                    id=as_int(row[0]), epoch=epoch, seq=as_int(row[1]), topic=event.topic,
                     type=event.type, payload=load_json(event.payload_json),
                     hand_id=event.hand_id, created_at=at, published_at=None))
             return out
@@ -582,19 +460,19 @@ class SqliteJournal:
 
     def unpublished(self) -> list[EventRecord]:
         """Events without a recorded PUBACK, in outbox order."""
-        return self._read(lambda c: [_event(r) for r in c.execute(
-            f"SELECT {_EVENT_COLS} FROM events WHERE published_at IS NULL ORDER BY id")])
+        return self._read(lambda c: [event_row(r) for r in c.execute(
+            f"SELECT {EVENT_COLS} FROM events WHERE published_at IS NULL ORDER BY id")])
 
     def mark_published(self, event_id: int) -> EventRecord:
         """Record the PUBACK of event ``event_id`` (idempotent: keeps the first time)."""
         def do(conn: sqlite3.Connection) -> EventRecord:
             conn.execute("UPDATE events SET published_at=? WHERE id=? AND published_at IS NULL",
                          (self._now(), event_id))
-            row = conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE id=?",
+            row = conn.execute(f"SELECT {EVENT_COLS} FROM events WHERE id=?",
                                (event_id,)).fetchone()
             if row is None:
                 raise JournalStateError(f"unknown event {event_id!r}")
-            return _event(row)
+            return event_row(row)
         # a lost mark only means the event is sent once more, which consumers drop by seq
         return self._write("mark_published", do, durable=False)
 
@@ -602,8 +480,8 @@ class SqliteJournal:
                      to_seq: int) -> list[EventRecord]:
         """Events of ``topic`` in ``epoch`` with ``from_seq <= seq <= to_seq``, in seq order."""
         check_range(epoch, from_seq, to_seq)
-        return self._read(lambda c: [_event(r) for r in c.execute(
-            f"SELECT {_EVENT_COLS} FROM events WHERE topic=? AND epoch=? AND seq BETWEEN ? "
+        return self._read(lambda c: [event_row(r) for r in c.execute(
+            f"SELECT {EVENT_COLS} FROM events WHERE topic=? AND epoch=? AND seq BETWEEN ? "
             "AND ? ORDER BY seq", (topic, epoch, from_seq, to_seq))])
 
     # -- error states ---------------------------------------------------------------------
@@ -616,15 +494,15 @@ class SqliteJournal:
         def do(conn: sqlite3.Connection) -> ErrorRecord:
             epoch = self._need_epoch(conn)
             self._check_hand(conn, hand_id)
-            row = conn.execute(f"SELECT {_ERROR_COLS} FROM errors WHERE code=? AND "
+            row = conn.execute(f"SELECT {ERROR_COLS} FROM errors WHERE code=? AND "
                                "cleared_at IS NULL", (code,)).fetchone()
             if row is not None:
-                return _error(row)
+                return error_row(row)
             cur = conn.execute(
                 "INSERT INTO errors(code, detail, epoch, hand_id, raised_at, raised_by) "
-                "VALUES(?, ?, ?, ?, ?, ?) RETURNING " + _ERROR_COLS,
+                "VALUES(?, ?, ?, ?, ?, ?) RETURNING " + ERROR_COLS,
                 (code, text, epoch, hand_id, self._now(), by))
-            return _error(cur.fetchone())
+            return error_row(cur.fetchone())
         return self._write("raise_error", do)
 
     def clear_error(self, code: str, *, by: str) -> ErrorRecord:
@@ -635,14 +513,14 @@ class SqliteJournal:
             self._need_epoch(conn)
             cur = conn.execute(
                 "UPDATE errors SET cleared_at=?, cleared_by=? WHERE code=? AND cleared_at IS "
-                "NULL RETURNING " + _ERROR_COLS, (self._now(), by, code))
+                "NULL RETURNING " + ERROR_COLS, (self._now(), by, code))
             row = cur.fetchone()
             if row is None:
                 raise JournalStateError(f"no active error {code!r}")
-            return _error(row)
+            return error_row(row)
         return self._write("clear_error", do)
 
     def active_errors(self) -> list[ErrorRecord]:
         """Active errors (including those active at the last shutdown), oldest first."""
-        return self._read(lambda c: [_error(r) for r in c.execute(
-            f"SELECT {_ERROR_COLS} FROM errors WHERE cleared_at IS NULL ORDER BY id")])
+        return self._read(lambda c: [error_row(r) for r in c.execute(
+            f"SELECT {ERROR_COLS} FROM errors WHERE cleared_at IS NULL ORDER BY id")])
