@@ -70,7 +70,7 @@ class LinkClosedError(BridgeError, ConnectionError):
     """The link is closed: the port was unplugged, the peer hung up, or we closed it."""
 
 
-class DeviceTimeout(BridgeError, TimeoutError):  # noqa: N818 (name set by STYLE.md)
+class DeviceTimeout(BridgeError, TimeoutError):  # noqa: N818 (public name, docs/protocol.md)
     """The device did not answer in time.
 
     Attributes:
@@ -82,7 +82,7 @@ class DeviceTimeout(BridgeError, TimeoutError):  # noqa: N818 (name set by STYLE
         self.seconds = seconds
 
 
-class DeviceNak(BridgeError):  # noqa: N818 (name set by STYLE.md)
+class DeviceNak(BridgeError):  # noqa: N818 (public name, docs/protocol.md)
     """The device reported an error status.
 
     Attributes:

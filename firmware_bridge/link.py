@@ -62,7 +62,8 @@ LinkOpener = Callable[[str], Awaitable[Link]]
 """Opens a link by address; the default is :func:`open_serial_link`."""
 
 Manipulator = Callable[[bytes], bytes]
-"""Transforms the bytes of each write on a :func:`pipe` (fault injection, STYLE shape 7)."""
+"""Transforms the bytes of each write on a :func:`pipe` (fault injection, as in
+:mod:`hardware_sim.faults`)."""
 
 
 class MemoryLink:
@@ -143,7 +144,8 @@ def pipe(*, to_a: Manipulator | None = None, to_b: Manipulator | None = None,
 
 @dataclass(frozen=True, slots=True)
 class LineProfile:
-    """DTR/RTS levels applied before the port opens (research/serial.md §2.3)."""
+    """DTR/RTS levels applied before the port opens (why: docs/protocol.md, "Why the link
+    works this way")."""
 
     name: str
     dtr: bool

@@ -1,7 +1,8 @@
 """Message catalogue of protocol v1: one frozen dataclass per frame type.
 
-Payload fields are little-endian and listed in wire order (research/serial.md §2.2, with
-CRC-32 in the frame). UIDs travel MSB-first as printed (ISO 15693: ``E0 04 ...``).
+Payload fields are little-endian and listed in wire order (docs/protocol.md "Messages"; the
+frame around them, with its CRC-32, is :mod:`firmware_bridge.frames`). UIDs travel MSB-first
+as printed (ISO 15693: ``E0 04 ...``).
 
 =====  =============  =====  ====  ==========================================================
 type   name           dir    rel   payload

@@ -1,7 +1,7 @@
 """Simulated card readers on the real wire protocol: SimShoe, SimTable, SimKeypad.
 
 Each device is a model (what a real reader would detect) on top of firmware_bridge's
-:class:`~firmware_bridge.session.Session` in the device role (STYLE shape 6), so every byte
+:class:`~firmware_bridge.session.Session` in the device role, so every byte
 a device writes is produced by the production codec and every test exercises the production
 bridge. Devices are sans-IO apart from an injected clock: feed them bytes with
 :meth:`SimDevice.receive_data`, run their timers with :meth:`SimDevice.poll`, and take their

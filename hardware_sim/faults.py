@@ -7,11 +7,12 @@ of a given hand and recorded as a :class:`FaultRecord` when it fires; :data:`CLE
 the read errors the daemon may raise for one.
 
 Byte-level faults on a device's output: garbage, bit flips, dropped, duplicated and
-delayed frames (STYLE shape 7; pass one as a pipe manipulator or to a server).
+delayed frames (pass one as a pipe manipulator or to a server).
 
 A spec string, as the CLI takes it: ``garbage=0.01,flip=0.001,drop=0.05,dup=0.01,delay=0.1``
 (each a per-frame probability; ``delay_s=0.3`` sets how long a delayed write stalls). Faults
-are drawn from a seeded generator, never phase-locked (research/serial.md §3.4 pitfall 7).
+are drawn from a seeded generator, never phase-locked: losing exactly every other frame would
+starve go-back-N forever (docs/protocol.md "Why the link works this way").
 
 >>> faults = ByteFaults.parse("drop=1", seed=1)
 >>> faults(bytes.fromhex("03 10 04 01 00 02 2a 00"))

@@ -1,9 +1,9 @@
 """Golden vectors of docs/protocol.md, checked byte for byte.
 
 Independence from the codec under test: the header and payload bytes of six vectors are those
-the research prototype produced (research/serial.md §2.5, CRC-16 era); the CRC is recomputed
-here with a bitwise CRC-32 written from the polynomial, and COBS is undone with a separate
-reference decoder.
+an independent prototype codec produced (CRC-16 era; docs/protocol.md "Golden vectors"); the
+CRC is recomputed here with a bitwise CRC-32 written from the polynomial, and COBS is undone
+with a separate reference decoder.
 """
 
 from __future__ import annotations

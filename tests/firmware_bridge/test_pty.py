@@ -78,7 +78,7 @@ async def test_unplug_replug_and_reboot_through_a_real_pty(tmp_path: Path, red_d
                 drawn.append(shoe.draw())           # dealt while unplugged
             await watch.until(lambda ev: any(isinstance(e, Disconnected) for e in ev))
             down = next(e for e in watch.events if isinstance(e, Disconnected))
-            # the two exceptions a real unplug raises, on a read or on a write (§3.3)
+            # the two exceptions a real unplug raises, on a read or on a write (docs/protocol.md)
             assert down.reason in {f"SerialException: {UNPLUG_MESSAGE}",
                                    "SerialException: write failed: [Errno 5] Input/output error"}
             port.plug()                             # a new pty under the same name
