@@ -1,15 +1,15 @@
 """Publish -> receive latency through mosquitto: our MqttPublisher vs bare paho, NODELAY on/off.
 
-Method (research/mqtt.md §5): a private mosquitto on a free loopback port (``set_tcp_nodelay
-true``), one subscriber in a separate process (bare paho), one publisher in this process. Every
-payload carries ``time.monotonic_ns()`` taken just before the publish call (CLOCK_MONOTONIC is
-system-wide on Linux); latency = receive-callback time - stamp. Open loop: one message every
-``--interval-ms``; ``--count`` messages per run; ``--runs`` runs per variant, and the figures
-are medians over the runs. Variants:
+Method (that of docs/mqtt.md §5.1): a private mosquitto on a free loopback port
+(``set_tcp_nodelay true``), one subscriber in a separate process (bare paho), one publisher in
+this process. Every payload carries ``time.monotonic_ns()`` taken just before the publish call
+(CLOCK_MONOTONIC is system-wide on Linux); latency = receive-callback time - stamp. Open loop:
+one message every ``--interval-ms``; ``--count`` messages per run; ``--runs`` runs per variant,
+and the figures are medians over the runs. Variants:
 
 * ``adapter_q0`` / ``adapter_q1``: :class:`tablectl.publish.mqtt.MqttPublisher` (NODELAY set,
   QoS 1 awaits the PUBACK);
-* ``paho_nodelay_q0``: bare paho with TCP_NODELAY set in ``on_connect`` (the research baseline);
+* ``paho_nodelay_q0``: bare paho with TCP_NODELAY set in ``on_connect`` (the baseline);
 * ``paho_q0`` / ``paho_q1``: bare paho as it comes (Nagle on);
 * ``adapter_busy_q0`` / ``paho_nodelay_busy_q0``: as ``adapter_q0`` / ``paho_nodelay_q0``, but
   after each publish call the publishing thread keeps the CPU (pure Python, holding the GIL)

@@ -33,7 +33,7 @@ from firmware_bridge.link import Link, LinkOpener, open_serial_link
 from firmware_bridge.messages import HelloAck, Message
 from firmware_bridge.outage import Outage
 from firmware_bridge.session import Session, SessionStats
-from firmware_bridge.session_config import Role, SessionConfig
+from firmware_bridge.session_config import LinkEnd, SessionConfig
 from firmware_bridge.session_events import (
     BadPayload,
     HandshakeFailed,
@@ -192,7 +192,7 @@ class DeviceClient:
         self._opener = opener
         self._clock: Clock = clock or SystemClock()
         self._backoff = tuple(backoff)
-        self._session = Session(Role.HOST, now=self._clock.monotonic(), config=config,
+        self._session = Session(LinkEnd.HOST, now=self._clock.monotonic(), config=config,
                                 nonce=nonce)
         self._queue: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
         self._wake = asyncio.Event()

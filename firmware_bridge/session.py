@@ -65,7 +65,7 @@ from firmware_bridge.messages import (
     is_reliable,
 )
 from firmware_bridge.seq import seq_before, seq_next, seq_prev
-from firmware_bridge.session_config import DeviceIdentity, Role, SessionConfig
+from firmware_bridge.session_config import DeviceIdentity, LinkEnd, SessionConfig
 from firmware_bridge.session_events import (
     BadPayload,
     LinkDead,
@@ -112,14 +112,14 @@ class Session:
         ValueError: a device without an identity.
     """
 
-    def __init__(self, role: Role, *, now: float, identity: DeviceIdentity | None = None,
+    def __init__(self, role: LinkEnd, *, now: float, identity: DeviceIdentity | None = None,
                  config: SessionConfig | None = None,
                  nonce: Callable[[], int] | None = None) -> None:
         self.role = role
         self.config = config or SessionConfig()
         self.identity = identity
         self._handshake: Handshake
-        if role is Role.DEVICE:
+        if role is LinkEnd.DEVICE:
             if identity is None:
                 raise ValueError("a device session needs a DeviceIdentity")
             self._handshake = DeviceHandshake(self, identity)

@@ -9,7 +9,7 @@ from enum import StrEnum
 from firmware_bridge.messages import Caps, DeviceKind
 
 
-class Role(StrEnum):
+class LinkEnd(StrEnum):
     """Which end of the line a session plays."""
 
     HOST = "host"

@@ -48,7 +48,7 @@ from firmware_bridge.messages import (
     Tech,
 )
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import DeviceIdentity, Role, SessionConfig
+from firmware_bridge.session_config import DeviceIdentity, LinkEnd, SessionConfig
 from firmware_bridge.session_events import HostConnected, Received
 from firmware_bridge.transitions import LinkState
 from tablectl.domain.cards import Card
@@ -110,7 +110,7 @@ class SimDevice:
         boot = secrets.randbits(32) if self._random_boot else self.rng.getrandbits(32)
         identity = DeviceIdentity(self.kind, self.antenna_count, self.caps, boot or 1,
                                   self.hw_id, FW_VERSION)
-        return Session(Role.DEVICE, now=self.clock.monotonic(), identity=identity,
+        return Session(LinkEnd.DEVICE, now=self.clock.monotonic(), identity=identity,
                        config=self._config)
 
     # ---- the host side of the device ------------------------------------------------------

@@ -35,7 +35,7 @@ from firmware_bridge.client import (
     translate,
 )
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import Role
+from firmware_bridge.session_config import LinkEnd
 from firmware_bridge.session_events import LinkDead, SessionEvent
 from firmware_bridge.transitions import LinkState
 from hardware_sim.console import ConsoleCommand
@@ -129,7 +129,7 @@ class _Loop:
         self.device = device
         self.tap = WireTap(seed=seed)
         rng = random.Random(seed)
-        self.host = Session(Role.HOST, now=clock.monotonic(),
+        self.host = Session(LinkEnd.HOST, now=clock.monotonic(),
                             nonce=lambda: rng.getrandbits(32) or 1)
         self.plugged = True
         self.host.connect(clock.monotonic())

@@ -1,4 +1,4 @@
-"""The MQTT topic tree (docs/mqtt.md, DESIGN.md §5) as code.
+"""The MQTT topic tree (docs/mqtt.md §1) as code.
 
 ::
 

@@ -38,7 +38,7 @@ _HASH_RE: Final = re.compile(
 _NAME_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
-class Role(StrEnum):
+class LoginRole(StrEnum):
     """What a login may open."""
 
     DEALER = "dealer"
@@ -93,7 +93,7 @@ class User:
     """A page login."""
 
     name: str
-    role: Role
+    role: LoginRole
     password_hash: str
 
 
@@ -160,7 +160,7 @@ class Users:
                 continue
             if name in users:
                 problems.append(f"{where}.name: {name!r} appears twice")
-            if role not in tuple(Role):
+            if role not in tuple(LoginRole):
                 problems.append(f"{where}.role: {role!r} is not dealer or broadcast")
                 continue
             if not isinstance(password, str):
@@ -171,7 +171,7 @@ class Users:
             except ValueError as exc:
                 problems.append(f"{where}.password: {exc}")
                 continue
-            users[name] = User(name, Role(str(role)), password)
+            users[name] = User(name, LoginRole(str(role)), password)
         if problems:
             raise UsersFileError(source, "; ".join(problems))
         return cls(users)
@@ -189,7 +189,7 @@ class Session:
 
     token: str
     user: str
-    role: Role
+    role: LoginRole
     csrf: str
     expires: float
 

@@ -59,7 +59,7 @@ from starlette.types import Message as AsgiMessage
 
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.errors import TablectlError
-from tablectl.web.auth import LoginThrottle, Role, Session, SessionStore, Users
+from tablectl.web.auth import LoginRole, LoginThrottle, Session, SessionStore, Users
 from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
 from tablectl.web.sync import OverlaySync, PublicSync
 
@@ -362,7 +362,7 @@ class WebServer:
     def _session(self, request: Request) -> Session | None:
         return self.sessions.get(request.cookies.get(COOKIE))
 
-    def _page(self, request: Request, role: Role, name: str) -> Response:
+    def _page(self, request: Request, role: LoginRole, name: str) -> Response:
         session = self._session(request)
         if session is None:
             return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
@@ -392,10 +392,10 @@ class WebServer:
         return Response(status_code=204)
 
     async def _console_page(self, request: Request) -> Response:
-        return self._page(request, Role.DEALER, "console.html")
+        return self._page(request, LoginRole.DEALER, "console.html")
 
     async def _overlay_page(self, request: Request) -> Response:
-        return self._page(request, Role.BROADCAST, "overlay.html")
+        return self._page(request, LoginRole.BROADCAST, "overlay.html")
 
     async def _login_page(self, request: Request) -> Response:
         return FileResponse(STATIC_DIR / "login.html", headers={"cache-control": "no-store"})
@@ -422,7 +422,7 @@ class WebServer:
         self.throttle.succeeded(name)
         session = self.sessions.create(user)
         _LOGGER.info("page login: %s (%s)", user.name, user.role.value)
-        home = "/console" if user.role is Role.DEALER else "/overlay"
+        home = "/console" if user.role is LoginRole.DEALER else "/overlay"
         response = RedirectResponse(wanted if wanted in ("/console", "/overlay") else home,
                                     status_code=303)
         response.set_cookie(COOKIE, session.token, max_age=int(self.settings.session_ttl),
@@ -458,7 +458,7 @@ class WebServer:
         if session is None:
             return JSONResponse({"ok": False, "error": {"code": "login", "reason":
                                  "not logged in"}}, status_code=401)
-        if session.role is not Role.DEALER:
+        if session.role is not LoginRole.DEALER:
             return JSONResponse({"ok": False, "error": {"code": "forbidden", "reason":
                                  "commands need a dealer login"}}, status_code=403)
         if not self._csrf_ok(request, session):
@@ -518,7 +518,7 @@ class WebServer:
 
     async def _overlay_events(self, request: Request) -> Response:
         session = self._session(request)
-        if session is None or session.role is not Role.BROADCAST:
+        if session is None or session.role is not LoginRole.BROADCAST:
             return PlainTextResponse("the overlay feed needs a broadcast login",
                                      status_code=403)
         return self._sse(self.overlay_hub)

@@ -35,7 +35,7 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.seq import seq_before, seq_next
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import DeviceIdentity, Role, SessionConfig
+from firmware_bridge.session_config import DeviceIdentity, LinkEnd, SessionConfig
 from firmware_bridge.session_events import (
     BadPayload,
     HandshakeFailed,
@@ -123,8 +123,8 @@ class Line:
 
 def pair(seed: int = 0, config: SessionConfig | None = None, **kw: float) -> Line:
     nonces = random.Random(seed)
-    host = Session(Role.HOST, now=0.0, config=config, nonce=lambda: nonces.getrandbits(32))
-    device = Session(Role.DEVICE, now=0.0, identity=identity(), config=config)
+    host = Session(LinkEnd.HOST, now=0.0, config=config, nonce=lambda: nonces.getrandbits(32))
+    device = Session(LinkEnd.DEVICE, now=0.0, identity=identity(), config=config)
     return Line(host, device, random.Random(seed), **kw)
 
 
@@ -204,7 +204,7 @@ def test_reboot_shows_as_a_new_boot_id_and_a_snapshot() -> None:
     line.run_until(0.5)
     # power cut: a new device session with another boot id; unacked events are gone
     line.device.send(tag(99), line.now)
-    line.device = Session(Role.DEVICE, now=line.now, identity=identity(0xB002))
+    line.device = Session(LinkEnd.DEVICE, now=line.now, identity=identity(0xB002))
     line.device.connect(line.now)
     line.run_until(1.0)
     ups = [e for e in line.host_events if isinstance(e, LinkUp)]
@@ -296,14 +296,14 @@ def test_unknown_and_bad_reliable_frames_are_acked_and_reported() -> None:
 
 
 def test_another_major_version_fails_the_session() -> None:
-    host = Session(Role.HOST, now=0.0, nonce=lambda: 77)
+    host = Session(LinkEnd.HOST, now=0.0, nonce=lambda: 77)
     host.connect(0.0)
     host.data_to_send()
     ack = HelloAck(77, 1, 1, 0, DeviceKind.SHOE, 1, Caps(0), b"", "x", proto_major=2)
     events = host.receive_data(encode_frame(encode_message(ack)), 0.01)
     assert events == [VersionMismatch(2)]
     assert host.state is LinkState.FAILED
-    device = Session(Role.DEVICE, now=0.0, identity=identity())
+    device = Session(LinkEnd.DEVICE, now=0.0, identity=identity())
     events = device.receive_data(encode_frame(encode_message(Hello(5, proto_major=3))), 0.0)
     assert events == [VersionMismatch(3)] and device.state is LinkState.FAILED
 
@@ -317,13 +317,13 @@ any_frame = st.builds(
 
 
 @settings(max_examples=150, deadline=None)
-@given(role=st.sampled_from(Role), connect=st.booleans(),
+@given(role=st.sampled_from(LinkEnd), connect=st.booleans(),
        steps=st.lists(st.tuples(st.lists(any_frame, max_size=30), st.floats(0, 2)), max_size=12))
-def test_any_frames_in_any_state_never_raise(role: Role, connect: bool,
+def test_any_frames_in_any_state_never_raise(role: LinkEnd, connect: bool,
                                              steps: list[tuple[list[Frame], float]]) -> None:
     """Whatever a peer sends, in whatever state, the session answers with events and bytes,
     never an exception, and its queue stays within bounds (h2's every-pair property)."""
-    session = Session(role, now=0.0, identity=identity() if role is Role.DEVICE else None,
+    session = Session(role, now=0.0, identity=identity() if role is LinkEnd.DEVICE else None,
                       nonce=lambda: 1)
     now = 0.0
     if connect:
@@ -338,7 +338,7 @@ def test_any_frames_in_any_state_never_raise(role: Role, connect: bool,
 
 
 def test_a_flood_of_bad_frames_cannot_grow_a_device_queue() -> None:
-    device = Session(Role.DEVICE, now=0.0, identity=identity())
+    device = Session(LinkEnd.DEVICE, now=0.0, identity=identity())
     device.receive_data(encode_frame(encode_message(Hello(9))), 0.0)
     flood = b"".join(encode_frame(Frame(0x90, seq, b"", FrameFlags.ACK_REQ))
                      for seq in range(1, 201))

@@ -31,7 +31,7 @@ from firmware_bridge.messages import (
     encode_message,
 )
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import DeviceIdentity, Role
+from firmware_bridge.session_config import DeviceIdentity, LinkEnd
 from firmware_bridge.session_events import LinkUp, VersionMismatch
 from firmware_bridge.transitions import TRANSITIONS, LinkState, Trigger, next_state
 
@@ -66,8 +66,8 @@ def test_every_pair_is_a_move_or_none(state: LinkState, trigger: Trigger) -> Non
     assert next_state(state, trigger) is TRANSITIONS.get((state, trigger))
 
 
-@pytest.mark.parametrize("role", list(Role))
-def test_state_is_read_only(role: Role) -> None:
+@pytest.mark.parametrize("role", list(LinkEnd))
+def test_state_is_read_only(role: LinkEnd) -> None:
     identity = DeviceIdentity(DeviceKind.SHOE, 1, Caps(0), 7)
     session = Session(role, now=0.0, identity=identity)
     with pytest.raises(AttributeError):
@@ -83,8 +83,8 @@ class SessionTable(RuleBasedStateMachine):
         self.now = 0.0
         self.nonces = iter(range(1, 1 << 30))
         self.nonce = 0
-        self.host = Session(Role.HOST, now=0.0, nonce=self._next_nonce)
-        self.device = Session(Role.DEVICE, now=0.0,
+        self.host = Session(LinkEnd.HOST, now=0.0, nonce=self._next_nonce)
+        self.device = Session(LinkEnd.DEVICE, now=0.0,
                               identity=DeviceIdentity(DeviceKind.SHOE, 1, Caps(0), 0xB0))
         self.boot = 0x100
 

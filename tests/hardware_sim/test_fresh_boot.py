@@ -11,7 +11,7 @@ from pathlib import Path
 
 from firmware_bridge.messages import TagSeen
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import Role
+from firmware_bridge.session_config import LinkEnd
 from firmware_bridge.session_events import Received
 from hardware_sim.devices import SimShoe
 from hardware_sim.play import build_device
@@ -46,7 +46,7 @@ def reads_of_a_run(host: Session, clock: ManualClock) -> list[object]:
 
 def test_a_second_run_of_a_served_scenario_is_a_new_boot_whose_reads_arrive() -> None:
     clock = ManualClock()
-    host = Session(Role.HOST, now=0.0)
+    host = Session(LinkEnd.HOST, now=0.0)
     first = reads_of_a_run(host, clock)
     second = reads_of_a_run(host, clock)          # the same host, still up
     assert len(first) == 3

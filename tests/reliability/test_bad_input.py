@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.session import Session
-from firmware_bridge.session_config import Role
+from firmware_bridge.session_config import LinkEnd
 from firmware_bridge.session_events import Received
 from tablectl.app import initial_state, table_setup
 from tablectl.clock import ManualClock
@@ -170,7 +170,7 @@ def test_unauthorised_retained_oversized_and_replayed_commands(
 @settings(max_examples=200, deadline=None)
 @given(noise=st.lists(st.binary(min_size=1, max_size=64), max_size=8))
 def test_line_noise_never_becomes_a_read(noise: list[bytes]) -> None:
-    host = Session(Role.HOST, now=0.0, nonce=lambda: 7)
+    host = Session(LinkEnd.HOST, now=0.0, nonce=lambda: 7)
     host.connect(0.0)
     host.data_to_send()
     delivered = []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tablectl.clock import ManualClock
-from tablectl.web.auth import Role, SessionStore, User, Users, hash_password, verify_password
+from tablectl.web.auth import LoginRole, SessionStore, User, Users, hash_password, verify_password
 from tablectl.web.errors import UsersFileError
 from tests.web.conftest import PASSWORDS, users_toml
 
@@ -17,7 +17,7 @@ def test_users_file_authenticates_by_hash(tmp_path: Path) -> None:
     path.write_text(users_toml())
     users = Users.load(path)
     dealer = users.authenticate("dealer1", PASSWORDS["dealer1"])
-    assert dealer is not None and dealer.role is Role.DEALER
+    assert dealer is not None and dealer.role is LoginRole.DEALER
     assert users.authenticate("dealer1", PASSWORDS["camera"]) is None
     assert users.authenticate("nobody", PASSWORDS["camera"]) is None
     assert PASSWORDS["dealer1"] not in path.read_text()
@@ -52,7 +52,7 @@ def test_duplicate_names_are_refused() -> None:
 def test_sessions_expire_on_the_injected_clock() -> None:
     clock = ManualClock()
     store = SessionStore(clock, ttl=60)
-    session = store.create(User("a", Role.DEALER, ""))
+    session = store.create(User("a", LoginRole.DEALER, ""))
     assert store.get(session.token) == session
     assert session.csrf != session.token
     clock.advance(59)
@@ -60,6 +60,6 @@ def test_sessions_expire_on_the_injected_clock() -> None:
     clock.advance(1)
     assert store.get(session.token) is None
     assert store.get(None) is None
-    other = store.create(User("b", Role.BROADCAST, ""))
+    other = store.create(User("b", LoginRole.BROADCAST, ""))
     store.drop(other.token)
     assert store.get(other.token) is None
