@@ -18,7 +18,12 @@ def _watch(args: argparse.Namespace) -> int:
 
     from tablectl.app import broker_settings
     from tablectl.publish.errors import PublishError
-    from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
+    from tablectl.terminal.follow import (
+        FollowUpdate,
+        TableFollower,
+        follow_table,
+        watch_limits_error,
+    )
     from tablectl.terminal.view import hand_summary_line, render
 
     if not args.broker.startswith(("mqtt://", "mqtts://")):
@@ -31,8 +36,8 @@ def _watch(args: argparse.Namespace) -> int:
 
         return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout,
                                out=sys.stdout, err=sys.stderr)
-    if args.hands is not None and args.hands < 1:
-        raise UsageError("tablectl watch: --hands must be at least 1")
+    if problem := watch_limits_error(args.hands, args.timeout):
+        raise UsageError(f"tablectl watch: {problem}")
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0
@@ -48,7 +53,8 @@ def _watch(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        await follow_table(settings, args.table, on_update=on_update, monotonic=loop.time)
+        await follow_table(settings, args.table, on_update=on_update, monotonic=loop.time,
+                           seconds=args.timeout)
 
     with stops_on("tablectl watch", {PublishError: Exit.FAILED}):
         if live is not None:
@@ -78,5 +84,5 @@ def add_watch(sub: Subparsers) -> None:
     p.add_argument("--check", action="store_true", help="check the view against every "
                    "snapshot the daemon publishes (docs/mqtt.md 9.2); exit 1 on a difference")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
-                   help="with --check: stop after S seconds")
+                   help="stop after S seconds (exit 0; with --check, its verdict)")
     p.set_defaults(handler=_watch)

@@ -26,6 +26,8 @@ CASES = [
     ("tablectl", "watch"),
     ("tablectl", "watch", "--table", "t", "--broker", "mqtt://127.0.0.1:1", "--hands", "0"),
     ("tablectl", "watch", "--table", "t", "--broker", "http://x"),
+    ("tablectl", "watch", "--table", "t", "--broker", "mqtt://127.0.0.1:1", "--timeout", "0"),
+    ("tablectl", "watch", "--table", "t", "--broker", "mqtt://127.0.0.1:1", "--timeout", "-1"),
     ("tablectl", "demo", "--hands", "0"),
     ("tablectl", "recall", "--config", "no-such.toml"),
     ("tablectl", "phh", "replay"),

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from tablectl.cli import main
 from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.terminal.follow import FollowUpdate, TableFollower, follow_table
 from tests.conftest import Broker
@@ -26,3 +29,15 @@ async def test_follow_table_stops_after_its_seconds_on_a_quiet_table(mosquitto: 
     await follow_table(settings, "quiet", on_update=on_update, monotonic=loop.time,
                        seconds=0.3)
     assert not [u for u in updates if u.hand_ended is not None]
+
+
+def test_plain_watch_stops_after_its_timeout_with_exit_0(mosquitto: Broker,
+                                                          capfd: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """``tablectl watch --timeout`` without ``--check``: a quiet table is watched for the
+    seconds asked, then the command ends as a watch that saw its hands end does."""
+    code = main(["watch", "--broker", mosquitto.url, "--table", "quiet", "--plain",
+                 "--timeout", "0.3"])
+    out, err = capfd.readouterr()
+    assert code == 0, (out[-500:], err[-500:])
+    assert "Traceback" not in err
