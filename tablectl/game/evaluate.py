@@ -831,11 +831,9 @@ def stud_up_card_key(card: Card, *, low: bool) -> tuple[int, int]:
     spades the highest (worst) suit, so the order is reversed: ``(14 - low value, 3 - suit)``.
     The Ks is the weakest card and brings in, the Ac is the strongest. This is PokerKit's
     ``Opening.HIGH_CARD`` (``Ks`` brings in against ``Kh``) and the published razz rule
-    (highest card brings it in, spades the highest suit). Per research/pokerkit.md section 3,
-    PokerKit (citing the 2023 WSOP rules) uses suits only between single cards, i.e. for the
-    bring-in, never between hands; the 2024 WSOP tournament text for stud also breaks ties
-    between later-street opening *hands* by high card by suit. Openers on later streets are
-    the engine's rule (``RuleSet``), not this function's.
+    (highest card brings it in, spades the highest suit). Suits order single cards only
+    (the bring-in); openers on later streets are the engine's rule (``RuleSet``, docs/rules.md
+    "PokerKit 0.7.7"), not this function's.
 
     Stud hi-lo uses ``low=False`` (lowest card brings in, aces high).
 

@@ -2,8 +2,8 @@
 
 Only the tests (and bench/) import this module; PokerKit is a test dependency. The PokerKit
 games that PokerKit does not pre-define (fixed-limit Omaha high, a real fixed-limit Omaha
-hi-lo, pot-limit hold'em, hold'em hi-lo, pot-limit Omaha hi-lo) are built from its mixins, as
-research/pokerkit.md shows.
+hi-lo, pot-limit hold'em, hold'em hi-lo, pot-limit Omaha hi-lo) are built from its mixins
+(docs/rules.md, "PokerKit 0.7.7").
 """
 
 from __future__ import annotations

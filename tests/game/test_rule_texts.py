@@ -1,5 +1,5 @@
-"""The house rule texts the project was given (shared/rules), rule by rule (docs/rules.md
-names these tests).
+"""The house rule texts the project was given, rule by rule (docs/rules.md summarises the
+texts and names these tests).
 
 ``P*``: the limit Omaha house's ten steps (preset ``pacific-omaha``); ``I*``: the island
 casino's hold'em, hi-lo and stud rules (preset ``island``).

@@ -22,7 +22,7 @@ from tests.game.helpers import CASINO, NL, act, deal, start
 
 
 def test_hi_lo_side_pot_without_a_low_goes_to_the_high_hand() -> None:
-    # research/pokerkit.md: PokerKit 0.7.7 gives [6, 99, 86, 22]; the side pots have no low
+    # PokerKit 0.7.7 gives [6, 99, 86, 22] (docs/rules.md); the side pots have no low
     hand = start(GameKind.HOLDEM_HI_LO, stacks=(3, 100, 100, 10), button=4)
     deal(hand, "As Kh Qh Ah 2s Kd Qd Ad")
     act(hand, 3, "raise", 4)

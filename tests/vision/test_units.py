@@ -214,7 +214,7 @@ def test_enrolment_of_a_blank_frame_fails_and_adds_nothing() -> None:
 
 
 def test_minimum_enrolment_reads_other_suits(shoe_deck: EnrolledDeck) -> None:
-    """13 ranks of one suit plus one card of each other suit (the research note's minimum)
+    """13 ranks of one suit plus one card of each other suit (docs/camera.md §2's partial set)
     still reads the rest of the deck right (not necessarily accepted)."""
     cam = SimCamera(16, shoe_deck.style, strength=0.3)
     enroller = Enroller("min", "shoe", SHOE_ROI)
