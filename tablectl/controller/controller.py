@@ -139,7 +139,7 @@ class HandController(CommandHandlers, SnapshotBuilder):
         return self._table_state()
 
     def public_snapshot(self) -> dict[str, JsonValue]:
-        """The public snapshot (mqtt_payloads.md), without epoch/seq/ts. A fresh copy, the
+        """The public snapshot (docs/mqtt.md §8.3), without epoch/seq/ts. A fresh copy, the
         caller's to change."""
         return copy_json(self._current_snapshots()[0])
 

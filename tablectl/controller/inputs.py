@@ -285,7 +285,7 @@ class TagGone:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A dealer command (mqtt_payloads.md "Commands and replies").
+    """A dealer command (docs/mqtt.md §8.4).
 
     Attributes:
         name: the command (``start_hand``, ``action``, ...); the last-but-one topic level.

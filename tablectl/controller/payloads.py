@@ -7,7 +7,7 @@ the envelope the app adds (epoch, seq, ts): public events by ``type``
 ``tablectl/controller/schemas/`` are generated from them (:func:`write_schemas`) and a test
 checks they match the code and that everything the controller emits validates.
 
-Beyond the event types of mqtt_payloads.md the controller emits ``bet_returned`` (an uncalled
+Besides the card, betting and showdown events the controller emits ``bet_returned`` (an uncalled
 bet goes back), ``face_up`` (an all-in hand turned face up before the run-out),
 ``correction`` (undo, misdeal, kill_hand, manual_card: take the next snapshot) and ``seat``
 (seated, unseated, stack adjusted between hands).

@@ -95,7 +95,8 @@ class Reply:
         return cls(command_id, False, {}, code, reason)
 
     def to_json(self) -> dict[str, JsonValue]:
-        """The reply payload of mqtt_payloads.md: ``{id, ok, result}`` or ``{id, ok, error}``."""
+        """The controller's reply: ``{id, ok, result}`` or ``{id, ok, error}`` (the daemon sends it
+        as the reply envelope of docs/mqtt.md §2.3)."""
         if self.ok:
             return {"id": self.id, "ok": True, "result": dict(self.result)}
         assert self.code is not None

@@ -1,4 +1,4 @@
-"""Turning the engine's events and views into the MQTT payload bodies (mqtt_payloads.md).
+"""Turning the engine's events and views into the MQTT payload bodies (docs/mqtt.md §8).
 
 :class:`EventFolder` folds a hand's engine events into public and secure event bodies while
 keeping what the snapshots need and the engine does not keep (who was revealed at showdown, the
