@@ -1,6 +1,6 @@
 """The hand controller: binds card reads and dealer commands to the rules engine (sans-IO).
 
-Feed :class:`HandController` one input at a time (:class:`CardRead`, :class:`TagGone`,
+Feed :class:`HandController` one input at a time (:class:`CardRead`, :class:`TagLeft`,
 :class:`Command`, :class:`DeviceStatus`); each :meth:`HandController.handle` returns an
 :class:`Outcome` (reply, public and secure events, snapshot changes, error states, hand
 boundaries) for the app to journal and publish; the snapshots are built lazily, when asked for
@@ -23,14 +23,14 @@ from tablectl.controller.inputs import (
     LocationKind,
     ReadMissed,
     ReadStatus,
-    TagGone,
+    TagLeft,
     input_from_json,
     input_to_json,
 )
 from tablectl.controller.outcome import (
     ErrorChange,
     Event,
-    HandEnded,
+    HandClosed,
     HandStarted,
     Outcome,
     SnapshotChange,
@@ -53,8 +53,8 @@ __all__ = [
     "COMMANDS", "COMMAND_TABLE", "INPUT_KINDS", "PERMISSIONS", "READ_ERRORS",
     "SECURE_STATE_SCHEMA", "STATE_SCHEMA", "ActiveError", "CachedReply", "CardRead",
     "CodecError", "Command", "CommandRule", "ControllerError", "ControllerInput",
-    "DeviceState", "DeviceStatus", "ErrorChange", "ErrorCode", "Event", "HandController",
-    "HandEnded", "HandStarted", "Location", "LocationKind", "Outcome", "Phase", "ReadMissed",
+    "DeviceState", "DeviceStatus", "ErrorChange", "ErrorCode", "Event", "HandClosed",
+    "HandController", "HandStarted", "Location", "LocationKind", "Outcome", "Phase", "ReadMissed",
     "ReadStatus", "Reply", "Role", "SeatState", "SetupError", "SnapshotChange", "Stage",
-    "TableSetup", "TableState", "TagGone", "game_label", "input_from_json", "input_to_json",
+    "TableSetup", "TableState", "TagLeft", "game_label", "input_from_json", "input_to_json",
 ]

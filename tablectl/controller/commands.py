@@ -23,7 +23,7 @@ from tablectl.controller.inputs import (
 )
 from tablectl.controller.outcome import (
     Event,
-    HandEnded,
+    HandClosed,
     HandStarted,
 )
 from tablectl.controller.reads import ReadHygiene
@@ -256,7 +256,7 @@ class CommandHandlers(ReadHygiene):
                                    for s in sorted(self._seats.values(), key=lambda s: s.seat)]
         self._run.events.append(Event("hand_ended", {"hand": hand_json, "result": result,
                                                      "stacks": stacks, "rake": 0}))
-        self._run.ended = HandEnded(self._number, self._hand_id, {
+        self._run.ended = HandClosed(self._number, self._hand_id, {
             "hand": hand_json, "result": result, "stacks": stacks, "results": [],
             "board": [], "rake": 0, "by": cmd.user})
         if self._pending is not None:

@@ -62,7 +62,7 @@ from tablectl.controller.inputs import (
     ControllerInput,
     DeviceStatus,
     ReadMissed,
-    TagGone,
+    TagLeft,
 )
 from tablectl.controller.outcome import (
     Event,
@@ -195,7 +195,7 @@ class HandController(CommandHandlers, SnapshotBuilder):
                 reply, duplicate = self._on_command(inp, decided)
             case DeviceStatus():
                 self._on_device(inp)
-            case TagGone():
+            case TagLeft():
                 self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
             case ReadMissed():
                 self._on_missed(inp)

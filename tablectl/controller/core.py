@@ -21,7 +21,7 @@ from tablectl.controller.inputs import CardRead
 from tablectl.controller.outcome import (
     ErrorChange,
     Event,
-    HandEnded,
+    HandClosed,
     HandStarted,
     SnapshotChange,
     Snapshots,
@@ -176,7 +176,7 @@ class Run:
         self.errors: list[ErrorChange] = []
         self.log: list[str] = []
         self.started: HandStarted | None = None
-        self.ended: HandEnded | None = None
+        self.ended: HandClosed | None = None
 
 
 class ControllerCore:
@@ -303,7 +303,7 @@ class ControllerCore:
             "stacks": [{"seat": s, "stack": n} for s, n in sorted(hand.final_stacks.items())],
             "results": list(folder.awards), "board": [card_text(c) for c in hand.board],
             "rake": hand.rake}
-        self._run.ended = HandEnded(self._number, self._hand_id, summary)
+        self._run.ended = HandClosed(self._number, self._hand_id, summary)
 
     def _hand_json(self) -> dict[str, JsonValue]:
         return {"id": self._hand_id, "number": self._number}

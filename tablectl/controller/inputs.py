@@ -246,7 +246,7 @@ class CardRead:
 
 
 @dataclass(frozen=True, slots=True)
-class TagGone:
+class TagLeft:
     """A tag left an antenna (a table antenna stops seeing a card). Informational."""
 
     type: ClassVar[str] = "tag_gone"
@@ -257,7 +257,7 @@ class TagGone:
     location: Location | None = None
 
     def __post_init__(self) -> None:
-        _check_at(self.at, "TagGone.at")
+        _check_at(self.at, "TagLeft.at")
 
     def to_json(self) -> dict[str, JsonValue]:
         """The journal payload."""
@@ -409,13 +409,13 @@ class ReadMissed:
             raise CodecError(f"bad read_missed: {exc}") from exc
 
 
-ControllerInput: TypeAlias = (CardRead | TagGone | Command | DeviceStatus | ReadMissed
+ControllerInput: TypeAlias = (CardRead | TagLeft | Command | DeviceStatus | ReadMissed
                               | ConfigChange)
 """Everything :meth:`HandController.handle` takes."""
 
-_CLASSES: Final[Mapping[str, type[CardRead] | type[TagGone] | type[Command]
+_CLASSES: Final[Mapping[str, type[CardRead] | type[TagLeft] | type[Command]
                         | type[DeviceStatus] | type[ReadMissed] | type[ConfigChange]]] = {
-    c.type: c for c in (CardRead, TagGone, Command, DeviceStatus, ReadMissed, ConfigChange)}
+    c.type: c for c in (CardRead, TagLeft, Command, DeviceStatus, ReadMissed, ConfigChange)}
 
 INPUT_KINDS: Final = tuple(_CLASSES)
 """The ``type`` values of the inputs (what the app journals as ``InputRecord.kind``)."""

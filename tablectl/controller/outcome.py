@@ -70,7 +70,7 @@ class HandStarted:
 
 
 @dataclass(frozen=True, slots=True)
-class HandEnded:
+class HandClosed:
     """A hand is over (settled, misdealt or killed): close its row with ``summary``.
 
     ``summary`` holds ``hand`` {id, number}, ``result`` (``settled`` | ``misdeal`` |
@@ -207,7 +207,7 @@ class Outcome:
     snapshot_change: SnapshotChange = UNCHANGED
     errors: tuple[ErrorChange, ...] = ()
     hand_started: HandStarted | None = None
-    hand_ended: HandEnded | None = None
+    hand_ended: HandClosed | None = None
     log: tuple[str, ...] = ()
     duplicate: bool = False
 

@@ -33,7 +33,7 @@ from tablectl.publish.errors import (
     PublishRefusedError,
 )
 from tablectl.publish.outbox import flush_outbox, publish_event
-from tablectl.publish.resync import Outcome, Resync
+from tablectl.publish.resync import Resync, ResyncResult
 from tablectl.publish.topics import SecretTopicError, Topic, TopicError
 
 __all__ = [
@@ -45,13 +45,13 @@ __all__ = [
     "MemoryPublisher",
     "MessageProps",
     "NotConnectedError",
-    "Outcome",
     "PublishError",
     "PublishRefusedError",
     "Publisher",
     "ReplyError",
     "ReplyPayload",
     "Resync",
+    "ResyncResult",
     "SecretTopicError",
     "SentMessage",
     "SnapshotEnvelope",

@@ -12,7 +12,7 @@ Sparkplug's bdSeq/seq):
 3. Events are applied strictly in order: ``seq == last + 1``. A duplicate (``seq <= last``) is
    dropped. A jump is buffered (reordering) and opens a gap.
 4. A gap still open after ``reorder_timeout`` seconds makes :meth:`Resync.poll` return
-   :attr:`Outcome.REQUEST_SNAPSHOT` once: take the next snapshot (the controller republishes
+   :attr:`ResyncResult.REQUEST_SNAPSHOT` once: take the next snapshot (the controller republishes
    the retained snapshot after every input that changed it), or re-read the retained one.
 5. A run is ``(journal, epoch)`` (:mod:`tablectl.publish.runs`). An event, snapshot or online
    status of a new run (a newer epoch of the journal shown, or another journal: a fresh one
@@ -25,17 +25,17 @@ Time is passed in (``now``, monotonic seconds); nothing here reads a clock or do
 
 >>> r = Resync(lambda state, ev: state + (ev,))
 >>> r.on_event(1, 1, "a", now=0.0)          # no snapshot yet: buffered
-<Outcome.RESET: 'reset'>
+<ResyncResult.RESET: 'reset'>
 >>> r.on_snapshot(1, 0, (), now=0.1)
-<Outcome.SNAPSHOT: 'snapshot'>
+<ResyncResult.SNAPSHOT: 'snapshot'>
 >>> r.view, r.seq
 (('a',), 1)
 >>> r.on_event(1, 3, "c", now=0.2), r.on_event(1, 1, "a", now=0.2)
-(<Outcome.BUFFERED: 'buffered'>, <Outcome.DUPLICATE: 'duplicate'>)
+(<ResyncResult.BUFFERED: 'buffered'>, <ResyncResult.DUPLICATE: 'duplicate'>)
 >>> r.poll(now=1.0)
-<Outcome.REQUEST_SNAPSHOT: 'request_snapshot'>
+<ResyncResult.REQUEST_SNAPSHOT: 'request_snapshot'>
 >>> r.on_event(1, 2, "b", now=1.1)
-<Outcome.APPLIED: 'applied'>
+<ResyncResult.APPLIED: 'applied'>
 >>> r.view
 ('a', 'b', 'c')
 """
@@ -52,7 +52,7 @@ S = TypeVar("S")
 E = TypeVar("E")
 
 
-class Outcome(StrEnum):
+class ResyncResult(StrEnum):
     """What one input did to the display state."""
 
     APPLIED = "applied"                    # event applied (maybe with buffered followers)
@@ -141,73 +141,73 @@ class Resync(Generic[S, E]):
             self._requested = False
 
     def on_event(self, epoch: int, seq: int, event: E, *, now: float,
-                 journal: str | None = None) -> Outcome:
+                 journal: str | None = None) -> ResyncResult:
         """Feed one event of the sequenced stream (of run ``(journal, epoch)``)."""
-        outcome: Outcome | None = None
+        outcome: ResyncResult | None = None
         run = Run(journal, epoch)
         order = self._runs.classify(run)
         if order is RunOrder.OLD:
-            return Outcome.STALE
+            return ResyncResult.STALE
         if order is RunOrder.NEW:
             self._reset(run, now)
-            outcome = Outcome.RESET
+            outcome = ResyncResult.RESET
         if self.view is not None and seq <= self.seq:
-            return Outcome.DUPLICATE
+            return ResyncResult.DUPLICATE
         if seq in self._buffer:
-            return Outcome.DUPLICATE
+            return ResyncResult.DUPLICATE
         if self.view is not None and seq == self.seq + 1:
             self.view = self._apply(self.view, event)
             self.seq = seq
             self._drain(now)
-            return Outcome.APPLIED
+            return ResyncResult.APPLIED
         self._buffer[seq] = event
         if len(self._buffer) > self._max_buffer:
             del self._buffer[min(self._buffer)]
         if self._gap_since is None:
             self._gap_since = now
-        return outcome or Outcome.BUFFERED
+        return outcome or ResyncResult.BUFFERED
 
     def on_snapshot(self, epoch: int, seq: int, snapshot: S, *, now: float,
-                    journal: str | None = None) -> Outcome:
+                    journal: str | None = None) -> ResyncResult:
         """Feed a (retained) snapshot whose last applied event is ``seq``."""
         run = Run(journal, epoch)
         order = self._runs.classify(run)
         if order is RunOrder.OLD:
-            return Outcome.STALE
+            return ResyncResult.STALE
         if order is RunOrder.NEW:
             self._reset(run, now)
         elif self.view is not None and seq < self.seq:
-            return Outcome.STALE
+            return ResyncResult.STALE
         elif self.view is not None and seq == self.seq:
-            return Outcome.DUPLICATE
+            return ResyncResult.DUPLICATE
         self.view = snapshot
         self.seq = seq
         self._drain(now)
-        return Outcome.SNAPSHOT
+        return ResyncResult.SNAPSHOT
 
     def on_status(self, online: bool, epoch: int, *, now: float,
-                  journal: str | None = None) -> Outcome:
+                  journal: str | None = None) -> ResyncResult:
         """Feed the controller's status (birth / LWT)."""
         run = Run(journal, epoch)
         order = self._runs.classify(run)
         if order is RunOrder.OLD:
-            return Outcome.STALE                   # e.g. the LWT of an earlier run, late
+            return ResyncResult.STALE                   # e.g. the LWT of an earlier run, late
         if not online:
             # the run shown is offline, or a newer one is (what is shown is not live either)
             self.stale = True
             self._stale_run = run
-            return Outcome.STATUS
+            return ResyncResult.STATUS
         self._stale_run = None
         if order is RunOrder.NEW:
             self._reset(run, now)                  # a new run is live: wait for its snapshot
-            return Outcome.RESET
+            return ResyncResult.RESET
         self.stale = False
-        return Outcome.STATUS
+        return ResyncResult.STATUS
 
-    def poll(self, *, now: float) -> Outcome | None:
+    def poll(self, *, now: float) -> ResyncResult | None:
         """Call at :meth:`deadline`: asks for a snapshot once when a gap outlived the timeout."""
         deadline = self.deadline()
         if deadline is not None and now >= deadline:
             self._requested = True
-            return Outcome.REQUEST_SNAPSHOT
+            return ResyncResult.REQUEST_SNAPSHOT
         return None

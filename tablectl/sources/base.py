@@ -18,7 +18,7 @@ from tablectl.controller.inputs import (
     DeviceStatus,
     Location,
     ReadMissed,
-    TagGone,
+    TagLeft,
 )
 from tablectl.domain.errors import ConfigError, TablectlError
 
@@ -35,7 +35,7 @@ class SourceError(TablectlError):
         super().__init__(f"{source}: {message}")
 
 
-SourceEvent: TypeAlias = CardRead | TagGone | DeviceStatus | Command | ReadMissed
+SourceEvent: TypeAlias = CardRead | TagLeft | DeviceStatus | Command | ReadMissed
 """What a source yields: controller inputs (a keypad yields commands)."""
 
 

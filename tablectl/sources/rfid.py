@@ -9,7 +9,7 @@ the wrong seat. An unplug is not a loss: the session survives it and the device 
 
 **Table** (:class:`RfidTableSource`): antennas have roles from the calibration map. The source
 keeps the set of tags present on each antenna; a TAG_SEEN of a tag not already present becomes
-a :class:`CardRead` at that antenna's location, a TAG_GONE a :class:`TagGone`. After every new
+a :class:`CardRead` at that antenna's location, a TAG_GONE a :class:`TagLeft`. After every new
 boot the device sends a snapshot of every antenna, and the source reconciles it with what it
 knew: tags that appeared while the link was down are reported once, tags that left are reported
 gone, tags still present are not reported again.
@@ -32,11 +32,10 @@ from firmware_bridge.client import (
     Malformed,
 )
 from firmware_bridge.link import LinkOpener, open_serial_link
-from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagSeen
-from firmware_bridge.messages import TagGone as WireTagGone
+from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagGone, TagSeen
 from firmware_bridge.transitions import LinkState
 from tablectl.clock import Clock
-from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagLeft
 from tablectl.sources.base import SourceEvent
 
 _LOGGER = logging.getLogger(__name__)
@@ -178,8 +177,8 @@ class RfidTableSource(_RfidSource):
                         read_id=self._read_id(seq), at=self._clock.now(),
                         location=self._roles.get(antenna))
 
-    def _gone(self, antenna: int, uid: str) -> TagGone:
-        return TagGone(source=self.name, uid=uid, antenna=antenna, at=self._clock.now(),
+    def _gone(self, antenna: int, uid: str) -> TagLeft:
+        return TagLeft(source=self.name, uid=uid, antenna=antenna, at=self._clock.now(),
                        location=self._roles.get(antenna))
 
     def _on_message(self, message: object, seq: int) -> list[SourceEvent]:
@@ -193,7 +192,7 @@ class RfidTableSource(_RfidSource):
                     _LOGGER.warning("%s: tag on antenna %d, which has no role in the map",
                                     self.name, antenna)
                 return [self._read(antenna, read.uid_hex, seq)]
-            case WireTagGone(antenna=antenna) as gone:
+            case TagGone(antenna=antenna) as gone:
                 present = self._present.setdefault(antenna, set())
                 if gone.uid_hex not in present:
                     return []

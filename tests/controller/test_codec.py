@@ -22,7 +22,7 @@ from tablectl.controller import (
     ReadStatus,
     Reply,
     TableState,
-    TagGone,
+    TagLeft,
     input_from_json,
     input_to_json,
 )
@@ -56,7 +56,7 @@ commands = st.builds(Command, name=names, user=names, id=names, at=times,
                      sent_at=st.none() | times)
 inputs: st.SearchStrategy[ControllerInput] = st.one_of(
     card_reads, commands,
-    st.builds(TagGone, source=names, uid=names, antenna=st.integers(0, 9), at=times,
+    st.builds(TagLeft, source=names, uid=names, antenna=st.integers(0, 9), at=times,
               location=locations),
     st.builds(DeviceStatus, source=names, online=st.booleans(), at=times, kind=st.text()))
 

@@ -27,7 +27,7 @@ from tablectl.controller import (
     SnapshotChange,
     TableSetup,
     TableState,
-    TagGone,
+    TagLeft,
 )
 from tablectl.domain.cards import FULL_DECK
 from tablectl.domain.games import BettingStructure, GameKind
@@ -57,7 +57,7 @@ def _mishaps(d: Driver, rng: random.Random) -> None:
             code = out.errors[0].code.value
             assert d.cmd("clear_error", user=FLOOR, code=code).reply.ok  # type: ignore[union-attr]
     elif which == 3:
-        d.feed(TagGone("table", RED.uid_for(FULL_DECK[rng.randrange(52)]), 3, d.tick()))
+        d.feed(TagLeft("table", RED.uid_for(FULL_DECK[rng.randrange(52)]), 3, d.tick()))
     elif which == 4:
         d.feed(DeviceStatus("shoe", rng.random() < 0.5, d.tick(), kind="rfid-shoe"))
     else:  # a command nobody may send

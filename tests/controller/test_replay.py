@@ -17,7 +17,7 @@ from tablectl.controller import (
     HandController,
     ReadStatus,
     TableState,
-    TagGone,
+    TagLeft,
     input_from_json,
     input_to_json,
 )
@@ -94,7 +94,7 @@ def chaos(d: Driver, rng: random.Random, moves: int) -> None:
             elif which == 4:
                 d.read(next_card(), location=rng.choice(LOCATIONS))
             elif which == 5:
-                d.feed(TagGone("table", RED.uid_for(FULL_DECK[rng.randrange(52)]), 3,
+                d.feed(TagLeft("table", RED.uid_for(FULL_DECK[rng.randrange(52)]), 3,
                                d.tick()))
             else:
                 d.feed(DeviceStatus(rng.choice(["shoe", "table"]), rng.random() < 0.5,

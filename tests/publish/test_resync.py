@@ -20,7 +20,7 @@ from tablectl.publish.envelope import (
     encode,
     event_from_record,
 )
-from tablectl.publish.resync import Outcome, Resync
+from tablectl.publish.resync import Resync, ResyncResult
 
 View = tuple[object, ...]
 M = TypeVar("M")
@@ -57,7 +57,7 @@ def controller_stream(epochs: list[tuple[int, list[int]]], crash: list[bool]
     return msgs, truth
 
 
-def feed(r: Resync[View, int], msg: Msg, now: float) -> Outcome:
+def feed(r: Resync[View, int], msg: Msg, now: float) -> ResyncResult:
     if msg.kind == "event":
         assert isinstance(msg.body, int)
         return r.on_event(msg.epoch, msg.seq, msg.body, now=now)
@@ -129,13 +129,13 @@ def test_without_drops_the_stream_alone_reaches_the_controllers_state(
 
 def test_events_only_stream_with_a_gap_requests_one_snapshot_then_recovers() -> None:
     r: Resync[View, int] = Resync(fold, reorder_timeout=0.5)
-    assert r.on_snapshot(4, 10, ("s",), now=0) is Outcome.SNAPSHOT
-    assert r.on_event(4, 12, 12, now=1.0) is Outcome.BUFFERED
+    assert r.on_snapshot(4, 10, ("s",), now=0) is ResyncResult.SNAPSHOT
+    assert r.on_event(4, 12, 12, now=1.0) is ResyncResult.BUFFERED
     assert r.deadline() == 1.5
     assert r.poll(now=1.4) is None
-    assert r.poll(now=1.5) is Outcome.REQUEST_SNAPSHOT
+    assert r.poll(now=1.5) is ResyncResult.REQUEST_SNAPSHOT
     assert r.poll(now=9.0) is None                      # asked once per gap
-    assert r.on_snapshot(4, 11, ("s", 11), now=2.0) is Outcome.SNAPSHOT
+    assert r.on_snapshot(4, 11, ("s", 11), now=2.0) is ResyncResult.SNAPSHOT
     assert r.view == ("s", 11, 12) and r.synced and r.deadline() is None
 
 
@@ -147,15 +147,15 @@ def stale(r: Resync[View, int]) -> bool:
 def test_status_rules_stale_and_late_lwt() -> None:
     r: Resync[View, int] = Resync(fold)
     r.on_snapshot(5, 0, (), now=0)
-    assert r.on_status(False, 5, now=1) is Outcome.STATUS and stale(r)
+    assert r.on_status(False, 5, now=1) is ResyncResult.STATUS and stale(r)
     r.on_status(True, 5, now=2)
     assert not stale(r)
-    assert r.on_status(False, 4, now=3) is Outcome.STALE and not stale(r)   # old run's LWT
+    assert r.on_status(False, 4, now=3) is ResyncResult.STALE and not stale(r)   # old run's LWT
     r.on_status(False, 5, now=4)
-    assert r.on_snapshot(6, 0, ("new",), now=5) is Outcome.SNAPSHOT
+    assert r.on_snapshot(6, 0, ("new",), now=5) is ResyncResult.SNAPSHOT
     assert not stale(r) and r.view == ("new",)
-    assert r.on_event(5, 1, 1, now=6) is Outcome.STALE
-    assert r.on_snapshot(5, 3, ("old",), now=6) is Outcome.STALE
+    assert r.on_event(5, 1, 1, now=6) is ResyncResult.STALE
+    assert r.on_snapshot(5, 3, ("old",), now=6) is ResyncResult.STALE
 
 
 @settings(max_examples=100, deadline=None)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tablectl.publish.resync import Outcome, Resync
+from tablectl.publish.resync import Resync, ResyncResult
 from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.terminal.follow import TableFollower
 from tablectl.web.link import LinkChange, LinkState, Message
@@ -57,13 +57,13 @@ def test_resync_takes_a_fresh_journals_snapshot_after_a_longer_history() -> None
     r.on_snapshot(1, 40, ("old table",), now=0, journal=OLD)
     r.on_status(False, 1, now=1, journal=OLD)
     assert r.stale
-    assert r.on_status(True, 1, now=2, journal=NEW) is Outcome.RESET
+    assert r.on_status(True, 1, now=2, journal=NEW) is ResyncResult.RESET
     assert r.view is None and not r.stale
-    assert r.on_snapshot(1, 3, ("new table",), now=3, journal=NEW) is Outcome.SNAPSHOT
+    assert r.on_snapshot(1, 3, ("new table",), now=3, journal=NEW) is ResyncResult.SNAPSHOT
     assert r.view == ("new table",) and r.run == Run(NEW, 1)
     # a late copy of the old journal's retained snapshot, and its late will: both ignored
-    assert r.on_snapshot(1, 40, ("old table",), now=4, journal=OLD) is Outcome.STALE
-    assert r.on_status(False, 1, now=4, journal=OLD) is Outcome.STALE
+    assert r.on_snapshot(1, 40, ("old table",), now=4, journal=OLD) is ResyncResult.STALE
+    assert r.on_status(False, 1, now=4, journal=OLD) is ResyncResult.STALE
     assert r.view == ("new table",) and not r.stale
 
 

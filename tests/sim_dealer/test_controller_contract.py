@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.client import Delivered, DeviceRebooted
-from firmware_bridge.messages import Misread, TagSeen
-from firmware_bridge.messages import TagGone as WireTagGone
+from firmware_bridge.messages import Misread, TagGone, TagSeen
 from hardware_sim.devices import SimDevice, SimTable
 from hardware_sim.play import build_device, make_dealer
 from hardware_sim.ports import LoopbackPorts
@@ -27,7 +26,7 @@ from tablectl.controller import (
     TableSetup,
     TableState,
 )
-from tablectl.controller.inputs import ReadMissed, TagGone
+from tablectl.controller.inputs import ReadMissed, TagLeft
 from tablectl.domain.deck import Deck
 from tablectl.game import PotResult
 from tests.sim_dealer.conftest import DECKS, SCENARIOS
@@ -78,7 +77,7 @@ class ControllerLink:
                                                   self._at()))
                 continue
             location = None
-            if self.roles is not None and isinstance(msg, TagSeen | WireTagGone):
+            if self.roles is not None and isinstance(msg, TagSeen | TagGone):
                 role = self.roles[msg.antenna]
                 location = Location.parse(f"{role.kind} {role.number}" if role.number
                                           else role.kind)
@@ -86,8 +85,8 @@ class ControllerLink:
                 self.controller.handle(CardRead(source=item.device, uid=msg.uid_hex,
                                                 antenna=msg.antenna, location=location,
                                                 read_id=f"r{self._seen}", at=self._at()))
-            elif isinstance(msg, WireTagGone):
-                self.controller.handle(TagGone(item.device, msg.uid_hex, msg.antenna,
+            elif isinstance(msg, TagGone):
+                self.controller.handle(TagLeft(item.device, msg.uid_hex, msg.antenna,
                                                self._at(), location))
 
     # DevicePorts

@@ -12,7 +12,7 @@ import pytest
 from hardware_sim.devices import AntennaRole, SimShoe, SimTable
 from hardware_sim.serve import PipeDevice
 from tablectl.clock import SystemClock
-from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagGone
+from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagLeft
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
@@ -112,13 +112,13 @@ async def test_table_reads_carry_locations_and_reboot_reconciles() -> None:
         assert [str(r.location) for r in reads if isinstance(r, CardRead)] == ["seat 1",
                                                                                "seat 2"]
         table.remove(1, Card.parse("Kd"))
-        gone = await take(events, 1, what=TagGone)
-        assert isinstance(gone[0], TagGone) and str(gone[0].location) == "seat 2"
+        gone = await take(events, 1, what=TagLeft)
+        assert isinstance(gone[0], TagLeft) and str(gone[0].location) == "seat 2"
         # power cut: As stays on seat 1; Qh lands on the board while the reader is down
         await pipe.unplug(power_cut=True)
         table.present[2][bytes.fromhex(RED.uid_for(Card.parse("Qh")))] = (table.tech, 0.0)
         pipe.replug()
-        after = await take(events, 1, what=(CardRead, TagGone))
+        after = await take(events, 1, what=(CardRead, TagLeft))
         assert isinstance(after[0], CardRead)
         assert RED.card_for(after[0].uid or "") == Card.parse("Qh")
         assert str(after[0].location) == "board 1"
