@@ -36,7 +36,7 @@ from hardware_sim.camera_scene import TABLE_FRAME, SceneCamera
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.enrol import Enroller
 from tablectl.vision.locate import quad_box
-from tablectl.vision.model import Image, ReadStatus
+from tablectl.vision.model import FaceStatus, Image
 from tablectl.vision.recognise import Recogniser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -99,7 +99,7 @@ def main() -> None:
                                args.repeat))
         reads = [board_rec.read_board(f) for f in frames]
         found = sum(len(r) for r in reads) / (n_cards * len(frames))
-        accepted = sum(r.status is ReadStatus.ACCEPTED for rs in reads for r in rs)
+        accepted = sum(r.status is FaceStatus.ACCEPTED for rs in reads for r in rs)
         results[name] = {**read, "baseline_jpeg_decode": base,
                          "ratio_to_baseline": round(read["median_ms"] / base["median_ms"], 1),
                          "found": round(found, 3),
@@ -120,7 +120,7 @@ def main() -> None:
 
     shoe = _summary(_times(shoe_rec.read_index, crops, args.repeat))
     base = _summary(_times(otsu, crops, args.repeat))
-    ok = float(np.mean([shoe_rec.read_index(c).status is ReadStatus.ACCEPTED for c in crops]))
+    ok = float(np.mean([shoe_rec.read_index(c).status is FaceStatus.ACCEPTED for c in crops]))
     results["shoe_index_read"] = {**shoe, "baseline_grey_otsu": base,
                                   "ratio_to_baseline": round(shoe["median_ms"]
                                                              / base["median_ms"], 1),
@@ -151,7 +151,7 @@ def _table(rec: Recogniser, style: DeckStyle, n: int, repeat: int) -> dict[str, 
             found += 1
             r = reads[i]
             right += r.card == truth[j].face
-            if r.status is ReadStatus.ACCEPTED:
+            if r.status is FaceStatus.ACCEPTED:
                 accepted += 1
                 wrong += r.card != truth[j].face
     out = {**read, "baseline_jpeg_decode": base,

@@ -69,7 +69,7 @@ def _camera_enrol(args: argparse.Namespace) -> int:
 def _camera_recognise(args: argparse.Namespace) -> int:
     from tablectl.vision.enrol import load_image
     from tablectl.vision.explain import draw, draw_shoe
-    from tablectl.vision.model import CardRead, VisionError
+    from tablectl.vision.model import FaceRead, VisionError
     from tablectl.vision.profile import DeckProfile
     from tablectl.vision.recognise import Recogniser
 
@@ -88,10 +88,10 @@ def _camera_recognise(args: argparse.Namespace) -> int:
     for path, img in images:
         if args.mode == "shoe":
             shoe = rec.inspect_shoe(img)
-            reads = [CardRead(shoe.card, shoe.confidence, shoe.status, None)]
+            reads = [FaceRead(shoe.card, shoe.confidence, shoe.status, None)]
         else:
             found = rec.inspect_board(img, whole_frame=True)
-            reads = [CardRead(r.card, r.confidence, r.status, q) for q, r in found]
+            reads = [FaceRead(r.card, r.confidence, r.status, q) for q, r in found]
         if explain is not None:
             drawn = (draw_shoe(img, rec.profile.shoe_roi, shoe) if args.mode == "shoe"
                      else draw(img, found))

@@ -21,17 +21,15 @@ from typing import Final, Self
 from tablectl.clock import Clock
 from tablectl.controller.inputs import CardRead, DeviceStatus, Location, LocationKind, ReadStatus
 from tablectl.sources.base import SourceEvent
-from tablectl.vision.model import CardRead as VisionRead
-from tablectl.vision.model import FrameSourceError
-from tablectl.vision.model import ReadStatus as VisionStatus
+from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError
 from tablectl.vision.source import CameraCardSource, FrameSource
 
 _LOGGER = logging.getLogger(__name__)
 
 BACKOFF: Final = (0.5, 1.0, 2.0, 5.0)
 
-_STATUS: Final = {VisionStatus.ACCEPTED: ReadStatus.ACCEPTED,
-                  VisionStatus.NEEDS_CONFIRMATION: ReadStatus.NEEDS_CONFIRMATION}
+_STATUS: Final = {FaceStatus.ACCEPTED: ReadStatus.ACCEPTED,
+                  FaceStatus.NEEDS_CONFIRMATION: ReadStatus.NEEDS_CONFIRMATION}
 
 
 class CameraSource:
@@ -64,7 +62,7 @@ class CameraSource:
     async def __aexit__(self, *exc: object) -> None:
         self._closed = True
 
-    def to_input(self, read: VisionRead) -> CardRead | None:
+    def to_input(self, read: FaceRead) -> CardRead | None:
         """The controller input for one decided read (None for ``no_card``)."""
         status = _STATUS.get(read.status)
         if read.card is None or status is None:

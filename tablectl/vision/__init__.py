@@ -2,7 +2,7 @@
 
 Importing this package loads nothing heavy; OpenCV is loaded by the modules that need it:
 
-* :mod:`~tablectl.vision.model` -- ``CardRead``, ``ReadStatus``, ``Thresholds``, errors (no cv2)
+* :mod:`~tablectl.vision.model` -- ``FaceRead``, ``FaceStatus``, ``Thresholds``, errors (no cv2)
 * :mod:`~tablectl.vision.profile` -- ``DeckProfile`` save/load (numpy only)
 * :mod:`~tablectl.vision.glyphs` -- index segmentation and glyph normalisation
 * :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames), card finding

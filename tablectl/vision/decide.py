@@ -15,7 +15,7 @@
 
 >>> vote = CardVote()
 >>> vote.decide().read.status
-<ReadStatus.NO_CARD: 'no_card'>
+<FaceStatus.NO_CARD: 'no_card'>
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card
-from tablectl.vision.model import CardRead, Quad, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus, Quad
 
 
 class FrameVerdict(Protocol):
@@ -36,7 +36,7 @@ class FrameVerdict(Protocol):
     @property
     def card(self) -> Card | None: ...
     @property
-    def status(self) -> ReadStatus: ...
+    def status(self) -> FaceStatus: ...
     @property
     def confidence(self) -> float: ...
     @property
@@ -68,7 +68,7 @@ class VotePolicy:
 class Decision:
     """A decided card and whether its print matched the enrolled deck (``None``: unknown)."""
 
-    read: CardRead
+    read: FaceRead
     deck_match: bool | None
 
 
@@ -100,7 +100,7 @@ class CardVote:
         """The card most frames so far accepted, or ``None``."""
         counts: dict[Card, int] = {}
         for v in self._frames:
-            if v.status is ReadStatus.ACCEPTED and v.card is not None:
+            if v.status is FaceStatus.ACCEPTED and v.card is not None:
                 counts[v.card] = counts.get(v.card, 0) + 1
         return max(counts, key=lambda c: counts[c]) if counts else None
 
@@ -110,7 +110,7 @@ class CardVote:
         faces = [v for v in self._frames if v.card is not None]
         n = len(self._frames)
         if not faces or len(faces) * 2 < n:
-            return Decision(CardRead(None, 0.0, ReadStatus.NO_CARD, self._quad,
+            return Decision(FaceRead(None, 0.0, FaceStatus.NO_CARD, self._quad,
                                      self._last_time, n), None)
         weights: dict[Card, float] = {}
         for v in faces:
@@ -118,8 +118,8 @@ class CardVote:
             weights[v.card] = weights.get(v.card, 0.0) + max(v.confidence, 0.01)
         winner = max(weights, key=lambda c: weights[c])
         mine = [v for v in faces if v.card == winner]
-        accepted_mine = sum(v.status is ReadStatus.ACCEPTED for v in mine)
-        accepted_other = sum(v.status is ReadStatus.ACCEPTED for v in faces
+        accepted_mine = sum(v.status is FaceStatus.ACCEPTED for v in mine)
+        accepted_other = sum(v.status is FaceStatus.ACCEPTED for v in faces
                              if v.card != winner)
         ok = (accepted_mine >= p.min_frames and accepted_other == 0
               and len(mine) >= p.min_share * len(faces))
@@ -128,8 +128,8 @@ class CardVote:
             conf = min(conf, 0.99)
         matches = [v.deck_match for v in mine if v.deck_match is not None]
         deck = None if not matches else sum(matches) * 2 > len(matches)
-        status = ReadStatus.ACCEPTED if ok else ReadStatus.NEEDS_CONFIRMATION
-        return Decision(CardRead(winner, conf, status, self._quad, self._last_time, n), deck)
+        status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
+        return Decision(FaceRead(winner, conf, status, self._quad, self._last_time, n), deck)
 
 
 class DeckGuard:

@@ -24,7 +24,7 @@ import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
 from tablectl.vision.glyphs import IndexGlyphs, find_index
-from tablectl.vision.model import CardRead, EnrolmentError, Image, ReadStatus, Thresholds
+from tablectl.vision.model import EnrolmentError, FaceRead, FaceStatus, Image, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import (
     CORNER_WIDE,
@@ -273,10 +273,10 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
         read = _read_one(trial, frame, mode)
         if step is not None:
             step(note=f"read back {item}")
-        if read.status is ReadStatus.ACCEPTED and read.card == card:
+        if read.status is FaceStatus.ACCEPTED and read.card == card:
             correct += 1
             continue
-        if read.status is ReadStatus.ACCEPTED:
+        if read.status is FaceStatus.ACCEPTED:
             wrong += 1
         else:
             unsure += 1
@@ -285,13 +285,13 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
     return profile.with_verification(report.passed, report.summary()), report
 
 
-def _read_one(rec: Recogniser, frame: Image, mode: Mode) -> CardRead:
+def _read_one(rec: Recogniser, frame: Image, mode: Mode) -> FaceRead:
     if mode == "shoe":
         return rec.read_shoe(frame)
     reads = rec.read_board(frame, whole_frame=True)
     if not reads:
-        return CardRead(None, 0.0, ReadStatus.NO_CARD)
-    return max(reads, key=lambda r: (r.status is ReadStatus.ACCEPTED, r.confidence))
+        return FaceRead(None, 0.0, FaceStatus.NO_CARD)
+    return max(reads, key=lambda r: (r.status is FaceStatus.ACCEPTED, r.confidence))
 
 
 def load_image(path: Path) -> Image:

@@ -15,14 +15,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tablectl.vision.model import Image, Quad, ReadStatus
+from tablectl.vision.model import FaceStatus, Image, Quad
 from tablectl.vision.recognise import CARD_H, CARD_W, CORNER, IndexRead
 
 COLOURS: Final = {
-    ReadStatus.ACCEPTED: (40, 200, 40),
-    ReadStatus.NEEDS_CONFIRMATION: (0, 150, 255),
-    ReadStatus.NO_CARD: (160, 160, 160),
-    ReadStatus.OUT_OF_FRAME: (255, 0, 255),
+    FaceStatus.ACCEPTED: (40, 200, 40),
+    FaceStatus.NEEDS_CONFIRMATION: (0, 150, 255),
+    FaceStatus.NO_CARD: (160, 160, 160),
+    FaceStatus.OUT_OF_FRAME: (255, 0, 255),
 }
 
 
@@ -51,7 +51,7 @@ def draw(frame: Image, found: Sequence[tuple[Quad, IndexRead]]) -> Image:
         pts = np.round(np.array(quad)).astype(np.int32)
         cv2.polylines(out, [pts], True, colour, thick + 1, cv2.LINE_AA)
         cv2.circle(out, (int(pts[0][0]), int(pts[0][1])), thick + 3, colour, -1)
-        if read.status is not ReadStatus.OUT_OF_FRAME:
+        if read.status is not FaceStatus.OUT_OF_FRAME:
             for win in index_windows(quad):
                 w = np.round(np.array(win)).astype(np.int32)
                 cv2.polylines(out, [w], True, (255, 200, 0), thick, cv2.LINE_AA)
@@ -78,7 +78,7 @@ def _label(out: Image, pts: npt.NDArray[np.int32], read: IndexRead, thick: int) 
     colour = COLOURS[read.status]
     scale = max(0.4, max(out.shape[:2]) / 1200)
     label = (f"{read.card or '--'} {read.confidence:.2f}"
-             if read.status is not ReadStatus.OUT_OF_FRAME else "out of frame")
+             if read.status is not FaceStatus.OUT_OF_FRAME else "out of frame")
     x = int(pts[:, 0].min())
     y = max(int(pts[:, 1].min()) - 6, 14)
     (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)

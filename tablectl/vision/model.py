@@ -2,7 +2,7 @@
 
 This module does not import OpenCV, so the daemon can name these types without loading cv2.
 
->>> read = CardRead(None, 0.0, ReadStatus.NO_CARD)
+>>> read = FaceRead(None, 0.0, FaceStatus.NO_CARD)
 >>> read.as_json()
 {'card': None, 'confidence': 0.0, 'status': 'no_card', 'quad': None}
 """
@@ -66,7 +66,7 @@ class FrameSourceError(VisionError, OSError):
         super().__init__(f"{url}: {message}")
 
 
-class ReadStatus(StrEnum):
+class FaceStatus(StrEnum):
     """What the table may do with a read."""
 
     ACCEPTED = "accepted"
@@ -80,13 +80,13 @@ class ReadStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class CardRead:
+class FaceRead:
     """One reading of one card (from one frame, or decided over several).
 
     Attributes:
         card: the best guess, or ``None``; only trust it when ``status`` is ``ACCEPTED``.
         confidence: 0..1, the weaker of the rank and suit glyph correlations.
-        status: see :class:`ReadStatus`.
+        status: see :class:`FaceStatus`.
         quad: where the card is in the frame (board mode), else ``None``.
         frame_time: monotonic seconds of the (last) frame, from the injected clock.
         frames: how many frames the read is based on.
@@ -94,7 +94,7 @@ class CardRead:
 
     card: Card | None
     confidence: float
-    status: ReadStatus
+    status: FaceStatus
     quad: Quad | None = None
     frame_time: float = 0.0
     frames: int = 1

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.locate import locate_cards, order_quad
-from tablectl.vision.model import CardRead, Image, Quad, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 
 CARD_W: Final = 200
@@ -50,7 +50,7 @@ class IndexRead:
     """
 
     card: Card | None
-    status: ReadStatus
+    status: FaceStatus
     confidence: float
     rank_score: float = 0.0
     suit_score: float = 0.0
@@ -66,10 +66,10 @@ class IndexRead:
     """The weaker of the rank and suit separations (see :class:`Thresholds`)."""
 
 
-_NONE: Final = IndexRead(None, ReadStatus.NO_CARD, 0.0)
-_CUT: Final = IndexRead(None, ReadStatus.OUT_OF_FRAME, 0.0)
-_PRIORITY: Final = {ReadStatus.ACCEPTED: 3, ReadStatus.NEEDS_CONFIRMATION: 2,
-                    ReadStatus.NO_CARD: 1, ReadStatus.OUT_OF_FRAME: 0}
+_NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
+_CUT: Final = IndexRead(None, FaceStatus.OUT_OF_FRAME, 0.0)
+_PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
+                    FaceStatus.NO_CARD: 1, FaceStatus.OUT_OF_FRAME: 0}
 
 
 def find_cards(frame: Image, min_width: float = 40.0) -> list[Quad]:
@@ -162,7 +162,7 @@ class Recogniser:
         card = Card(rank, suit)
         conf = max(0.0, min(r_best, s_best))
         if min(r_best, s_any) < t.no_card:
-            return IndexRead(None, ReadStatus.NO_CARD, conf, r_best, s_best, r_margin,
+            return IndexRead(None, FaceStatus.NO_CARD, conf, r_best, s_best, r_margin,
                              s_margin)
         # Deck checks: the index as a whole and its layout, against this card's enrolment
         # (or this rank's, if the card itself was not enrolled).
@@ -179,7 +179,7 @@ class Recogniser:
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
         ok = glyphs_sure and bool(deck_match) and self.profile.verified
-        status = ReadStatus.ACCEPTED if ok else ReadStatus.NEEDS_CONFIRMATION
+        status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
                          lay, colour_ok, deck_match, min(r_sep, s_sep))
 
@@ -198,7 +198,7 @@ class Recogniser:
                 r = self._classify(g)
                 if _better(r, best):
                     best = r
-            if best.status is ReadStatus.ACCEPTED:
+            if best.status is FaceStatus.ACCEPTED:
                 break
         return best, bool(first)
 
@@ -215,10 +215,10 @@ class Recogniser:
         """The full verdict on a shoe frame's index window."""
         return self.read_index(self.shoe_crop(frame))
 
-    def read_shoe(self, frame: Image, frame_time: float = 0.0) -> CardRead:
+    def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""
         r = self.inspect_shoe(frame)
-        return CardRead(r.card, r.confidence, r.status, None, frame_time)
+        return FaceRead(r.card, r.confidence, r.status, None, frame_time)
 
     def read_card(self, card_img: Image) -> IndexRead:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
@@ -229,7 +229,7 @@ class Recogniser:
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl)
-            if a.status is ReadStatus.ACCEPTED:
+            if a.status is FaceStatus.ACCEPTED:
                 return a
             b, seen_b = self._read_index(br)
             best = max((best, a, b), key=_rank)
@@ -256,10 +256,10 @@ class Recogniser:
         return found
 
     def read_board(self, frame: Image, frame_time: float = 0.0,
-                   whole_frame: bool = False) -> list[CardRead]:
+                   whole_frame: bool = False) -> list[FaceRead]:
         """Find and read every card on one board frame; one read per card found (see
         :meth:`inspect_board` for ``whole_frame``)."""
-        return [CardRead(r.card, r.confidence, r.status, q, frame_time)
+        return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
 
 

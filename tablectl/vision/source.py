@@ -8,7 +8,7 @@ frames held in memory (tests, demos, replays).
 :class:`CameraCardSource` runs the recogniser on each frame (in a worker thread, so the event
 loop stays free), votes over the frames while a card is visible, applies the deck guard and
 the game-state check (a card already read this hand cannot appear again: it goes to the
-dealer), and yields one :class:`CardRead` per card.
+dealer), and yields one :class:`FaceRead` per card.
 
 * shoe mode: a card is "visible" while the presence trigger fires in the index window;
 * board mode: cards are tracked by position across frames; each is decided after
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, Self
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import CardVote, Decision, DeckGuard, PresenceTrigger, VotePolicy
-from tablectl.vision.model import CardRead, FrameSourceError, Image, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError, Image
 
 if TYPE_CHECKING:
     from tablectl.vision.recognise import IndexRead, Recogniser
@@ -201,7 +201,7 @@ class CameraCardSource:
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         await self._frames.__aexit__(exc_type, exc, tb)
 
-    def _finish(self, decision: Decision) -> CardRead:
+    def _finish(self, decision: Decision) -> FaceRead:
         """Apply the deck guard and the game-state check to a voted decision."""
         read = decision.read
         st = self._state
@@ -209,14 +209,14 @@ class CameraCardSource:
             return read
         trusted = st.guard.observe(decision.deck_match)
         status = read.status
-        if status is ReadStatus.ACCEPTED and (not trusted or read.card in st.seen):
-            status = ReadStatus.NEEDS_CONFIRMATION
-        if status is ReadStatus.ACCEPTED:
+        if status is FaceStatus.ACCEPTED and (not trusted or read.card in st.seen):
+            status = FaceStatus.NEEDS_CONFIRMATION
+        if status is FaceStatus.ACCEPTED:
             st.seen.add(read.card)
-        return CardRead(read.card, read.confidence, status, read.quad, read.frame_time,
+        return FaceRead(read.card, read.confidence, status, read.quad, read.frame_time,
                         read.frames)
 
-    async def reads(self) -> AsyncIterator[CardRead]:
+    async def reads(self) -> AsyncIterator[FaceRead]:
         """One decided read per card, until the frames end."""
         if self.mode == "shoe":
             async for r in self._shoe():
@@ -225,7 +225,7 @@ class CameraCardSource:
             async for r in self._board():
                 yield r
 
-    async def _shoe(self) -> AsyncIterator[CardRead]:
+    async def _shoe(self) -> AsyncIterator[FaceRead]:
         # One vote per presence of a card. The trigger can miss the gap between two cards
         # drawn quickly (or under changing light), so a confident read of a different card
         # also ends the current vote and starts the next.
@@ -240,7 +240,7 @@ class CameraCardSource:
                 vote, done = None, False
                 continue
             verdict: IndexRead = await asyncio.to_thread(self._rec.read_index, window)
-            new_card = (verdict.card if verdict.status is ReadStatus.ACCEPTED else None)
+            new_card = (verdict.card if verdict.status is FaceStatus.ACCEPTED else None)
             if vote is None:
                 vote, done = CardVote(self.policy), False
             elif done:
@@ -258,7 +258,7 @@ class CameraCardSource:
         if vote is not None and not done:
             yield self._finish(vote.decide())
 
-    async def _board(self) -> AsyncIterator[CardRead]:
+    async def _board(self) -> AsyncIterator[FaceRead]:
         tracks: list[_Track] = []
         async for frame in self._frames.frames():
             found = await asyncio.to_thread(self._rec.inspect_board, frame.image)

@@ -25,7 +25,7 @@ import cv2
 from tablectl.domain.cards import Card, Rank
 from tablectl.vision.enrol import Enroller, VerificationReport, parse_deck, verify
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
-from tablectl.vision.model import CardRead, Image, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus, Image
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
@@ -190,12 +190,12 @@ def read_ranks(rec: Recogniser, items: Sequence[Scene]) -> RankTally:
         quads = [quad_box(r.quad) for r in reads if r.quad is not None]
         for i, j in matches(quads, boxes):
             read = reads[i]
-            if read.status is ReadStatus.OUT_OF_FRAME:
+            if read.status is FaceStatus.OUT_OF_FRAME:
                 continue
             t.cards += 1
             rank_ok = read.card is not None and read.card.rank is sc.boxes[j][0]
             t.right += rank_ok
-            if read.status is ReadStatus.ACCEPTED:
+            if read.status is FaceStatus.ACCEPTED:
                 t.accepted += 1
                 t.accepted_wrong += not rank_ok
     return t
@@ -224,12 +224,12 @@ class GateTally:
                 f"{self.jokers_accepted}/{self.jokers}")
 
 
-def best_read(rec: Recogniser, img: Image) -> CardRead | None:
+def best_read(rec: Recogniser, img: Image) -> FaceRead | None:
     """The one card of a single-card image: the most confident accepted read, if any."""
     reads = rec.read_board(img, whole_frame=True)
     if not reads:
         return None
-    return max(reads, key=lambda r: (r.status is ReadStatus.ACCEPTED, r.confidence))
+    return max(reads, key=lambda r: (r.status is FaceStatus.ACCEPTED, r.confidence))
 
 
 def read_singles(rec: Recogniser, items: Sequence[tuple[Path, Card | None]]) -> GateTally:
@@ -239,7 +239,7 @@ def read_singles(rec: Recogniser, items: Sequence[tuple[Path, Card | None]]) -> 
         img, _ = load(path)
         read = best_read(rec, img)
         t.total += 1
-        accepted = read is not None and read.status is ReadStatus.ACCEPTED
+        accepted = read is not None and read.status is FaceStatus.ACCEPTED
         if card is None:
             t.jokers += 1
             t.jokers_accepted += accepted

@@ -17,7 +17,7 @@ import numpy as np
 from hardware_sim.camera import Face, SimCamera, Special, random_style
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.decide import DeckGuard, VotePolicy
-from tablectl.vision.model import CardRead, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 from tablectl.vision.source import CameraCardSource, MemoryFrames
@@ -49,20 +49,20 @@ class Tally:
                 f"wrong_among_accepted={self.wrong_among_accepted:.4f}")
 
 
-def tally(pairs: Sequence[tuple[Face, CardRead]]) -> Tally:
+def tally(pairs: Sequence[tuple[Face, FaceRead]]) -> Tally:
     c: Counter[str] = Counter()
     for truth, read in pairs:
         c["correct"] += read.card == truth
-        c["accepted"] += read.status is ReadStatus.ACCEPTED
-        c["wrong"] += read.status is ReadStatus.ACCEPTED and read.card != truth
-        c["none"] += read.status is ReadStatus.NO_CARD
+        c["accepted"] += read.status is FaceStatus.ACCEPTED
+        c["wrong"] += read.status is FaceStatus.ACCEPTED and read.card != truth
+        c["none"] += read.status is FaceStatus.NO_CARD
     return Tally(len(pairs), c["correct"], c["accepted"], c["wrong"], c["none"])
 
 
 def run_source(frames: list[np.ndarray], profile: DeckProfile, policy: VotePolicy,
-               hand_size: int = 52) -> list[CardRead]:
-    async def collect() -> list[CardRead]:
-        out: list[CardRead] = []
+               hand_size: int = 52) -> list[FaceRead]:
+    async def collect() -> list[FaceRead]:
+        out: list[FaceRead] = []
         src = CameraCardSource(MemoryFrames(frames), Recogniser(profile), mode="shoe",
                                policy=policy, guard=DeckGuard())
         async with src:
@@ -110,7 +110,7 @@ def test_three_frame_vote_moderate(shoe_deck: EnrolledDeck) -> None:
 def test_unenrolled_decks_never_auto_accepted(shoe_deck: EnrolledDeck) -> None:
     """Four other deck designs read against the enrolled profile, one decision per frame
     (the strictest setting for the guard): nothing is accepted."""
-    pairs: list[tuple[Face, CardRead]] = []
+    pairs: list[tuple[Face, FaceRead]] = []
     per_frame_accepted = 0
     rec = Recogniser(shoe_deck.profile)
     for k in range(4):
@@ -119,7 +119,7 @@ def test_unenrolled_decks_never_auto_accepted(shoe_deck: EnrolledDeck) -> None:
         faces = [c for _ in range(4) for c in cam.shuffled_deck()]
         frames, truth = cam.shoe_sequence(faces, frames_per_card=1, gap=1)
         per_frame_accepted += sum(
-            rec.read_shoe(frames[seg.start]).status is ReadStatus.ACCEPTED for seg in truth)
+            rec.read_shoe(frames[seg.start]).status is FaceStatus.ACCEPTED for seg in truth)
         reads = run_source(frames, shoe_deck.profile, VotePolicy(min_frames=1, max_frames=1))
         assert len(reads) == len(truth)
         pairs.extend((seg.face, r) for seg, r in zip(truth, reads, strict=True))
@@ -135,13 +135,13 @@ def test_not_card_faces_give_no_card(shoe_deck: EnrolledDeck) -> None:
     rec = Recogniser(shoe_deck.profile)
     per_frame = Counter(rec.read_shoe(cam.shoe_frame(sp)).status
                         for sp in Special for _ in range(40))
-    assert per_frame[ReadStatus.ACCEPTED] == 0
-    assert per_frame[ReadStatus.NO_CARD] >= 0.9 * 160, per_frame
+    assert per_frame[FaceStatus.ACCEPTED] == 0
+    assert per_frame[FaceStatus.NO_CARD] >= 0.9 * 160, per_frame
     frames, truth = cam.shoe_sequence([sp for sp in Special for _ in range(5)],
                                       frames_per_card=5, gap=2)
     reads = run_source(frames, shoe_deck.profile, VotePolicy())
     assert len(reads) == len(truth)
-    assert [r.status for r in reads] == [ReadStatus.NO_CARD] * len(truth)
+    assert [r.status for r in reads] == [FaceStatus.NO_CARD] * len(truth)
 
 
 def test_four_colour_deck() -> None:
@@ -163,7 +163,7 @@ def test_board_single_frame_moderate(board_profile: DeckProfile) -> None:
     test (test_scene.py)."""
     cam = SimCamera(5005, random_style(ENROLLED_SEED), strength=1.0)
     rec = Recogniser(board_profile)
-    pairs: list[tuple[Face, CardRead]] = []
+    pairs: list[tuple[Face, FaceRead]] = []
     while len(pairs) < READS // 2:
         faces = cam.shuffled_deck()[:6]
         frame, truth = cam.board_frame(faces, card_width=(110, 130))
@@ -172,8 +172,8 @@ def test_board_single_frame_moderate(board_profile: DeckProfile) -> None:
             cx, cy = np.mean(placed.quad, axis=0)
             near = [r for r in reads if r.quad is not None
                     and np.hypot(*(np.mean(r.quad, axis=0) - (cx, cy))) < 20]
-            pairs.append((placed.face, near[0] if near else CardRead(None, 0.0,
-                                                                     ReadStatus.NO_CARD)))
+            pairs.append((placed.face, near[0] if near else FaceRead(None, 0.0,
+                                                                     FaceStatus.NO_CARD)))
     t = tally(pairs)
     print(t.line("board single frame, moderate, 110-130 px cards"))
     assert t.correct_rate >= 0.95, t.line("board")

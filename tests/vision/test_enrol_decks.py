@@ -13,7 +13,7 @@ from hardware_sim.camera import SHOE_ROI, SimCamera, random_style
 from tablectl.cli import main
 from tablectl.domain.cards import FULL_DECK, Card, Rank, Suit
 from tablectl.vision.enrol import Enroller, parse_deck, verify
-from tablectl.vision.model import EnrolmentError, ProfileError, ReadStatus
+from tablectl.vision.model import EnrolmentError, FaceStatus, ProfileError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
@@ -77,7 +77,7 @@ def test_partial_enrolment_reads_unseen_cards_or_asks(tmp_path: Path) -> None:
     play = SimCamera(8, style, strength=1.0)
     reads = [(c, rec.read_shoe(play.shoe_frame(c))) for c in profile.unseen]
     right = sum(r.card == c for c, r in reads)
-    accepted = [(c, r) for c, r in reads if r.status is ReadStatus.ACCEPTED]
+    accepted = [(c, r) for c, r in reads if r.status is FaceStatus.ACCEPTED]
     assert right >= 34, f"{right}/36 unseen cards read right"
     assert len(accepted) >= 8
     assert all(r.card == c for c, r in accepted)

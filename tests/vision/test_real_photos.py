@@ -15,7 +15,7 @@ import pytest
 
 from tablectl.cli import main
 from tablectl.domain.cards import Rank, Suit
-from tablectl.vision.model import ReadStatus
+from tablectl.vision.model import FaceStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 from tests.vision import corpus
@@ -90,13 +90,13 @@ def test_a_card_half_out_of_the_frame_is_reported_not_read(bicycle: DeckProfile)
     name = next(n for n, _, use in corpus.suit_labels() if use == "check")
     img, _ = corpus.load(corpus.SCENES / name)
     rec = Recogniser(bicycle)
-    (whole,) = [r for r in rec.read_board(img) if r.status is ReadStatus.ACCEPTED]
+    (whole,) = [r for r in rec.read_board(img) if r.status is FaceStatus.ACCEPTED]
     assert whole.quad is not None
     xs = [p[0] for p in whole.quad]
     cut = img[:, : round((min(xs) + max(xs)) / 2)].copy()
     reads = rec.read_board(cut)
     assert reads, "the cut card was not reported at all"
-    assert all(r.status is ReadStatus.OUT_OF_FRAME and r.card is None for r in reads)
+    assert all(r.status is FaceStatus.OUT_OF_FRAME and r.card is None for r in reads)
 
 
 def test_cli_enrols_the_short_deck_from_photos_and_names_what_is_missing(

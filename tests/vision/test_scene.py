@@ -8,7 +8,7 @@ import pytest
 from hardware_sim.camera import random_style
 from hardware_sim.camera_scene import BACKGROUNDS, TABLE_FRAME, SceneCamera, background
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
-from tablectl.vision.model import ReadStatus
+from tablectl.vision.model import FaceStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
@@ -60,7 +60,7 @@ def test_cards_found_and_read_on_harsh_1280x720_tables(board_profile: DeckProfil
                     if r.quad is not None and box_iou(box, quad_box(r.quad)) >= 0.5]
             if near and near[0].card == t.face:
                 right += 1
-            wrong += sum(r.status is ReadStatus.ACCEPTED and r.card != t.face for r in near)
+            wrong += sum(r.status is FaceStatus.ACCEPTED and r.card != t.face for r in near)
     print(f"harsh tables: {found}/{cards} found, {right} read right, {wrong} wrong accepted")
     assert found >= 0.85 * cards
     assert right >= 0.6 * cards
@@ -93,7 +93,7 @@ def test_overlapping_cards_are_read_or_refused_never_guessed(
             read = reads[pairs[k]]
             tally[1] += 1
             tally[2] += read.card == t.face
-            wrong += read.status is ReadStatus.ACCEPTED and read.card != t.face
+            wrong += read.status is FaceStatus.ACCEPTED and read.card != t.face
     print(f"overlapping cards: on top {top[1]}/{top[0]} found, {top[2]} read right; under "
           f"{under[1]}/{under[0]} found, {under[2]} read right; {wrong} wrong accepted")
     assert top[1] >= 0.33 * top[0] and top[2] >= 0.25 * top[0]

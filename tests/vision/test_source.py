@@ -19,7 +19,7 @@ from tablectl.clock import ManualClock
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.enrol import Enroller, verify
-from tablectl.vision.model import CardRead, FrameSourceError, ReadStatus
+from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 from tablectl.vision.source import (
@@ -32,7 +32,7 @@ from tablectl.vision.source import (
 from .conftest import ENROLLED_SEED, EnrolledDeck
 
 
-async def _collect(src: CameraCardSource) -> list[CardRead]:
+async def _collect(src: CameraCardSource) -> list[FaceRead]:
     async with src:
         return [r async for r in src.reads()]
 
@@ -55,7 +55,7 @@ def test_shoe_video_through_videocapture(shoe_deck: EnrolledDeck, tmp_path: Path
     clock = ManualClock()
     reads = asyncio.run(_collect(_shoe_source(VideoCaptureFrames(url, clock), shoe_deck.profile)))
     assert [r.card for r in reads] == [seg.face for seg in truth]
-    assert all(r.status is ReadStatus.ACCEPTED for r in reads)
+    assert all(r.status is FaceStatus.ACCEPTED for r in reads)
     assert all(r.frames == 5 for r in reads)
 
 
@@ -68,7 +68,7 @@ def test_shoe_stream_over_http_mjpeg(shoe_deck: EnrolledDeck) -> None:
         reads = asyncio.run(_collect(_shoe_source(VideoCaptureFrames(server.url, ManualClock()),
                                                   shoe_deck.profile)))
     assert [r.card for r in reads] == [seg.face for seg in truth]
-    assert all(r.status is ReadStatus.ACCEPTED for r in reads)
+    assert all(r.status is FaceStatus.ACCEPTED for r in reads)
 
 
 def test_back_to_back_cards_without_an_empty_frame(shoe_deck: EnrolledDeck) -> None:
@@ -83,7 +83,7 @@ def test_back_to_back_cards_without_an_empty_frame(shoe_deck: EnrolledDeck) -> N
                            guard=DeckGuard(warmup=0))
     reads = asyncio.run(_collect(src))
     assert [r.card for r in reads] == deal
-    assert [r.status for r in reads] == [ReadStatus.ACCEPTED] * 4
+    assert [r.status for r in reads] == [FaceStatus.ACCEPTED] * 4
     assert len(truth) == 4
 
 
@@ -101,10 +101,10 @@ def test_same_card_twice_in_a_hand_goes_to_the_dealer(shoe_deck: EnrolledDeck) -
     ace, king = Card.parse("As"), Card.parse("Kd")
     frames, _ = cam.shoe_sequence([ace, king, ace], frames_per_card=4, gap=2)
 
-    async def run() -> tuple[list[CardRead], list[CardRead]]:
+    async def run() -> tuple[list[FaceRead], list[FaceRead]]:
         src = _shoe_source(MemoryFrames(frames + frames), shoe_deck.profile)
-        first: list[CardRead] = []
-        second: list[CardRead] = []
+        first: list[FaceRead] = []
+        second: list[FaceRead] = []
         async with src:
             async for r in src.reads():
                 (first if len(first) < 3 else second).append(r)
@@ -114,10 +114,10 @@ def test_same_card_twice_in_a_hand_goes_to_the_dealer(shoe_deck: EnrolledDeck) -
 
     first, second = asyncio.run(run())
     assert [(r.card, r.status) for r in first] == [
-        (ace, ReadStatus.ACCEPTED), (king, ReadStatus.ACCEPTED),
-        (ace, ReadStatus.NEEDS_CONFIRMATION)]
-    assert [r.status for r in second] == [ReadStatus.ACCEPTED, ReadStatus.ACCEPTED,
-                                          ReadStatus.NEEDS_CONFIRMATION]
+        (ace, FaceStatus.ACCEPTED), (king, FaceStatus.ACCEPTED),
+        (ace, FaceStatus.NEEDS_CONFIRMATION)]
+    assert [r.status for r in second] == [FaceStatus.ACCEPTED, FaceStatus.ACCEPTED,
+                                          FaceStatus.NEEDS_CONFIRMATION]
 
 
 def test_guard_warmup_delays_the_first_auto_accepts(shoe_deck: EnrolledDeck) -> None:
@@ -128,8 +128,8 @@ def test_guard_warmup_delays_the_first_auto_accepts(shoe_deck: EnrolledDeck) -> 
                            guard=DeckGuard(warmup=3))
     reads = asyncio.run(_collect(src))
     assert [r.card for r in reads] == deal
-    assert [r.status for r in reads] == [ReadStatus.NEEDS_CONFIRMATION] * 2 + [
-        ReadStatus.ACCEPTED] * 3
+    assert [r.status for r in reads] == [FaceStatus.NEEDS_CONFIRMATION] * 2 + [
+        FaceStatus.ACCEPTED] * 3
 
 
 def test_board_video_one_read_per_card(tmp_path: Path) -> None:
@@ -156,6 +156,6 @@ def test_board_video_one_read_per_card(tmp_path: Path) -> None:
                            guard=DeckGuard(warmup=0))
     reads = asyncio.run(_collect(src))
     assert sorted(str(r.card) for r in reads) == sorted(str(c) for c in deal)
-    assert all(r.status is ReadStatus.ACCEPTED and r.frames == 5 for r in reads)
+    assert all(r.status is FaceStatus.ACCEPTED and r.frames == 5 for r in reads)
     assert all(r.quad is not None for r in reads)
     assert len(truth) == len(deal)

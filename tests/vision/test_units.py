@@ -23,7 +23,7 @@ from tablectl.vision.enrol import (
 )
 from tablectl.vision.glyphs import find_index
 from tablectl.vision.locate import order_quad
-from tablectl.vision.model import EnrolmentError, ProfileError, ReadStatus
+from tablectl.vision.model import EnrolmentError, FaceStatus, ProfileError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
@@ -94,16 +94,16 @@ def test_order_quad_gives_portrait_clockwise(angle: float) -> None:
 @dataclass(frozen=True)
 class V:
     card: Card | None
-    status: ReadStatus
+    status: FaceStatus
     confidence: float = 0.95
     deck_match: bool | None = True
 
 
 AS, KD = Card.parse("As"), Card.parse("Kd")
-ACC, NC, NONE = ReadStatus.ACCEPTED, ReadStatus.NEEDS_CONFIRMATION, ReadStatus.NO_CARD
+ACC, NC, NONE = FaceStatus.ACCEPTED, FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD
 
 
-def _vote(*verdicts: V, policy: VotePolicy | None = None) -> tuple[Card | None, ReadStatus]:
+def _vote(*verdicts: V, policy: VotePolicy | None = None) -> tuple[Card | None, FaceStatus]:
     vote = CardVote(policy or VotePolicy(min_frames=3))
     for i, v in enumerate(verdicts):
         vote.add(v, float(i))
