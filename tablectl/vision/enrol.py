@@ -3,8 +3,8 @@
 Live at the table the console drives an :class:`Enroller`: the dealer shows a card, the
 console confirms its label and feeds the frame(s) with :meth:`Enroller.add`. Offline,
 :func:`enrol_images` does the same from labelled image files. Each capture also adds a few
-slightly rotated and blurred copies of the index, so small pose changes at play time still
-correlate well.
+slightly rotated, blurred and coarser copies of the index, so small pose changes and a card
+read smaller than it was enrolled still correlate well.
 
 :func:`verify` then reads every labelled frame back; only a pass with 100% correct and zero
 wrong reads enables the profile (:meth:`DeckProfile.with_verification`).
@@ -118,6 +118,14 @@ def _rotate(crop: Image, angle: float) -> Image:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def _coarse(crop: Image) -> Image:
+    """``crop`` as a camera twice as far away would see it (half the resolution), brought
+    back to its size: a card read smaller than it was enrolled."""
+    h, w = crop.shape[:2]
+    small = cv2.resize(crop, (max(8, w // 2), max(16, h // 2)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def _best_glyphs(crop: Image) -> IndexGlyphs | None:
     found = find_index(crop, max_pairs=1)
     return found[0] if found else None
@@ -161,7 +169,7 @@ class Enroller:
         mode: ``"shoe"`` (the index is read inside ``shoe_roi``) or ``"board"`` (the
             largest card in the frame is found and both corners are enrolled).
         shoe_roi: index window ``(x, y, w, h)`` in shoe frames; ``None``: the whole frame.
-        augment: also enrol slightly rotated and blurred copies of each index.
+        augment: also enrol slightly rotated, blurred and coarser copies of each index.
         deck: the cards the deck has (default all 52; a short deck has fewer).
     """
 
@@ -234,6 +242,9 @@ class Enroller:
                     if v is not None:
                         variants.append(v)
                 v = _best_glyphs(cv2.GaussianBlur(crop, (0, 0), 1.2))
+                if v is not None:
+                    variants.append(v)
+                v = _best_glyphs(_coarse(crop))
                 if v is not None:
                     variants.append(v)
             new.extend(Exemplar(card, v.rank, v.suit, v.index, v.layout, v.chroma,
