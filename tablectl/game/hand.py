@@ -474,7 +474,8 @@ class Hand:
     def _settle(self, events: list[HandEvent], *, showdown: bool) -> None:
         results, award_events, rake = settle(
             game=self._game, rules=self._rules, players=self._p, board=self._board,
-            dead=self._betting.dead, showdown=showdown, first_round=self._street_index == 0)
+            dead=self._betting.dead, showdown=showdown, first_round=self._street_index == 0,
+            mucks=self._showdown.mucks)
         for ev in award_events:
             events.append(ev)
         for result in results:

@@ -6,6 +6,8 @@ Pure functions over plain integers (chip units) and player indices.
 [(90, (0, 1, 2)), (140, (1, 2))]
 >>> build_pots([50, 20, 100], [False, True, True])
 [(60, (1, 2)), (110, (2,))]
+>>> build_pots([0, 2, 2], [True, True, True], dead=3)
+[(3, (0, 1, 2)), (4, (1, 2))]
 >>> split(7, 3, unit=1)
 [3, 2, 2]
 >>> split(100, 3, unit=25)
@@ -24,7 +26,8 @@ def build_pots(committed: Sequence[int], live: Sequence[bool], *,
     Args:
         committed: chips each player put in this hand (folded players included).
         live: whether each player can still win (has not folded).
-        dead: chips nobody's stake is measured by (a big-blind ante): added to the main pot.
+        dead: chips nobody's stake is measured by (a big-blind ante): added to the main pot,
+            the pot of the lowest live stake (a big blind all-in for the ante is eligible).
 
     A pot exists for each distinct amount committed by a live player; chips a folded player
     put in above the largest live amount go to the last pot (dead money). Pots of zero chips
@@ -38,25 +41,24 @@ def build_pots(committed: Sequence[int], live: Sequence[bool], *,
         return [(total, tuple(i for i, alive in enumerate(live) if alive))]
     pots: list[tuple[int, tuple[int, ...]]] = []
     previous = 0
-    for level in levels:
+    for k, level in enumerate(levels):
         amount = sum(min(c, level) - min(c, previous) for c in committed)
+        if k == 0:   # the main pot, even when its lowest stake put nothing in (all-in for
+            amount += dead   # the big-blind ante)
         eligible = tuple(i for i, (c, alive) in enumerate(zip(committed, live, strict=True))
                          if alive and c >= level)
         if amount:
             pots.append((amount, eligible))
         previous = level
     over = sum(c - previous for c in committed if c > previous)
+    if not levels:
+        over += dead
     if over:
         if pots:
             last_amount, last_eligible = pots[-1]
             pots[-1] = (last_amount + over, last_eligible)
         else:
             pots.append((over, ()))
-    if dead:
-        if pots:
-            pots[0] = (pots[0][0] + dead, pots[0][1])
-        else:
-            pots.append((dead, tuple(i for i, alive in enumerate(live) if alive)))
     return pots
 
 

@@ -106,7 +106,8 @@ def _top_card_key(hand: HighHand | LowHand, low: bool) -> tuple[int, int]:
 
 def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
            board: Sequence[Card | None], dead: int = 0, showdown: bool,
-           first_round: bool) -> tuple[tuple[PotResult, ...], list[HandEvent], int]:
+           first_round: bool, mucks: Sequence[int] = ()) -> tuple[
+               tuple[PotResult, ...], list[HandEvent], int]:
     """Rake and award every pot.
 
     Args:
@@ -118,26 +119,32 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
         dead: dead money for the main pot (a big-blind ante).
         showdown: False when everybody else folded (no cards are evaluated).
         first_round: the hand ended in its first betting round (no flop, no drop).
+        mucks: indices into ``players`` of the mucked hands, in the order they mucked.
 
     Returns:
         The pot results, the events (showdown hands, rake, awards) and the total rake.
+
+    A pot is built from what the hands not folded put in, mucked ones included, so a muck
+    never moves chips into a pot its player could not have won. A mucked hand gives up its
+    claim against the hands still in; in a pot whose every eligible hand mucked (a side pot
+    whose players both mucked against an all-in hand that showed, say) nobody was left to
+    give it up to when the last of them mucked, so that hand keeps it, as the last hand in
+    keeps the pot when everybody else mucks.
     """
-    live = [not p.folded and not p.mucked for p in players]
-    if not any(live):  # everybody mucked: the last one in keeps the pot
-        live = [not p.folded for p in players]
+    pots = _contested(build_pots([p.committed for p in players],
+                                 [not p.folded for p in players], dead=dead), players, mucks)
     events: list[HandEvent] = []
     evaluated: dict[int, Evaluated] = {}
     if showdown:
         known_board = board if None not in board else [c for c in board if c is not None]
         evaluate = _EVALUATORS[game]
         for i, p in enumerate(players):
-            if live[i]:
+            if not p.folded and not p.mucked:
                 cards = p.cards
                 hole = cards if None not in cards else [c for c in cards if c is not None]
                 evaluated[i] = high, low = evaluate(hole, known_board)  # type: ignore[arg-type]
                 events.append(ShowdownHand(p.seat, high.cards, high.description,
                                            low.description if low else None))
-    pots = build_pots([p.committed for p in players], live, dead=dead)
     if showdown and rules.merge_equal_pots:
         pots = _merge_equal_pots(pots, evaluated)
     rake = rules.rake
@@ -196,6 +203,20 @@ def _award(amount: int, hands: Sequence[tuple[int, HighHand | LowHand]], half: H
         shares[0] += amount - base * len(winners)
     return [Award(players[i].seat, share, half, h.description)
             for (i, h), share in zip(winners, shares, strict=True) if share]
+
+
+def _contested(pots: list[tuple[int, tuple[int, ...]]], players: Sequence[_Contender],
+               mucks: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """Each pot with the hands that contest it: its eligible hands not mucked, else the one of
+    them that mucked last (a mucked hand missing from ``mucks`` counts as mucked first)."""
+    order = {i: k for k, i in enumerate(mucks)}
+    contested: list[tuple[int, tuple[int, ...]]] = []
+    for amount, eligible in pots:
+        shown = tuple(i for i in eligible if not players[i].mucked)
+        if not shown and eligible:
+            shown = (max(eligible, key=lambda i: order.get(i, -1)),)
+        contested.append((amount, shown))
+    return contested
 
 
 def _merge_equal_pots(pots: list[tuple[int, tuple[int, ...]]],

@@ -45,6 +45,7 @@ class ShowdownOrder:
         self._queue: list[int] = []
         self.face_up: set[int] = set()   # hands turned face up for an all-in [all_in_face_up]
         self.run_out = False              # their shows are awaited, then the rest is dealt
+        self.mucks: list[int] = []        # the mucked hands, in the order they mucked
 
     def _order(self, last_aggressor: int | None) -> list[int]:
         live = [i for i, p in enumerate(self._p) if not p.folded]
@@ -124,6 +125,7 @@ class ShowdownOrder:
         p = self._p[self._by_seat[inp.seat]]
         if isinstance(inp, MuckIn):
             p.mucked = True
+            self.mucks.append(self._by_seat[inp.seat])
         elif inp.cards is not None:
             missing = [c for c in inp.cards if c not in p.cards]
             for k, c in enumerate(p.cards):

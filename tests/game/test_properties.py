@@ -1,9 +1,13 @@
 """Property tests: chips are conserved, no card is dealt twice, a rejected input changes
-nothing, every pot goes only to players eligible for it, nobody is asked for a decision
-that cannot change a stack, and all-in hands are turned face up as the rule says -- over
-random hands of every variant, preset and table size that hypothesis picks."""
+nothing, every pot goes only to players eligible for it and nobody wins more than their stake
+covers, nobody is asked for a decision that cannot change a stack, and all-in hands are
+turned face up as the rule says -- over random hands of every variant, preset and table size
+that hypothesis picks (now and then with the showdown by input, shows and mucks, merged pots
+and a big-blind ante)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,6 +45,9 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
     """Play a whole random hand; returns it and the list of rejected-input checks made."""
     game, structure = draw(st.sampled_from(VARIANTS))
     rules = PRESETS[draw(st.sampled_from(list(RulesPreset)))]
+    if draw(st.integers(0, 3)) == 0:   # the showdown by input, with and without merged pots
+        rules = dataclasses.replace(rules, showdown_by_input=True,
+                                    merge_equal_pots=draw(st.booleans()))
     n = draw(st.integers(2, 8))
     seat_numbers = sorted(draw(st.lists(st.integers(1, 10), min_size=n, max_size=n,
                                         unique=True)))
@@ -52,6 +59,8 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
     else:
         stakes = Stakes(small_blind=draw(st.sampled_from([0, 1])), big_blind=2,
                         ante=draw(st.integers(0, 1)))
+    if not game.is_stud and draw(st.integers(0, 3)) == 0:   # dead money in the main pot
+        stakes = dataclasses.replace(stakes, big_blind_ante=draw(st.integers(1, 3)))
     hand = Hand.start(game=game, structure=structure, rules=rules, stakes=stakes,
                       seats=[SeatSetup(s, c) for s, c in zip(seat_numbers, stacks,
                                                              strict=True)],
@@ -75,7 +84,11 @@ def hands(draw: st.DrawFn) -> tuple[Hand, list[str]]:
                 amount = draw(st.sampled_from(sorted({legal.min_to, legal.max_to})))
             hand.apply(ActionIn(exp.seat, kind, amount))
         elif isinstance(exp, Showdown):
-            hand.apply(ShowIn(exp.seat))
+            muck = MuckIn(exp.seat)
+            if draw(st.booleans()) and hand.can(muck):
+                hand.apply(muck)
+            else:
+                hand.apply(ShowIn(exp.seat))
         else:
             taken = {e.card for e in hand.events
                      if isinstance(e, CardDealt | BoardDealt | Burned)}
@@ -165,6 +178,20 @@ def every_pot_goes_only_to_eligible_players(hand: Hand) -> None:
         assert sum(a.amount for a in result.awards) + result.rake == result.amount
 
 
+def nobody_wins_more_than_their_stake_covers(hand: Hand) -> None:
+    """A hand wins at most the dead money and, from each player, what it matched of that
+    player's chips (an all-in hand that showed against two mucked hands too)."""
+    committed = {s.seat: s.committed for s in hand.view().seats}
+    dead = sum(r.amount for r in hand.results) - sum(committed.values())
+    won: dict[int, int] = {}
+    for result in hand.results:
+        for award in result.awards:
+            won[award.seat] = won.get(award.seat, 0) + award.amount
+    for seat, amount in won.items():
+        covered = sum(min(c, committed[seat]) for c in committed.values())
+        assert amount <= dead + covered, (seat, amount, committed, hand.results)
+
+
 def all_in_hands_are_face_up_before_the_run_out(hand: Hand) -> None:
     """Only under ``all_in_face_up``: each live hand once, nobody decides anything after,
     and the hands turned up are the hands shown down."""
@@ -196,5 +223,6 @@ def test_random_hands_keep_every_invariant(played: tuple[Hand, list[str]]) -> No
     chips_are_conserved(hand)
     no_card_is_dealt_twice(hand)
     every_pot_goes_only_to_eligible_players(hand)
+    nobody_wins_more_than_their_stake_covers(hand)
     all_in_hands_are_face_up_before_the_run_out(hand)
     replay_rebuilds_the_hand(hand)

@@ -16,6 +16,7 @@ from tablectl.game import (
     Rake,
     RakeScope,
     ShowdownHand,
+    Stakes,
     to_dict,
 )
 from tests.game.helpers import CASINO, NL, act, deal, start
@@ -198,3 +199,68 @@ def test_showdown_by_input_starts_with_the_last_aggressor() -> None:
         order.append(exp.seat)
         hand.apply(ShowIn(exp.seat))
     assert order == [2, 3, 1]
+
+
+def _show_or_muck(hand: object, mucks: set[int]) -> list[int]:
+    """Answer every showdown question: muck for the seats in ``mucks``, else show."""
+    from tablectl.game import MuckIn, Showdown, ShowIn
+
+    order = []
+    while not hand.is_done:                          # type: ignore[attr-defined]
+        exp = hand.expected()                        # type: ignore[attr-defined]
+        assert isinstance(exp, Showdown), exp
+        order.append(exp.seat)
+        hand.apply(MuckIn(exp.seat) if exp.seat in mucks  # type: ignore[attr-defined]
+                   else ShowIn(exp.seat))
+    return order
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_a_big_blind_all_in_for_the_ante_against_two_mucked_hands(merge: bool) -> None:
+    # the hand that stopped settlement (max() of no hands) under merge_equal_pots: the big
+    # blind is all-in for the big-blind ante (nothing in the betting), both others muck
+    rules = replace(CASINO, showdown_by_input=True, merge_equal_pots=merge,
+                    all_in_face_up=False)
+    stakes = Stakes(small_blind=1, big_blind=2, big_blind_ante=3, small_bet=2, big_bet=4)
+    hand = start(GameKind.OMAHA, stacks=(50, 50, 3), button=1, rules=rules, stakes=stakes)
+    deal(hand, "As Ks Qs Js Ah Kh Qh Jh 2c 3d 4h 5s")   # seats 2, 3, 1 in turn
+    act(hand, 1, "call")
+    act(hand, 2, "call")
+    for street in ("7c 8c 9d Td", "6c Th", "2d 9s"):
+        deal(hand, street)
+        act(hand, 2, "check")
+        act(hand, 1, "check")
+    assert _show_or_muck(hand, mucks={1, 2}) == [2, 3, 1]
+    # main pot: the dead ante, to the only hand shown; the 4 above it: seat 2 mucked first,
+    # which left it to seat 1 alone before seat 1 mucked too
+    pots = [(r.amount, r.eligible, [(a.seat, a.amount) for a in r.awards])
+            for r in hand.results]
+    assert pots == [(3, (3,), [(3, 3)]), (4, (1,), [(1, 4)])]
+    assert dict(hand.final_stacks) == {1: 52, 2: 48, 3: 3}
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_a_side_pot_whose_hands_both_mucked_goes_to_the_last_to_muck(merge: bool) -> None:
+    rules = replace(CASINO, showdown_by_input=True, merge_equal_pots=merge,
+                    all_in_face_up=False)
+    hand = start(stacks=(4, 100, 100), button=3, rules=rules)
+    deal(hand, "2c 7d 3h 8s Ac Kd")
+    act(hand, 3, "raise", 4)
+    act(hand, 1, "call")       # all-in for 4
+    act(hand, 2, "call")
+    deal(hand, "5h 9c Tc Jd")
+    act(hand, 2, "check")
+    act(hand, 3, "bet", 2)
+    act(hand, 2, "call")
+    for street, bet in (("6h Qd", None), ("4d 2s", 4)):
+        deal(hand, street)
+        act(hand, 2, "check")
+        if bet:
+            act(hand, 3, "bet", bet)
+            act(hand, 2, "call")
+        else:
+            act(hand, 3, "check")
+    assert _show_or_muck(hand, mucks={2, 3}) == [3, 1, 2]
+    # the all-in hand wins what it matched (12), never the 12 it could not win
+    assert dict(hand.final_stacks) == {1: 12, 2: 102, 3: 90}
+    assert sum(hand.final_stacks.values()) == 204
