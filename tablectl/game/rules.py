@@ -198,7 +198,9 @@ class RuleSet:
             combine.
         split_unit: pots are split in multiples of this many chip units (smallest chip in play).
         partial_bring_in: stud, a bring-in seat all-in for less.
-        bring_in_card: stud high and stud hi-lo, which up card brings in (razz: the highest).
+        bring_in_card: stud hi-lo, which up card brings in (its house text names both the
+            lowest and the highest). Seven card stud always brings in with the lowest up card,
+            aces high, and razz with the highest, aces low; ties go by suit (docs/rules.md I22).
         bring_in_ace_low: stud hi-lo, an ace counts low when choosing the bring-in.
         stud_opener_tie: later stud streets, ties between equal showing hands.
         rake: the rake.

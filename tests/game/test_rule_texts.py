@@ -305,9 +305,21 @@ def _stud8(ups: str, rules: object = ISLAND) -> Hand:
 
 def test_i16_i17_i19_stud_hi_lo_lowest_up_card_brings_in_ace_high() -> None:
     assert to_act(_stud8("Ah 2s 9h")) == 2                     # the deuce, not the ace
+    assert to_act(_stud8("9h 2s 2c")) == 3                     # 2c below 2s
     from tablectl.game import BringInCard
     assert to_act(_stud8("Ah 2s 9h", replace(ISLAND, bring_in_card=BringInCard.HIGHEST))) == 1
     assert to_act(_stud8("Ah 2s 9h", replace(ISLAND, bring_in_ace_low=True))) == 1
+
+
+def test_i22_stud_high_brings_in_with_the_lowest_card_whatever_stud_hi_lo_knobs_say() -> None:
+    from tablectl.game import BringInCard
+
+    for rules in (ISLAND, replace(ISLAND, bring_in_card=BringInCard.HIGHEST),
+                  replace(ISLAND, bring_in_ace_low=True)):
+        for ups, seat in (("Ah 2s 9h", 2), ("9h 2s 2c", 3)):   # aces high; 2c below 2s
+            hand = start(GameKind.STUD, stacks=(100,) * 3, button=3, rules=rules)
+            deal(hand, "Kc Qc Jc Kd Qd Jd " + ups)
+            assert to_act(hand) == seat, (rules.bring_in_card, rules.bring_in_ace_low, ups)
 
 
 def test_i22_stud_high_lowest_up_card_brings_in() -> None:
