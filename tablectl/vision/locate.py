@@ -314,7 +314,7 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
       its card; but a quad running off the frame (``size``: width, height) never pushes
       out a whole one inside it (it would not be read anyway).
 
-    Nesting counts only where the inner quad is at least 0.15 of the outer one.
+    The last two apply only where the inner quad is at least 0.15 of the outer one.
     """
     kept: list[tuple[float, Quad]] = []
     for score, q in sorted(cands, key=lambda c: -c[0]):
