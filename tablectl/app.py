@@ -9,13 +9,12 @@ import contextlib
 import logging
 import secrets
 import ssl
-import tomllib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
-from tablectl.config import SourceKind, TableConfig
+from tablectl.config import SourceKind, TableConfig, read_credentials
 from tablectl.config_check import ensure_journal_folder
 from tablectl.controller.table import SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
@@ -45,25 +44,6 @@ from tablectl.web.server import WebServer, WebSettings
 
 
 _LOGGER = logging.getLogger(__name__)
-
-
-def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
-    """``(username, password)`` from a credentials TOML file, or ``(None, None)``.
-
-    Raises:
-        ConfigError: unreadable, or without a string ``username``.
-    """
-    if path is None:
-        return None, None
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError([("", f"cannot read credentials: {exc}")], source=str(path)) from exc
-    user, password = data.get("username"), data.get("password")
-    if not isinstance(user, str) or not (password is None or isinstance(password, str)):
-        raise ConfigError([("username", "credentials need a username (and a password)")],
-                          source=str(path))
-    return user, password
 
 
 def _broker_parts(url: str, *, credentials: Path | None, cafile: Path | None,

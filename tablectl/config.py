@@ -509,3 +509,22 @@ def check_config(path: Path) -> TableConfig:
                             f"{p}: {m}" if p else m) for p, m in exc.problems],
                           source=str(path)) from exc
     return config
+
+
+def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
+    """``(username, password)`` from a credentials TOML file, or ``(None, None)``.
+
+    Raises:
+        ConfigError: unreadable, or without a string ``username``.
+    """
+    if path is None:
+        return None, None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError([("", f"cannot read credentials: {exc}")], source=str(path)) from exc
+    user, password = data.get("username"), data.get("password")
+    if not isinstance(user, str) or not (password is None or isinstance(password, str)):
+        raise ConfigError([("username", "credentials need a username (and a password)")],
+                          source=str(path))
+    return user, password

@@ -95,7 +95,7 @@ def findings(config: TableConfig) -> list[Finding]:
 
 def _credentials_problem(path: Path) -> str | None:
     """Why the credentials file at ``path`` would be refused when the table starts."""
-    from tablectl.app import read_credentials  # the daemon's own reading of the file
+    from tablectl.config import read_credentials  # the daemon's own reading of the file
 
     try:
         read_credentials(path)

@@ -76,7 +76,7 @@ def mqtt_settings(url: str, *, user: str, credentials: Path | None,
     while the last one commits). Left to the broker's limit (mosquitto's
     ``max_inflight_messages``, 20), every batch held at most 20 messages.
     """
-    from tablectl.app import read_credentials
+    from tablectl.config import read_credentials
     from tablectl.publish.mqtt_settings import MqttSettings
 
     parts = urlsplit(url)
@@ -95,7 +95,7 @@ def mqtt_settings(url: str, *, user: str, credentials: Path | None,
 # ---- floor run ----------------------------------------------------------------------------
 
 def _run(args: argparse.Namespace) -> int:
-    from tablectl.app import read_credentials
+    from tablectl.config import read_credentials
     from tablectl.floor.pg import PgStore
     from tablectl.publish.mqtt import MqttPublisher
 
