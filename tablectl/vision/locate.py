@@ -19,6 +19,10 @@ non-overlapping quads are kept:
    (IoU of their boxes above 0.5) keep the best; a quad that contains two others lying
    apart is two touching cards and is dropped, a quad inside another that runs along its
    outline is a part of it, and of other nested quads the better outlined one stays.
+5. A kept quad not shaped like one card (long/short outside :data:`CARD_SHAPE`) is cut
+   along a straight step edge running all across it, the edge of a card lying over another
+   (:mod:`tablectl.vision.split`): one outline around overlapping cards becomes what shows
+   of each.
 
 A card whose quad runs into the frame's edge is **cut**: it is reported, but not read.
 """
@@ -33,12 +37,15 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.vision.model import Image, Quad
+from tablectl.vision.split import COVER, best_cut
 
 Box = tuple[float, float, float, float]
 DETECT_MAX: Final = 640
 """Frames are searched at most this large (longest side, px); quads come back in frame px."""
 ASPECT: Final = (1.0, 2.1)
 """Long/short side ratio accepted for a card quad (a card is 1.4; tilt changes it)."""
+CARD_SHAPE: Final = (1.25, 1.6)
+"""Long/short side ratio of a quad taken for one whole card, never split (a card is 1.4)."""
 _FILL: Final = 0.82
 _EDGE_K: Final = np.ones((3, 3), np.uint8)
 
@@ -98,9 +105,10 @@ def _white_balance(img: Image) -> Image:
     return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
 
 
-def _masks(small: Image) -> tuple[list[Image], Image, Image]:
-    """The candidate masks of a (shrunk, balanced) frame, and the paper mask and whiteness
-    used to check that a candidate's border is paper."""
+def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
+    """The candidate masks of a (shrunk, balanced) frame, the paper mask and whiteness
+    used to check that a candidate's border is paper, and the grey frame, its thickened
+    edges and the least edge gradient (for :func:`split_quads`)."""
     b, g, r = cv2.split(small)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
@@ -124,7 +132,7 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image]:
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
     opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
               for m in (otsu, cut, local, paper, *levels)]
-    return [*opened, filled], paper, white
+    return [*opened, filled], paper, white, (grey, thick, max(10.0, 0.5 * med))
 
 
 def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> float:
@@ -389,19 +397,50 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
     small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
                                                   interpolation=cv2.INTER_AREA)
     small = _white_balance(small)
-    masks, paper, white = _masks(small)
+    masks, paper, white, lines = _masks(small)
     cands: list[tuple[float, Quad]] = []
     seen: list[Box] = []
     for m in masks:
         _candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
     sh, sw = small.shape[:2]
     out: list[Found] = []
-    for score, q in _select(cands, (sw, sh)):
+    kept = _select(cands, (sw, sh))
+    kept = [(score, p) for score, q in kept
+            for p in ([q] if _is_cut(q, sw, sh, 0.75)
+                      else split_quads(q, lines, paper, white, max(8.0, min_width * scale)))]
+    for score, q in kept:
         cut = _is_cut(q, sw, sh, 0.75)
         full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
         out.append(Found(full, cut, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
+
+
+def split_quads(q: Quad, lines: tuple[Image, Image, float], paper: Image, white: Image,
+                min_width: float, *, depth: int = 2) -> list[Quad]:
+    """``q`` cut along the top card's edge where it is the outline of several overlapping
+    cards (see :mod:`tablectl.vision.split`), each piece again up to ``depth`` times; a
+    piece must be at least ``min_width`` wide with paper along its border, and where no
+    piece is, ``q`` stays whole."""
+    grey, edges, low = lines
+    short, long_ = _sides(q)
+    if depth == 2 and CARD_SHAPE[0] <= long_ / short <= CARD_SHAPE[1]:
+        return [q]
+    pts = np.array(q, np.float64)
+    found = best_cut(grey, edges, pts, low) if depth > 0 else None
+    if found is None or found[0] < COVER:
+        return [q]
+    _, a, b, i0, _ = found
+    v = [pts[(i0 + k) % 4] for k in range(4)]
+    out: list[Quad] = []
+    for piece in ((a, v[1], v[2], b), (b, v[3], v[0], a)):
+        arr = np.array(piece, np.float32)
+        pq = order_quad(arr)
+        short, _ = _sides(pq)
+        if short < min_width or _paper_border(paper, white, arr) < 0.6:
+            continue
+        out.extend(split_quads(pq, lines, paper, white, min_width, depth=depth - 1))
+    return out or [q]
 
 
 def _scaled(q: Quad, k: float) -> Quad:
