@@ -25,7 +25,9 @@ TypeError: all_in must be int
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Final, Protocol
+
+_ABSENT: Final = object()
 
 
 class FieldErrors(Protocol):
@@ -70,12 +72,13 @@ class Fields:
             Exception: the reader's ``missing`` or ``wrong_type`` error.
         """
         self._used.add(key)
-        data = self._data
-        if key not in data:
+        value = self._data.get(key, _ABSENT)
+        if type(value) is kind:     # the common case: exactly the type asked for
+            return value
+        if value is _ABSENT:
             if optional:
                 return None
             raise self._errors.missing(key)
-        value = data[key]
         if value is None and optional:
             return None
         if value is None and self._null_is_missing:
