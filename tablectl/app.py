@@ -11,6 +11,7 @@ import secrets
 import ssl
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
@@ -24,8 +25,6 @@ from tablectl.journal import JournalWriteError
 from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
-from tablectl.odds.feed import OddsFeed
-from tablectl.odds.worker import ProcessWorker, ResultCallback
 from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import MqttPublisher
@@ -42,6 +41,9 @@ from tablectl.web.server import WebServer, WebSettings
 # Lives here because it joins tablectl.publish (the MQTT client) to tablectl.web (which may not
 # import it): the web package only knows the small Feed / CommandChannel protocols.
 
+
+if TYPE_CHECKING:
+    from tablectl.odds.feed import OddsFeed
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -310,7 +312,12 @@ def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
 
 
 def live_odds(daemon: TableDaemon, precision: float) -> OddsFeed:
-    """The daemon's live odds (docs/odds.md): a worker process fed its secure snapshots."""
+    """The daemon's live odds (docs/odds.md): a worker process fed its secure snapshots.
+    Imported here, not at the top: the evaluator's NumPy tables cost a daemon that has the
+    odds off about 15 MB."""
+    from tablectl.odds.feed import OddsFeed
+    from tablectl.odds.worker import ProcessWorker, ResultCallback
+
     loop = asyncio.get_running_loop()
     worker: list[ProcessWorker] = []
 
