@@ -21,7 +21,7 @@ def _equity(args: argparse.Namespace) -> int:
 
 def add_equity(sub: Subparsers) -> None:
     """Register ``tablectl equity``."""
-    from tablectl.odds.command import add_arguments
+    from tablectl.odds.arguments import add_arguments
 
     add_arguments(sub.add_parser("equity", help="the equity of given hands (exact or Monte "
                                  "Carlo), as live odds are")).set_defaults(handler=_equity)

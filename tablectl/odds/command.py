@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from tablectl.domain.cards import Card, CardParseError, parse_cards
 from tablectl.domain.games import GameKind
 from tablectl.game.equity import EquityError, EquityResult, equity, hand_size
+from tablectl.odds.arguments import add_arguments
 from tablectl.odds.position import result_json
 
 __all__ = ["Output", "add_arguments", "run"]
@@ -37,20 +38,6 @@ class Output:
     code: int
     out: str = ""
     err: str = ""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The command's arguments on ``p`` (returned, for chaining)."""
-    p.add_argument("--variant", required=True, choices=[g.value for g in GameKind])
-    p.add_argument("--board", default="", metavar="CARDS", help="board cards, e.g. '2c 7d 9h'")
-    p.add_argument("--dead", default="", metavar="CARDS",
-                   help="cards out of play (burns, folded and mucked cards)")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
-    p.add_argument("--precision", type=float, default=0.5, metavar="POINTS",
-                   help="Monte Carlo: 95%% half-width in percentage points (default 0.5)")
-    p.add_argument("--json", action="store_true", help="one JSON object")
-    p.add_argument("hands", nargs="+", metavar="HAND", help="each player's known cards")
-    return p
 
 
 def _cards(text: str, what: str) -> list[Card]:

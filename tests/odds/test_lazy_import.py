@@ -8,7 +8,8 @@ import sys
 
 
 def test_the_daemon_and_the_command_load_no_numpy() -> None:
-    code = ("import sys, tablectl.app, tablectl.cli.run, tablectl.daemon; "
+    code = ("import sys, tablectl.app, tablectl.cli, tablectl.daemon; "
+            "tablectl.cli.build_parser(); "     # every command builds the whole parser
             "print(sorted(m for m in ('numpy', 'tablectl.odds.feed', 'tablectl.game.equity') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
