@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
+from tablectl.vision.grow import grown_quads, partial
 from tablectl.vision.locate import locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
@@ -246,7 +247,7 @@ class Recogniser:
         cropped card (photos and scans of single cards); nothing is added if that shows no
         index either.
         """
-        found = [(f.quad, _CUT if f.cut else self.read_card(warp_card(frame, f.quad)))
+        found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
                  for f in locate_cards(frame)]
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
@@ -254,6 +255,19 @@ class Recogniser:
             if r.card is not None:
                 found = [(q, r)]
         return found
+
+    def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
+        """Read a found card; a quad squarer than a card that is not accepted as it is may
+        be part of one (:mod:`tablectl.vision.grow`): the first of its grown quads whose
+        index is accepted replaces it."""
+        r = self.read_card(warp_card(frame, quad))
+        if r.status is FaceStatus.ACCEPTED or not partial(quad):
+            return quad, r
+        for g in grown_quads(quad, frame):
+            rg = self.read_card(warp_card(frame, g))
+            if rg.status is FaceStatus.ACCEPTED:
+                return g, rg
+        return quad, r
 
     def read_board(self, frame: Image, frame_time: float = 0.0,
                    whole_frame: bool = False) -> list[FaceRead]:
