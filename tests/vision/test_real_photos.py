@@ -49,7 +49,7 @@ def test_localisation_recall_on_cluttered_scenes() -> None:
     r = corpus.localisation(items)
     print(f"localisation: {r.found}/{r.boxes} = {r.rate:.1%} ({r.quads} quads reported)")
     assert r.boxes > 150
-    assert r.rate >= 0.72, f"{r.found}/{r.boxes}"
+    assert r.rate >= 0.74, f"{r.found}/{r.boxes}"
     assert r.quads <= 1.2 * r.boxes, "too many quads that are not cards"
 
 
@@ -69,7 +69,7 @@ def test_held_out_photos_of_the_enrolled_deck(bicycle: DeckProfile) -> None:
     t = corpus.read_singles(Recogniser(bicycle), corpus.held_out())
     print(t.line())
     assert t.total == 35
-    assert t.right >= 28, t.line()
+    assert t.right >= 31, t.line()
     assert t.wrong == 0, t.line()
 
 
@@ -146,5 +146,5 @@ def test_partial_enrolment_from_photos_reads_the_cards_it_did_not_see(
     t = corpus.read_singles(Recogniser(profile), items)
     print(t.line())
     assert t.total >= 30
-    assert t.right >= 0.7 * t.total, t.line()
+    assert t.right >= 0.78 * t.total, t.line()
     assert t.wrong == 0, t.line()
