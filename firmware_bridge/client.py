@@ -376,6 +376,11 @@ class DeviceClient:
             if was_up:
                 self._queue.put_nowait(Disconnected(self.name, reason))
             _LOGGER.info("%s: link down: %s", self.name, reason)
+            me = asyncio.current_task()
+            if me is not None and me.cancelling():
+                # a stop (aclose) that came while the tasks above were awaited was taken for
+                # theirs by the suppress: it stops this client now, not a reconnect later
+                raise asyncio.CancelledError
 
     def _dispatch(self, event: SessionEvent, now: float) -> str | None:
         """Queue the consumer's view of ``event``; return a reason to drop the link, or None."""

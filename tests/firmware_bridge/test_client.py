@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -13,7 +14,7 @@ from firmware_bridge.client import (
     DeviceRebooted,
     Disconnected,
 )
-from firmware_bridge.errors import LocalProtocolError
+from firmware_bridge.errors import LinkClosedError, LocalProtocolError
 from firmware_bridge.link import UNPLUG_MESSAGE
 from firmware_bridge.messages import (
     AntennaState,
@@ -153,3 +154,47 @@ async def test_commands_reach_the_device(clock: ManualClock, driver: Driver,
         with pytest.raises(LocalProtocolError):
             client.send(Heartbeat())
         await port.aclose()
+
+
+class _DroppingLink:
+    """A link that goes away on the first write and whose read takes a while to stop."""
+
+    def __init__(self, stopping: asyncio.Event) -> None:
+        self.stopping = stopping
+
+    async def read(self) -> bytes:
+        try:
+            await asyncio.get_running_loop().create_future()
+        except asyncio.CancelledError:
+            self.stopping.set()
+            await asyncio.get_running_loop().create_future()   # until cancelled again
+        return b""
+
+    async def write(self, data: bytes) -> None:
+        await asyncio.sleep(0)           # the reader is under way
+        raise LinkClosedError("unplugged")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_close_while_a_dropped_link_is_torn_down_stops_the_client(
+        clock: ManualClock, driver: Driver) -> None:
+    # tablectl demo ^C'd as its simulated shoe died: the client's stop arrived while it was
+    # waiting for the dropped link's reader to end, and was taken for the reader's own; the
+    # client went on reconnecting and the daemon never stopped
+    stopping = asyncio.Event()
+
+    async def opener(_address: str) -> _DroppingLink:
+        return _DroppingLink(stopping)
+
+    client = DeviceClient("/dev/serial/by-id/usb-Sim_Shoe-if00", name="shoe", opener=opener,
+                          clock=clock, backoff=(0.1,))
+    await client.__aenter__()
+    await stopping.wait()                # the link dropped; its reader is being stopped
+    closing = asyncio.create_task(client.aclose())
+    await driver.settle()                # the clock stands still: no reconnect is due
+    try:
+        assert closing.done()
+    finally:
+        closing.cancel()
