@@ -41,9 +41,11 @@ def _watch(args: argparse.Namespace) -> int:
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0
+    heard = False
 
     async def on_update(follower: TableFollower, update: FollowUpdate) -> bool:
-        nonlocal hands_seen
+        nonlocal hands_seen, heard
+        heard = True
         if live is not None:
             live.update(render(follower.view, title=args.table, four_colour=args.four_colour))
         elif update.hand_ended is not None:
@@ -64,6 +66,10 @@ def _watch(args: argparse.Namespace) -> int:
                 asyncio.run(main())
         else:
             asyncio.run(main())
+    if not heard:       # --timeout ran out: a mistyped table id would look like a quiet table
+        print(f"tablectl watch: nothing from table {args.table} on {args.broker} in "
+              f"{args.timeout:g} s: check the table id and that its daemon runs",
+              file=sys.stderr)
     return Exit.OK
 
 
