@@ -395,6 +395,12 @@ class WebServer:
         return self._page(request, LoginRole.DEALER, "console.html")
 
     async def _overlay_page(self, request: Request) -> Response:
+        if self._secure_feed is None:
+            # the page would stay blank for ever: say why instead
+            return PlainTextResponse(
+                "No broadcast overlay on this server: it has no secure feed. Set secure_url, "
+                "secure_certfile and secure_keyfile in the table config's [web] section "
+                "(docs/web.md) and restart tablectl web.", status_code=503)
         return self._page(request, LoginRole.BROADCAST, "overlay.html")
 
     async def _login_page(self, request: Request) -> Response:

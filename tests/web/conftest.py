@@ -64,7 +64,8 @@ async def stack_factory(mosquitto: Broker, users_file: Path
     """``await make(delay=1.5)`` starts a WebServer on ``mosquitto``; stopped at teardown."""
     running: list[tuple[Stack, asyncio.Task[None]]] = []
 
-    async def make(*, delay: float = 1.5, four_colour: bool = False) -> Stack:
+    async def make(*, delay: float = 1.5, four_colour: bool = False,
+                   overlay: bool = True) -> Stack:
         public = PahoFeed(mosquitto.port, table_topics(TABLE), username="web-t01")
         secure = PahoFeed(mosquitto.port, secure_topics(TABLE), username="web-t01-secure")
         commands = PahoCommands(mosquitto.port, TABLE, "console-t01")
@@ -72,7 +73,7 @@ async def stack_factory(mosquitto: Broker, users_file: Path
         server = WebServer(WebSettings(table=TABLE, table_name="Table 1", broadcast_delay=delay,
                                        four_colour=four_colour, command_expiry=5),
                            users=Users.load(users_file), public_feed=public,
-                           secure_feed=secure, commands=commands)
+                           secure_feed=secure if overlay else None, commands=commands)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen(64)

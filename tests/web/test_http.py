@@ -179,3 +179,15 @@ async def test_repeated_failed_logins_lock_the_name_out(stack_factory: Any) -> N
     # Another login name is not affected.
     camera = Browserless(stack.url)
     assert (await camera.login("camera"))["role"] == "broadcast"
+
+
+async def test_the_overlay_page_of_a_server_without_a_secure_feed_says_why(
+        stack_factory: Any) -> None:
+    """No ``secure_url``: the overlay would never show a card; the broadcast login that lands
+    there reads what to set instead of a blank page."""
+    stack = await stack_factory(overlay=False)
+    client = Browserless(stack.url)
+    await client.login("camera")
+    status, body = await client.get("/overlay")
+    assert status == 503
+    assert "secure_url" in body and "docs/web.md" in body
