@@ -97,7 +97,9 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path) -> Ta
         "seats": data["seats"], "sources": [source], "deck": str(deck),
         "other_decks": [str(blue)] if blue.exists() and blue != deck else [],
         "button": int(game.get("button", 1)),
-        "access": {"roles": {DEMO_DEALER: "floor"}},
+        # a `tablectl floor run` (default user floor-01, docs/floor.md) on the demo's broker
+        # gets its replays: refused, it would record none of the demo's hands
+        "access": {"roles": {DEMO_DEALER: "floor", "floor-01": "display"}},
         "mqtt": {"url": broker}, "journal": {"path": str(workdir / "journal.sqlite")},
     }
     return parse_config(raw, source=str(scenario))

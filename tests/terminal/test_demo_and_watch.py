@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.conftest import Broker
 
@@ -55,3 +56,14 @@ def test_watch_sees_what_the_demo_publishes(mosquitto: Broker) -> None:
     watch_lines = [line for line in got.splitlines() if line.startswith("hand ")]
     assert watch.returncode == 0, err[-2000:]
     assert watch_lines == demo_lines and len(demo_lines) == 2
+
+
+def test_a_floor_worker_with_the_default_user_may_replay_from_the_demo(tmp_path: Path) -> None:
+    """``tablectl floor run`` pointed at a demo's broker asks the table to replay what it
+    missed; without a role there it was refused every 3 s and recorded no hand at all."""
+    from tablectl.demo import demo_config, demo_scenario
+    from tablectl.floor.service import FloorSettings
+
+    config = demo_config(demo_scenario("holdem:no-limit"), table="demo",
+                         broker="mqtt://127.0.0.1:1", workdir=tmp_path)
+    assert FloorSettings().user in config.access.roles
