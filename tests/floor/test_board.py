@@ -40,8 +40,9 @@ def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     (line,) = board.to_json()["tables"]
     assert line == {"table": "t1", "epoch": "1", "controller": "online",
                     "game": "No-Limit Hold'em", "stakes": "0.5/1 EUR", "hand": 4,
-                    "phase": "betting", "street": "flop", "pot": 250,
-                    "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active"}],
+                    "phase": "betting", "street": "flop", "pot": 250, "pot_text": "2.50",
+                    "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active",
+                                 "stack_text": "9.00"}],
                     "readers": [{"name": "shoe", "status": "online"}],
                     "errors": [{"code": "unknown_tag", "message": "x", "since": "t"}]}
     assert not board.on_message("poker/v1/tables/t1/state", snap(1, 9, 3))  # older
@@ -92,3 +93,18 @@ def test_what_is_not_for_the_board_is_ignored() -> None:
     assert not board.on_message("poker/v1/replies/x/y", b"{}")
     assert not board.on_message("poker/v1/tables/t1/state", snap(None, 1, 1))  # names no run
     assert board.to_json() == {"tables": [], "flags": []}
+
+
+def test_amounts_are_money_in_the_currency_the_stakes_are_shown_in() -> None:
+    """Stakes read '1/2 USD': a pot of 40000 chip units (cents) is 400, not 40000; whole
+    amounts stay whole, and one amount that needs cents gives the line two decimals."""
+    board = FloorBoard()
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4))
+    line = board.to_json()["tables"][0]
+    assert (line["pot_text"], line["players"][0]["stack_text"]) == ("2.50", "9.00")
+    payload = json.loads(snap(1, 11, 4))
+    payload["data"]["pots"] = [{"amount": 39950, "eligible": [1]}]
+    payload["data"]["seats"][0]["stack"] = 1_234_500
+    assert board.on_message("poker/v1/tables/t1/state", json.dumps(payload).encode())
+    line = board.to_json()["tables"][0]
+    assert (line["pot_text"], line["players"][0]["stack_text"]) == ("400", "12,345")

@@ -68,7 +68,8 @@ async def test_the_floor_page_shows_every_table_live(
             assert reply["ok"], reply
             await page.locator('article[data-table="f1"] .hand',
                                has_text="Hand #2").wait_for(timeout=15000)
-            assert "Pot 300" in await card_text(page, "f1")         # the blinds
+            # the blinds, 100 + 200 chip units: money, as the stakes are
+            assert "Pot 3\n" in await card_text(page, "f1") + "\n"
             f2 = await card_text(page, "f2")
             assert "Hi-Lo" in f2 or "hi-lo" in f2.lower(), f2
 

@@ -26,9 +26,9 @@
     const hand = t.hand ? "Hand #" + t.hand : "between hands";
     c.append(el("div", "row hand", hand + (t.phase ? " · " + t.phase : "") +
                 (t.street ? " · " + t.street : "")));
-    c.append(el("div", "row pot", "Pot " + t.pot));
+    c.append(el("div", "row pot", "Pot " + t.pot_text));
     c.append(el("div", "players", t.players.length + " players: " +
-                t.players.map(p => p.name + " " + p.stack).join(", ")));
+                t.players.map(p => p.name + " " + p.stack_text).join(", ")));
     const readers = el("div", "row readers");
     for (const r of t.readers) readers.append(el("span", "reader " + r.status,
                                                  r.name + " " + r.status + " "));
