@@ -20,7 +20,7 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
         game, structure = parse_variant(args.engine_variant)
     if args.hands < 1:
         raise UsageError("tablectl demo: --hands must be at least 1")
-    rules = PRESETS[RulesPreset(args.rules)]
+    rules = PRESETS[RulesPreset(args.rules or RulesPreset.CASINO.value)]
     tty = sys.stdout.isatty()
     console = None
     if tty:
@@ -63,6 +63,9 @@ def _demo(args: argparse.Namespace) -> int:
 
     if args.hands is not None and args.hands < 1:
         raise UsageError("tablectl demo: --hands must be at least 1")
+    if args.rules is not None:
+        raise UsageError("tablectl demo: --rules goes with --engine-only (the live demo deals "
+                         "its scenario's house rules)")
     tty = sys.stdout.isatty() and not args.plain
     if args.log_level == "info":             # the table is the output; keep the log quiet
         logging.getLogger().setLevel(logging.ERROR)
@@ -130,7 +133,6 @@ def add_demo(sub: Subparsers) -> None:
     p.add_argument("--four-colour", action="store_true", help="four-colour deck")
     p.add_argument("--engine-only", action="store_true",
                    help="no broker, no devices: play hands through the rules engine alone")
-    p.add_argument("--rules", default=RulesPreset.CASINO.value,
-                   choices=[r.value for r in RulesPreset],
-                   help="house-rule preset (with --engine-only)")
+    p.add_argument("--rules", default=None, choices=[r.value for r in RulesPreset],
+                   help="house-rule preset (with --engine-only; default casino)")
     p.set_defaults(handler=_demo)

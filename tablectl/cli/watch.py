@@ -28,6 +28,12 @@ def _watch(args: argparse.Namespace) -> int:
 
     if not args.broker.startswith(("mqtt://", "mqtts://")):
         raise UsageError("tablectl watch: --broker must be mqtt://host:port or mqtts://host:port")
+    from tablectl.publish.topics import TopicError, segment
+
+    try:
+        segment(args.table, "table id")
+    except TopicError as exc:
+        raise UsageError(f"tablectl watch: --table: {exc} (letters, digits, _ . -)") from exc
     settings = broker_settings(args.broker, credentials=Path(args.credentials)
                                if args.credentials else None,
                                cafile=Path(args.cafile) if args.cafile else None, role="watch")

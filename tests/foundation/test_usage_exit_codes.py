@@ -29,6 +29,9 @@ CASES = [
     ("tablectl", "watch", "--table", "t", "--broker", "mqtt://127.0.0.1:1", "--timeout", "0"),
     ("tablectl", "watch", "--table", "t", "--broker", "mqtt://127.0.0.1:1", "--timeout", "-1"),
     ("tablectl", "demo", "--hands", "0"),
+    ("tablectl", "demo", "--rules", "island"),       # live: the scenario's rules, not these
+    ("tablectl", "watch", "--table", "bad id!", "--broker", "mqtt://127.0.0.1:1",
+     "--timeout", "1"),
     ("tablectl", "recall", "--config", "no-such.toml"),
     ("tablectl", "phh", "replay"),
     ("tablectl", "phh", "replay", "no-such.phh"),
