@@ -459,7 +459,9 @@ def add_doctor(sub: _Subparsers) -> None:
     """Register ``tablectl doctor``."""
     p = sub.add_parser("doctor", help="check this table computer: config, decks, journal, "
                                       "readers, broker, certificates, clock",
-                       description=__doc__.splitlines()[0])
+                       description="Check a table computer the way a technician would: one "
+                                   "line per check (ok, FAIL or ?? and what to do); exit 1 if "
+                                   "any check failed.")
     p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
     p.add_argument("--user", default=pwd.getpwuid(os.getuid()).pw_name,
                    help="the user the daemon runs as, whose access to the readers is checked "

@@ -60,3 +60,22 @@ def test_main_renders_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert err.startswith(f"{bad}: ") and "Traceback" not in err
     assert not err.startswith("tablectl recall: ")
+
+
+def test_help_texts_are_plain_text() -> None:
+    """Every command's --help reads as written: no reST markup from a docstring (doctor's
+    description was its module docstring's first line, ``tablectl doctor ...``)."""
+    import argparse
+
+    from tablectl.cli import build_parser
+
+    def walk(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+        found = [parser]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    found += walk(child)
+        return found
+
+    for parser in walk(build_parser()):
+        assert "``" not in parser.format_help(), parser.prog
