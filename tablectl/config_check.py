@@ -70,6 +70,10 @@ def findings(config: TableConfig) -> list[Finding]:
             if problem is not None:
                 out.append(Finding("error", key, f"{path}: {problem}: write it as TOML with "
                                    'username = "..." and password = "..." (chmod 600)'))
+        elif path is not None and key == "web.users":
+            problem = _users_problem(path)
+            if problem is not None:
+                out.append(Finding("error", key, f"tablectl web would not start: {problem}"))
     problem = journal_folder_problem(config.journal.path)
     if problem is not None:
         out.append(Finding("error", "journal.path", problem))
@@ -91,6 +95,19 @@ def findings(config: TableConfig) -> list[Finding]:
                            "not set: the table display works, but nobody can log in to the "
                            "dealer console or the broadcast overlay"))
     return sorted(out, key=lambda f: f.level != "error")
+
+
+def _users_problem(path: Path) -> str | None:
+    """Why ``tablectl web`` would refuse the users file at ``path`` (plain-text password,
+    unknown role, repeated name...), in its own words."""
+    from tablectl.web.auth import Users  # the web server's own reading
+    from tablectl.web.errors import UsersFileError
+
+    try:
+        Users.load(path)
+    except UsersFileError as exc:
+        return str(exc)
+    return None
 
 
 def _credentials_problem(path: Path) -> str | None:

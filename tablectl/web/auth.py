@@ -7,7 +7,7 @@ The users file is TOML, one table per login::
     role = "dealer"            # dealer: the console; broadcast: the overlay
     password = "scrypt$16384$8$1$<salt, base64>$<hash, base64>"
 
-Hashes are made by :func:`hash_password` (``tablectl web hash-password``); plain-text
+Hashes are made by :func:`hash_password` (``tablectl web --hash-password``); plain-text
 passwords are refused. A session is a random token in an HttpOnly, SameSite=Strict cookie;
 the session also carries a CSRF token that every state-changing request must echo in a header.
 """
@@ -69,7 +69,7 @@ def _check_hash(encoded: str) -> re.Match[str]:
     match = _HASH_RE.match(encoded)
     if match is None:
         raise ValueError("password is not an scrypt hash "
-                         "(make one with tablectl web hash-password)")
+                         "(make one with tablectl web --hash-password)")
     n = int(match["n"])
     if n < 2 or n & (n - 1) or not 1 <= int(match["r"]) <= 64 or not 1 <= int(match["p"]) <= 16:
         raise ValueError("password hash has invalid scrypt parameters")

@@ -83,6 +83,19 @@ def test_web_without_users_is_a_warning(tmp_path: Path,
     assert "ok" in out and "1 warning)" in out
 
 
+def test_a_users_file_the_web_server_would_refuse_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain-text password: ``tablectl web`` refuses to start, so config check says so."""
+    (tmp_path / "users.toml").write_text(
+        '[[users]]\nname = "dealer1"\nrole = "dealer"\npassword = "felt"\n')
+    code, out, err = check(variant(tmp_path, append='\n[web]\nusers = "users.toml"\n'),
+                           capsys)
+    assert code == 2 and "ok" not in out
+    assert ("error: web.users: tablectl web would not start: users.toml: users[0].password: "
+            "password is not an scrypt hash (make one with tablectl web --hash-password)"
+            in err.replace(str(tmp_path) + "/", ""))
+
+
 def test_a_journal_under_a_file_is_an_error(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "plain").write_text("")
