@@ -471,4 +471,5 @@ def add_doctor(sub: _Subparsers) -> None:
                         "/var/lib/tablectl/TABLE/journal.sqlite; default: journal.path)")
     p.add_argument("--strict", action="store_true",
                    help="a check that cannot tell (??) fails too")
-    p.set_defaults(handler=_doctor)
+    # a client, not a daemon: warnings and up by default (tablectl/cli/logs.py)
+    p.set_defaults(handler=_doctor, default_log_level="warning")

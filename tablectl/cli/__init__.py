@@ -38,7 +38,7 @@ from tablectl.cli.demo import add_demo
 from tablectl.cli.equity import add_equity
 from tablectl.cli.errors import CommandError, Exit
 from tablectl.cli.history import add_history, add_phh, add_recall
-from tablectl.cli.logs import setup_logging
+from tablectl.cli.logs import log_level_of, setup_logging
 from tablectl.cli.output import Handler, Subparsers
 from tablectl.cli.run import add_config, add_run
 from tablectl.cli.setup import add_deck, add_table
@@ -81,8 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "MQTT events out.",
     )
     parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
-    parser.add_argument("--log-level", default="info",
-                        choices=["trace", "debug", "info", "warning", "error"])
+    parser.add_argument("--log-level", default=None,
+                        choices=["trace", "debug", "info", "warning", "error"],
+                        help="default info for the daemons (run, web, floor run), warning for "
+                             "clients such as watch, doctor and equity, error for demo")
     parser.add_argument("--log-format", default="human", choices=["human", "json"],
                         help="human-readable lines (default) or JSON lines")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -95,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tablectl`` command; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    setup_logging(args.log_level, args.log_format)
+    setup_logging(log_level_of(args), args.log_format)
     handler: Handler = args.handler
     try:
         return int(handler(args))

@@ -4,7 +4,6 @@ the rules engine alone (``--engine-only``)."""
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
@@ -67,8 +66,6 @@ def _demo(args: argparse.Namespace) -> int:
         raise UsageError("tablectl demo: --rules goes with --engine-only (the live demo deals "
                          "its scenario's house rules)")
     tty = sys.stdout.isatty() and not args.plain
-    if args.log_level == "info":             # the table is the output; keep the log quiet
-        logging.getLogger().setLevel(logging.ERROR)
     pace = args.pace if args.pace is not None else (0.4 if tty else 0.02)
     options = DemoOptions(variant=args.variant, hands=args.hands, seed=args.seed,
                           broker=args.broker, table=args.table, pace=pace)
@@ -135,4 +132,5 @@ def add_demo(sub: Subparsers) -> None:
                    help="no broker, no devices: play hands through the rules engine alone")
     p.add_argument("--rules", default=None, choices=[r.value for r in RulesPreset],
                    help="house-rule preset (with --engine-only; default casino)")
-    p.set_defaults(handler=_demo)
+    # the table is the output: only errors reach the log by default
+    p.set_defaults(handler=_demo, default_log_level="error")

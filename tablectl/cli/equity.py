@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tablectl.cli.logs import CLIENT_LOG_LEVEL
 from tablectl.cli.output import Subparsers
 
 
@@ -24,4 +25,5 @@ def add_equity(sub: Subparsers) -> None:
     from tablectl.odds.arguments import add_arguments
 
     add_arguments(sub.add_parser("equity", help="the equity of given hands (exact or Monte "
-                                 "Carlo), as live odds are")).set_defaults(handler=_equity)
+                                 "Carlo), as live odds are")).set_defaults(
+        handler=_equity, default_log_level=CLIENT_LOG_LEVEL)

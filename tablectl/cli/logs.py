@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
@@ -48,6 +49,23 @@ class HumanFormatter(logging.Formatter):
             head, _, tail = text.partition(record.name + " ")
             text = f"{head}{record.name} [{'/'.join(ids)}] {tail}"
         return text
+
+
+CLIENT_LOG_LEVEL: Final = "warning"
+"""The default log level of a command a person runs to look at something (``watch``,
+``doctor``, ``equity``): routine daemon-style lines such as the MQTT client's "connected" are
+noise in front of a user. Such a command says so with
+``parser.set_defaults(default_log_level=CLIENT_LOG_LEVEL)``."""
+
+
+def log_level_of(args: argparse.Namespace) -> str:
+    """``--log-level`` if given, else the command's own default (``default_log_level``), else
+    ``info`` (the daemons: ``run``, ``web``, ``floor run``)."""
+    given: str | None = args.log_level
+    if given is not None:
+        return given
+    default: str = getattr(args, "default_log_level", "info")
+    return default
 
 
 def setup_logging(level: str, fmt: str) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
+from tablectl.cli.logs import CLIENT_LOG_LEVEL
 from tablectl.cli.output import Subparsers
 
 
@@ -97,4 +98,4 @@ def add_watch(sub: Subparsers) -> None:
                    "snapshot the daemon publishes (docs/mqtt.md 9.2); exit 1 on a difference")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="stop after S seconds (exit 0; with --check, its verdict)")
-    p.set_defaults(handler=_watch)
+    p.set_defaults(handler=_watch, default_log_level=CLIENT_LOG_LEVEL)
