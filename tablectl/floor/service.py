@@ -57,6 +57,14 @@ class FloorFailedError(RuntimeError):
     """A part of the worker failed; :meth:`FloorService.run` stopped the worker."""
 
 
+class ReplayRefusedError(FloorInputError):
+    """A table answered a replay request with an error (e.g. ``not_authorised``)."""
+
+    def __init__(self, table: str, epoch: str, error: object) -> None:
+        super().__init__(f"table {table} refused the replay: {error}")
+        self.table, self.epoch, self.error = table, epoch, error
+
+
 class FloorClient(Protocol):
     """What the service needs of its MQTT connection (``MqttPublisher(manual_ack=True)``)."""
 
@@ -87,7 +95,8 @@ class FloorSettings:
         user: its broker username (replay commands carry it; replies come to its area).
         group: the shared-subscription group every worker of the floor joins.
         batch_max / batch_wait: a batch closes at this many messages or seconds.
-        reorder / retry: seconds before the first replay request of a gap, and between two.
+        reorder / retry: seconds before the first replay request of a gap, and between the
+            first two (then twice as long each time, up to ``max_retry``).
         sweep: seconds between two looks for gaps.
         shared: False subscribes without ``$share`` (one worker that must see everything).
     """
@@ -98,6 +107,7 @@ class FloorSettings:
     batch_wait: float = 0.02
     reorder: float = 0.5
     retry: float = 3.0
+    max_retry: float = 300.0
     sweep: float = 0.5
     shared: bool = True
 
@@ -144,7 +154,8 @@ class FloorService:
         self.store = store
         self.client = client
         self.stats = FloorStats()
-        self.tracker = GapTracker(reorder=settings.reorder, retry=settings.retry)
+        self.tracker = GapTracker(reorder=settings.reorder, retry=settings.retry,
+                                  max_retry=settings.max_retry)
         self._queue: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-store")
         self._stopping = asyncio.Event()
@@ -238,6 +249,9 @@ class FloorService:
                     events.append(FloorEvent.parse(msg.payload))
                 elif msg.topic.value.endswith(STATE_SUFFIX) and msg.payload:
                     snapshots.append(FloorSnapshot.parse(msg.payload))  # (b"": cleared)
+            except ReplayRefusedError as exc:
+                self.tracker.refused(exc.table, exc.epoch, exc.error, time.monotonic())
+                self._log_notices()
             except FloorInputError as exc:
                 self.stats.refused += 1
                 _LOGGER.warning("floor: dropped a message on %s: %s", msg.topic.value, exc)
@@ -257,7 +271,7 @@ class FloorService:
             raise FloorInputError(f"reply: not JSON ({exc})") from None
         if not isinstance(body, dict) or body.get("status") != "ok":
             error = body.get("error") if isinstance(body, dict) else None
-            raise FloorInputError(f"table {table} refused the replay: {error}")
+            raise ReplayRefusedError(table, epoch, error)
         data = body.get("data")
         items = data.get("events") if isinstance(data, dict) else None
         if not isinstance(items, list):
@@ -315,8 +329,14 @@ class FloorService:
             except StoreUnavailableError as exc:
                 _LOGGER.debug("floor: no gap sweep: %s", exc)
                 continue
-            for request in self.tracker.update(gaps, time.monotonic()):
+            requests = self.tracker.update(gaps, time.monotonic())
+            self._log_notices()
+            for request in requests:
                 await self._ask(request)
+
+    def _log_notices(self) -> None:
+        for level, text in self.tracker.take_notices():
+            _LOGGER.log(level, "floor: %s", text)
 
     async def _ask(self, request: ReplayRequest) -> None:
         s = self.settings
@@ -328,10 +348,8 @@ class FloorService:
         props = MessageProps(response_topic=s.reply_topic.value,
                              correlation_data=f"{request.table}{_SEP}{request.epoch}".encode(),
                              message_expiry=10, content_type="application/json")
-        with contextlib.suppress(PublishError):   # asked again after ``retry`` seconds
+        with contextlib.suppress(PublishError):   # asked again at the tracker's next interval
             self.stats.replays += 1
-            _LOGGER.info("floor: asking table %s for events %d..%d of epoch %s",
-                         request.table, request.from_seq, request.to_seq, request.epoch)
             await self.client.publish(topics.cmd(request.table, "replay", s.user), payload,
                                       qos=1, props=props)
 
