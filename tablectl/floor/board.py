@@ -12,11 +12,12 @@ a late LWT of an older run is ignored; a message that names no run is ignored.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from tablectl.floor.model import epoch_text
+from tablectl.floor.money import money_format
 from tablectl.publish.runs import Run, RunOrder, RunTracker
 
 MAX_FLAGS: Final = 50
@@ -64,7 +65,7 @@ class TableLine:
         errors = [{"code": e.get("code"), "message": e.get("message"), "since": e.get("since")}
                   for e in d.get("errors", []) if isinstance(e, dict)]
         pot = sum(int(p.get("amount", 0) or 0) for p in pots) + bets
-        money = _money_format(stakes, [pot, *(p["stack"] for p in players)])
+        money = money_format(stakes, [pot, *(p["stack"] for p in players)])
         for p in players:
             p["stack_text"] = money(p["stack"])
         return {"table": self.table, "epoch": self.epoch,
@@ -79,18 +80,6 @@ class TableLine:
 
 def _obj(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _money_format(stakes: Mapping[str, Any], amounts: list[Any]) -> Callable[[Any], str]:
-    """Chip units as money in the table's currency (``units_per_currency`` units a unit), as
-    its stakes are shown: two decimals on the whole line when any amount needs cents."""
-    unit = int(stakes.get("units_per_currency", 1) or 1)
-    cents = unit > 1 and any(int(a or 0) % unit for a in amounts)
-
-    def money(v: Any) -> str:
-        amount = int(v or 0) / unit
-        return f"{amount:,.2f}" if cents else f"{amount:,.0f}"
-    return money
 
 
 def _stakes(s: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
 from tablectl.domain.errors import ConfigError
+from tablectl.floor.money import currency, money_format
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.service import FloorFailedError, FloorService, FloorSettings
 from tablectl.floor.store import StoreUnavailableError
@@ -163,13 +164,15 @@ def _hands(args: argparse.Namespace) -> int:
     if not hands:
         _say("no hands")
     for h in hands:
-        won = ", ".join(f"seat {w['seat']} {w['amount']}"
+        money = money_format(h.stakes, [h.pot, *(w.get("amount") for w in h.winners)])
+        won = ", ".join(f"seat {w['seat']} {money(w['amount'])}"
                         + (f" ({w['half']})" if w.get("half") != "whole" else "")
                         for w in h.winners) or "-"
         flags = f"  [{', '.join(h.flags)}]" if h.flags else ""
+        pot = f"{money(h.pot)} {currency(h.stakes)}".strip() if h.pot is not None else "-"
         _say(f"{h.id}  {h.table}  #{h.number}  {h.game or '?'}  "
              f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
-             f"pot {h.pot if h.pot is not None else '-'}  won: {won}{flags}")
+             f"pot {pot}  won: {won}{flags}")
     return 0
 
 

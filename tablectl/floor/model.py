@@ -325,11 +325,14 @@ class HandSummary:
     pot: int | None
     winners: tuple[Mapping[str, Any], ...]
     flags: tuple[str, ...] = ()
+    stakes: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The hand as one JSON object."""
+        """The hand as one JSON object (amounts in chip units, as stored; ``stakes`` says
+        how many make a unit of which currency)."""
         return {"id": self.id, "table": self.table, "name": self.name, "number": self.number,
                 "game": self.game, "started_at": self.started_at.isoformat(),
                 "ended_at": self.ended_at.isoformat() if self.ended_at else None,
                 "result": self.result, "pot": self.pot, "winners": list(self.winners),
-                "flags": list(self.flags)}
+                "flags": list(self.flags),
+                "stakes": dict(self.stakes) if self.stakes is not None else None}

@@ -242,7 +242,7 @@ class MemoryStore:
                            game=str(game) if game is not None else None,
                            started_at=row.started_at, ended_at=end.ended_at if end else None,
                            result=end.result if end else None, pot=end.pot if end else None,
-                           winners=winners, flags=flags)
+                           winners=winners, flags=flags, stakes=row.stakes)
 
     def actions_of(self, hand: str) -> list[ActionRow]:
         """The standing actions of a hand, in order (undone ones left out)."""

@@ -83,11 +83,12 @@ def events_of(bodies: list[dict[str, Any]]) -> list[FloorEvent]:
     return [FloorEvent.parse(json.dumps(b).encode()) for b in bodies]
 
 
-def snapshot(table: str, epoch: object, seq: int, game: str = "holdem") -> FloorSnapshot:
-    """A snapshot that names the table's game."""
+def snapshot(table: str, epoch: object, seq: int, game: str = "holdem",
+             stakes: dict[str, object] | None = None) -> FloorSnapshot:
+    """A snapshot that names the table's game and stakes (50/100 chips unless given)."""
     return FloorSnapshot.parse(json.dumps({
         "v": 1, "table": table, "epoch": epoch, "seq": seq, "type": "snapshot",
         "ts": T0.isoformat(), "hand": None,
         "data": {"game": {"variant": game, "structure": "no-limit", "preset": "casino",
                           "label": "No-Limit Hold'em"},
-                 "stakes": {"small_blind": 50, "big_blind": 100}}}).encode())
+                 "stakes": stakes or {"small_blind": 50, "big_blind": 100}}}).encode())

@@ -46,6 +46,25 @@ def test_hands_lists_what_the_floor_recorded(pg_url: str,
     assert "[bad-beat]" in lines[0]
 
 
+def test_hands_shows_pots_and_winnings_in_the_tables_money(pg_url: str,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """A table counting 1,000 units a dollar: its 400-unit pot is 0.40 USD, as the floor page
+    and the daemon show it (not 'pot 400'); --json keeps the stored units and the stakes."""
+    stakes = {"small_blind": 50, "big_blind": 100, "units_per_currency": 1000,
+              "currency": "USD"}
+    store = PgStore(pg_url, rules=BAD_BEAT)
+    store.ingest(events_of(stream("t07", 1, 1)), [snapshot("t07", 1, 0, stakes=stakes)])
+    store.close()
+    out = Run(["floor", "hands", "--db", pg_url, "--table", "t07"], capsys)
+    assert out.returncode == 0, out.stderr
+    (line,) = out.stdout.splitlines()
+    assert "pot 0.40 USD" in line and "won: seat 2 0.40" in line, line
+    js = Run(["floor", "hands", "--db", pg_url, "--table", "t07", "--json"], capsys)
+    (hand,) = [json.loads(x) for x in js.stdout.splitlines()]
+    assert hand["pot"] == 400 and hand["stakes"] == stakes
+
+
 def test_bad_input_is_refused_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     for args, problem in [
             (("floor", "hands", "--db", "mysql://x"), "postgresql://"),
