@@ -250,14 +250,17 @@ def add_floor(sub: _Subparsers) -> None:
     run.add_argument("--db", required=True, type=_check_db, metavar="URL",
                      help="postgresql://user@host:port/database")
     run.add_argument("--user", default="floor-01",
-                     help="broker username and client id of this worker (default floor-01)")
+                     help="broker username and client id of this worker (default %(default)s)")
     run.add_argument("--credentials", metavar="FILE",
                      help="TOML file with username and password for the broker")
     run.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
-    run.add_argument("--group", default="floor", help="shared subscription group")
+    run.add_argument("--group", default="floor",
+                     help="shared subscription group: every worker of the floor joins the same "
+                          "(default %(default)s)")
     run.add_argument("--rules", metavar="FILE",
                      help="house jackpot / high-hand rules (config/floor/house-rules.toml)")
-    run.add_argument("--batch-max", type=int, default=500, help="messages per transaction")
+    run.add_argument("--batch-max", type=int, default=500, metavar="N",
+                     help="messages per transaction (default %(default)s)")
     run.add_argument("--batch-wait", type=float, default=20.0, metavar="MS",
                      help="how long a batch waits for more messages (default 20 ms)")
     run.add_argument("--db-wait", type=float, default=30.0, metavar="SECONDS",
@@ -268,12 +271,16 @@ def add_floor(sub: _Subparsers) -> None:
 
     hands = inner.add_parser("hands", help="list recorded hands (id, table, game, pot, "
                                            "winners)")
-    hands.add_argument("--db", required=True, type=_check_db, metavar="URL")
+    hands.add_argument("--db", required=True, type=_check_db, metavar="URL",
+                       help="the floor's database, postgresql://user@host:port/database")
     hands.add_argument("--table", help="only this table")
     hands.add_argument("--since", type=_since, metavar="TIME",
                        help="only hands started at or after this ISO time (UTC if no zone)")
-    hands.add_argument("--limit", type=int, default=1000)
-    hands.add_argument("--json", action="store_true", help="one JSON object per line")
+    hands.add_argument("--limit", type=int, default=1000, metavar="N",
+                       help="at most this many hands, the oldest first (default %(default)s)")
+    hands.add_argument("--json", action="store_true",
+                       help="one JSON object per line, amounts in chip units as stored, with "
+                            "the hand's stakes (units_per_currency, currency)")
     hands.set_defaults(handler=_guard(_hands))
 
     export = inner.add_parser(
@@ -281,20 +288,25 @@ def add_floor(sub: _Subparsers) -> None:
         description="Rebuilds each settled hand through the rules engine from its public "
                     "events (hole cards nobody showed are unknown: ????) and writes one .phh "
                     "file per hand. Exit 1 if any hand could not be rebuilt.")
-    export.add_argument("--db", required=True, type=_check_db, metavar="URL")
-    export.add_argument("--out", required=True, metavar="DIR")
+    export.add_argument("--db", required=True, type=_check_db, metavar="URL",
+                        help="the floor's database, postgresql://user@host:port/database")
+    export.add_argument("--out", required=True, metavar="DIR",
+                        help="directory for the .phh files (created if missing)")
     export.add_argument("--table", help="only this table")
-    export.add_argument("--since", type=_since, metavar="TIME")
-    export.add_argument("--limit", type=int, default=100000)
+    export.add_argument("--since", type=_since, metavar="TIME",
+                        help="only hands started at or after this ISO time (UTC if no zone)")
+    export.add_argument("--limit", type=int, default=100000, metavar="N",
+                        help="at most this many hands, the oldest first (default %(default)s)")
     export.set_defaults(handler=_guard(_export))
 
     web = inner.add_parser("web", help="the floor page: every table live (read-only)")
-    web.add_argument("--broker", required=True, type=_check_broker, metavar="URL")
+    web.add_argument("--broker", required=True, type=_check_broker, metavar="URL",
+                     help="floor broker, mqtt://host:port or mqtts://host:port")
     web.add_argument("--credentials", metavar="FILE",
                      help="TOML file with username and password (a display user)")
     web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
-    web.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
-    web.add_argument("--port", type=int, default=8090, help="listen port (default 8090)")
+    web.add_argument("--host", default="127.0.0.1", help="listen address (default %(default)s)")
+    web.add_argument("--port", type=int, default=8090, help="listen port (default %(default)s)")
     web.set_defaults(handler=_guard(_web))
 
 

@@ -79,3 +79,27 @@ def test_bad_input_is_refused_with_one_line(capsys: pytest.CaptureFixture[str]) 
         assert problem in out.stderr and "Traceback" not in out.stderr
     down = Run(["floor", "hands", "--db", "postgresql://postgres@127.0.0.1:1/x"], capsys)
     assert down.returncode == 1 and "database unavailable" in down.stderr
+
+
+def test_every_floor_option_has_help_and_states_its_default() -> None:
+    """``tablectl floor <sub> --help`` explains every option; one with a default names it."""
+    import argparse
+
+    from tablectl.floor.command import add_floor
+
+    parser = argparse.ArgumentParser(prog="tablectl")
+    add_floor(parser.add_subparsers())
+    floor = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    inner_action = next(a for a in floor.choices["floor"]._actions
+                        if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, sub in inner_action.choices.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            option = f"floor {name} {action.option_strings[0]}"
+            if not action.help:
+                missing.append(f"{option}: no help")
+            elif (action.default not in (None, False) and "default" not in action.help):
+                missing.append(f"{option}: default {action.default!r} not stated")
+    assert missing == []
