@@ -2,8 +2,9 @@
 
 :class:`FloorBoard` takes each table's retained snapshot (``state``), its birth/LWT
 (``status``) and the floor service's flags, and keeps one line per table: game, stakes, hand
-number, phase, pot, players, the controller's link, each reader's status and the error states
-waiting for a person. Each table's run is ``(journal, epoch)``, ordered by
+number, phase, pot, players, the controller's link, each reader's status (``unknown``, with the
+``last`` one known, while the controller is offline: nobody reports it then) and the error
+states waiting for a person. Each table's run is ``(journal, epoch)``, ordered by
 :class:`~tablectl.publish.runs.RunTracker` (docs/mqtt.md §4): a snapshot or status of a new run
 (a higher epoch of the journal shown, or a journal not shown yet) resets the line; a snapshot or
 a late LWT of an older run is ignored; a message that names no run is ignored.
@@ -62,6 +63,8 @@ class TableLine:
         bets = sum(int(s.get("bet", 0) or 0) for s in seats)
         devices = [{"name": x.get("name"), "status": x.get("status")}
                    for x in d.get("devices", []) if isinstance(x, dict)]
+        if self.online is False:           # the snapshot's reader status is the last it knew
+            devices = [{**x, "status": "unknown", "last": x["status"]} for x in devices]
         errors = [{"code": e.get("code"), "message": e.get("message"), "since": e.get("since")}
                   for e in d.get("errors", []) if isinstance(e, dict)]
         pot = sum(int(p.get("amount", 0) or 0) for p in pots) + bets

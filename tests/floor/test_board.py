@@ -59,6 +59,20 @@ def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     assert board.to_json()["tables"][0]["controller"] == "offline"
 
 
+def test_readers_are_unknown_while_the_controller_is_offline() -> None:
+    """The retained snapshot still says 'shoe online'; with its controller gone nobody
+    reports the shoe, so the page says unknown (and what was last known)."""
+    board = FloorBoard()
+    board.on_message("poker/v1/tables/t1/status", status(1, "online"))
+    board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4))
+    assert board.to_json()["tables"][0]["readers"] == [{"name": "shoe", "status": "online"}]
+    assert board.on_message("poker/v1/tables/t1/status", status(1, "offline"))
+    assert board.to_json()["tables"][0]["readers"] == [
+        {"name": "shoe", "status": "unknown", "last": "online"}]
+    assert board.on_message("poker/v1/tables/t1/status", status(1, "online"))
+    assert board.to_json()["tables"][0]["readers"] == [{"name": "shoe", "status": "online"}]
+
+
 def test_a_fresh_journal_is_a_new_run_whatever_its_epoch_and_seq() -> None:
     """Journal "bb" replaced journal "aa" (a new disk): its epoch and seq start again, lower
     than the old journal's; the board shows it, and the old journal's stragglers are old."""
