@@ -271,6 +271,8 @@ class FloorService:
             raise FloorInputError(f"reply: not JSON ({exc})") from None
         if not isinstance(body, dict) or body.get("status") != "ok":
             error = body.get("error") if isinstance(body, dict) else None
+            if isinstance(error, dict):        # the daemon's {"code", "message"}
+                error = ": ".join(str(error[k]) for k in ("code", "message") if error.get(k))
             raise ReplayRefusedError(table, epoch, error)
         data = body.get("data")
         items = data.get("events") if isinstance(data, dict) else None
