@@ -4,6 +4,8 @@ the rules engine alone (``--engine-only``)."""
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
@@ -47,6 +49,18 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def _off_the_terminal(fds: list[int]) -> None:
+    """Point ``fds`` (stdout/stderr that were a terminal) at /dev/null: once the terminal is
+    gone (its window closed, the SSH session dropped) every write to it fails with EIO, and the
+    live table's last frame and the clean-up would end in a traceback instead of a quiet stop."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in fds:
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
 def _demo(args: argparse.Namespace) -> int:
     if args.engine_only:
         args.engine_variant = args.variant
@@ -88,18 +102,45 @@ def _demo(args: argparse.Namespace) -> int:
     if args.broker is not None and not args.broker.startswith("mqtt://"):
         raise UsageError("tablectl demo: --broker must be mqtt://host:port")
 
-    def interrupted(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt        # so the private broker and the simulator are stopped
+    terminals = [fd for fd in (sys.stdout.fileno(), sys.stderr.fileno()) if os.isatty(fd)]
 
-    import signal
+    async def demo() -> int:
+        # SIGTERM and SIGHUP stop the demo as ^C does: its task is cancelled, so the private
+        # broker and the simulator are stopped (an exception raised from a signal handler
+        # would land in whichever task runs, and leave the others to die noisily)
+        import signal
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, interrupted)
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        stopped: list[int] = []
+
+        def stop(signum: int) -> None:
+            if signum == signal.SIGHUP:
+                _off_the_terminal(terminals)
+            stopped.append(signum)
+            task.cancel()
+
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            return await run_demo(options, on_update=on_update, on_note=on_note)
+        except asyncio.CancelledError:
+            if stopped:
+                raise KeyboardInterrupt from None
+            raise
+
     if live is not None:
-        with live:
-            played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+        try:
+            with live:
+                played = asyncio.run(demo())
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                raise
+            _off_the_terminal(terminals)     # the terminal went away without a hangup signal
+            return Exit.INTERRUPTED
     else:
-        played = asyncio.run(run_demo(options, on_update=on_update, on_note=on_note))
+        played = asyncio.run(demo())
     wanted = args.hands
     print(f"{count(played, 'hand')} of {args.variant} played on table {args.table} "
           f"(seed {args.seed})")
