@@ -14,7 +14,9 @@ about it.
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -135,12 +137,54 @@ def journal_folder_problem(path: Path) -> str | None:
     if not probe.is_dir():
         return (f"cannot create the folder {folder}: {probe} is a file, not a folder; "
                 "set journal.path (or --journal) to a file in a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        what = "write in" if probe == folder else "create"
-        return (f"cannot {what} {folder} (no write permission in {probe}): create it and "
-                f"give it to the user running tablectl (sudo install -d -o \"$USER\" "
-                f"{folder}), or set journal.path (or --journal) to a folder of yours")
+    # tried, not asked of os.access: root passes os.access where the OS still refuses
+    # (/proc, a read-only mount)
+    try:
+        if probe == folder:
+            write_probe(folder)
+        else:
+            mkdir_probe(probe)
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            what = "write in" if probe == folder else "create"
+            return (f"cannot {what} {folder} (no write permission in {probe}): create it and "
+                    f"give it to the user running tablectl (sudo install -d -o \"$USER\" "
+                    f"{folder}), or set journal.path (or --journal) to a folder of yours")
+        if probe == folder:
+            return f"cannot write in the folder {folder}: {exc.strerror or exc}"
+        return f"cannot create the folder {folder}: {exc.strerror or exc}"
     return None
+
+
+def _scratch(folder: Path) -> Path:
+    return folder / f".tablectl-probe-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def write_probe(folder: Path) -> None:
+    """Create, write, fsync and remove a scratch file in the existing ``folder``.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    probe = _scratch(folder)
+    fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    try:
+        os.write(fd, b"tablectl\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        probe.unlink(missing_ok=True)
+
+
+def mkdir_probe(folder: Path) -> None:
+    """Make and remove a scratch folder in the existing ``folder``.
+
+    Raises:
+        OSError: no folder can be made there.
+    """
+    probe = _scratch(folder)
+    os.mkdir(probe, 0o700)
+    os.rmdir(probe)
 
 
 def ensure_journal_folder(path: Path) -> None:

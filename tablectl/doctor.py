@@ -125,20 +125,19 @@ def _existing_dir(path: Path) -> Path:
 
 
 def check_journal(journal: Path) -> list[Check]:
-    """The journal's directory: writable (a scratch file written, fsynced and removed), on a
+    """The journal's directory: writable (a scratch file written, fsynced and removed; for a
+    folder the daemon will create, a scratch folder made and removed where it will), on a
     local persistent disk, with free space."""
+    from tablectl.config_check import mkdir_probe, write_probe
+
     folder = journal.parent
     where = _existing_dir(folder)
     out: list[Check] = []
-    probe = where / f".tablectl-doctor-{os.getpid()}"
     try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        try:
-            os.write(fd, b"tablectl doctor\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-            probe.unlink(missing_ok=True)
+        if where == folder:
+            write_probe(where)
+        else:
+            mkdir_probe(where)          # the daemon will make the journal's folder there
         out.append(_ok("journal directory writable", f"{folder}" + (
             "" if where == folder else f" (will be created in {where})")))
     except OSError as exc:

@@ -13,6 +13,7 @@ import pytest
 
 from tablectl.cli import main
 from tablectl.clock import ManualClock
+from tablectl.doctor import Status, check_journal
 from tablectl.journal import SqliteJournal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,6 +118,22 @@ def test_a_journal_folder_nobody_may_create_is_an_error(
     code, _, err = check(path, capsys)
     assert code == 2
     assert f"cannot create {locked}/tablectl (no write permission in {locked})" in err
+
+
+@pytest.mark.parametrize(("journal", "problem"), [
+    ("/proc/nope/journal.sqlite", "cannot create the folder /proc/nope: No such file or directory"),
+    ("/proc/journal.sqlite", "cannot write in the folder /proc: No such file or directory"),
+])
+def test_a_journal_folder_the_os_refuses_is_an_error_even_for_root(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], journal: str, problem: str) -> None:
+    """os.access says yes to root for /proc; creating a file or a folder there fails."""
+    path = variant(tmp_path, ('path = "/var/lib/tablectl/t01.sqlite"', f'path = "{journal}"'))
+    code, _, err = check(path, capsys)
+    assert code == 2
+    assert f"error: journal.path: {problem}" in err
+    # tablectl doctor's check tries the same way
+    writable = check_journal(Path(journal))[0]
+    assert writable.name == "journal directory writable" and writable.status is Status.FAIL
 
 
 @pytest.mark.parametrize("journal", ["plain/db/t01.sqlite", "folder"])
