@@ -1,4 +1,5 @@
-"""Fixtures shared by every test folder: private mosquitto brokers on free ports.
+"""Fixtures shared by every test folder: private mosquitto brokers on free ports, and the root
+logger put back after every test.
 
 Tests never use the machine's own broker on 1883: each broker here is a child process with a
 config of the test's choosing, on a free loopback port, stopped when the test ends.
@@ -6,6 +7,7 @@ config of the test's choosing, on a free loopback port, stopped when the test en
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -17,6 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_restored() -> Iterator[None]:
+    """A test that runs a command in process (``tablectl.cli.main``) sets the root logger's
+    level and handler as that command does (ERROR for the demo): put both back, so that a
+    later test in the same worker sees the logging it expects."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    root.setLevel(level)
+    root.handlers[:] = handlers
 
 
 def free_port() -> int:
