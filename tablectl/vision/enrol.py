@@ -23,10 +23,13 @@ import cv2
 import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
-from tablectl.vision.glyphs import IndexGlyphs, find_index
+from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
 from tablectl.vision.model import EnrolmentError, FaceRead, FaceStatus, Image, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import (
+    CARD_H,
+    CARD_W,
+    CORNER,
     CORNER_WIDE,
     Recogniser,
     corner_crops,
@@ -182,6 +185,7 @@ class Enroller:
         self.shoe_roi = shoe_roi
         self.augment = augment
         self._exemplars: list[Exemplar] = []
+        self._places: list[tuple[float, float, float]] = []
         self._seen: set[Card] = set()
         self._captures = 0
 
@@ -195,26 +199,30 @@ class Enroller:
         """Cards of the deck not captured yet, in deck order (for the console's prompt)."""
         return tuple(c for c in self.deck if c not in self._seen)
 
-    def _crops(self, frame: Image, item: str) -> list[Image]:
+    def _crops(self, frame: Image, item: str) -> tuple[list[Image], float]:
+        """The index crops of ``frame`` and, for a warped board card, the card px per
+        canonical crop px (0: not a warped card)."""
         if self.mode == "shoe":
             roi = self.shoe_roi
             if roi is None:
-                return [frame]
+                return [frame], 0.0
             x, y, w, h = roi
             if x < 0 or y < 0 or x + w > frame.shape[1] or y + h > frame.shape[0]:
                 raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
                                      f"{frame.shape[0]} frame", item)
-            return [frame[y:y + h, x:x + w]]
+            return [frame[y:y + h, x:x + w]], 0.0
         quads = find_cards(frame) or [whole_frame_quad(frame)]
 
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
 
         card = warp_card(frame, max(quads, key=area))
+        corner = CORNER
         crops = list(corner_crops(card))
         if all(_best_glyphs(c) is None for c in crops):
-            crops = list(corner_crops(card, CORNER_WIDE))  # a jumbo index
-        return crops
+            corner = CORNER_WIDE  # a jumbo index
+            crops = list(corner_crops(card, corner))
+        return crops, round(CARD_H * corner[1]) / CANON_H
 
     def add(self, frame: Image, card: Card, item: str = "frame") -> int:
         """Enrol ``frame`` as showing ``card`` (the console has confirmed the label).
@@ -230,11 +238,16 @@ class Enroller:
         if card not in self.deck:
             raise EnrolmentError(f"{card} is not in this deck", item)
         new: list[Exemplar] = []
-        for crop in self._crops(frame, item):
+        crops, scale = self._crops(frame, item)
+        places: list[tuple[float, float, float]] = []
+        for crop in crops:
             self._captures += 1
             g = _best_glyphs(crop)
             if g is None:
                 continue
+            if scale:
+                x, y, _, h = g.box
+                places.append((x * scale / CARD_W, y * scale / CARD_H, h * scale / CARD_H))
             variants = [g]
             if self.augment:
                 for ang in _AUGMENT_ANGLES:
@@ -252,6 +265,7 @@ class Enroller:
                        for k, v in enumerate(variants))
         if not new:
             raise EnrolmentError(f"no card index found for {card}", item)
+        self._places.extend(places)
         self._exemplars.extend(new)
         self._seen.add(card)
         return len(new)
@@ -263,8 +277,12 @@ class Enroller:
             ProfileError: some rank or suit of the deck was never shown (the message names
                 the ranks, suits and cards missing).
         """
+        place = None
+        if self._places:
+            med = np.median(np.array(self._places), axis=0)
+            place = (float(med[0]), float(med[1]), float(med[2]))
         return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
-                                          thresholds, self.deck)
+                                          thresholds, self.deck, index_on_card=place)
 
 
 def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],

@@ -61,6 +61,7 @@ class IndexGlyphs:
         chroma: ink colour relative to paper, ``(r - g, b - g)`` of the ratio ink/paper;
             about ``(0, 0)`` for black ink, ``(0.6, 0)`` for red.
         box: the index's bounding box ``(x, y, w, h)`` in canonical crop pixels.
+        axis: the rank's and the suit's box centres ``(rx, ry, sx, sy)``, same pixels.
     """
 
     rank: Vec
@@ -69,6 +70,7 @@ class IndexGlyphs:
     layout: Vec
     chroma: Vec
     box: tuple[int, int, int, int]
+    axis: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +292,7 @@ def _describe(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[n
         layout=layout,
         chroma=_chroma(colour, ink, labels, both, (ix, iy, iw, ih)),
         box=(ix, iy, iw, ih),
+        axis=(rx + rw / 2, ry + rh / 2, suit.x + suit.w / 2, suit.y + suit.h / 2),
     )
 
 

@@ -119,6 +119,11 @@ class DeckProfile:
         verification: a one-line summary of the last verification pass.
         deck: the cards this deck has (all 52, or a short deck such as 9..A); cards of the
             deck that were not enrolled are read from their rank and suit glyphs.
+        index_on_card: where the index sits on this deck's cards, measured at enrolment:
+            its top-left corner's offset from the card's corner (fractions of the card's
+            width and height) and its height (fraction of the card's height); ``None``
+            for a shoe profile, or one saved before this was measured (a standard card's
+            is then assumed). Used to place a card found by its index alone.
     """
 
     deck_id: str
@@ -133,12 +138,15 @@ class DeckProfile:
     verified: bool = False
     verification: str = "not verified"
     deck: tuple[Card, ...] = FULL_DECK
+    index_on_card: tuple[float, float, float] | None = None
 
     @classmethod
     def from_exemplars(cls, deck_id: str, exemplars: Sequence[Exemplar],
                        shoe_roi: tuple[int, int, int, int] | None = None,
                        thresholds: Thresholds | None = None,
-                       deck: Collection[Card] = FULL_DECK) -> DeckProfile:
+                       deck: Collection[Card] = FULL_DECK, *,
+                       index_on_card: tuple[float, float, float] | None = None,
+                       ) -> DeckProfile:
         """Assemble a (not yet verified) profile of ``deck``; without ``thresholds``, the
         defaults as :func:`calibrate` relaxes them for this rig.
 
@@ -174,6 +182,7 @@ class DeckProfile:
             shoe_roi=shoe_roi,
             thresholds=thresholds or calibrate(order, Thresholds()),
             deck=cards,
+            index_on_card=index_on_card,
         )
 
     @property
@@ -199,6 +208,7 @@ class DeckProfile:
             "verification": self.verification,
             "exemplars": len(self.cards),
             "deck": [str(c) for c in self.deck],
+            "index_on_card": list(self.index_on_card) if self.index_on_card else None,
         }
         np.savez_compressed(
             directory / _NPZ,
@@ -249,6 +259,19 @@ class DeckProfile:
                 verification=str(meta.get("verification", "")),
                 deck=(FULL_DECK if "deck" not in meta
                       else tuple(Card.parse(str(c)) for c in meta["deck"])),
+                index_on_card=_geometry(meta.get("index_on_card")),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc
+
+
+def _geometry(value: object) -> tuple[float, float, float] | None:
+    """The saved ``index_on_card`` (absent in profiles saved before it was measured)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 3:
+        raise ValueError(f"index_on_card: expected 3 numbers, got {value!r}")
+    x, y, h = (float(v) for v in value)
+    if not (0.0 <= x < 0.5 and 0.0 <= y < 0.5 and 0.0 < h < 0.6):
+        raise ValueError(f"index_on_card: {value!r} is not where an index can be")
+    return x, y, h

@@ -26,9 +26,18 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.corners import (
+    INDEX_ON_CARD,
+    GlyphPair,
+    card_quad,
+    glyph_pairs,
+    inside_share,
+    realigned,
+    upright_crop,
+)
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial
-from tablectl.vision.locate import locate_cards, order_quad
+from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 
@@ -38,6 +47,16 @@ CORNER: Final = (0.30, 0.36)
 """Index corner crop as fractions of the canonical card's width and height."""
 CORNER_WIDE: Final = (0.42, 0.50)
 """The corner crop tried when the usual one shows no index (jumbo-index decks)."""
+CORNER_LAYOUT: Final = 0.8
+"""A card found by its index alone must match its enrolled index layout more closely than
+the gate asks (this share of ``Thresholds.layout``): the search tries many places in a
+frame, so a look-alike of another deck gets many chances to pass."""
+FITS: Final = (0.65, 1.2)
+"""A found outline is taken for the card placed from its index alone when their boxes
+overlap this much (IoU) and the outline is at most this much bigger."""
+CORNER_INDEX: Final = 0.01
+"""Likewise, how much more closely its whole index must match (added to
+``Thresholds.index``)."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 
@@ -65,6 +84,15 @@ class IndexRead:
     enrolment; ``None`` when the glyphs were too unsure to tell."""
     separation: float = 0.0
     """The weaker of the rank and suit separations (see :class:`Thresholds`)."""
+    box: tuple[int, int, int, int] | None = None
+    """Where the index lies in the crop it was read from (``x, y, w, h``, crop px scaled
+    to the reader's canonical crop height)."""
+    axis: tuple[float, float, float, float] | None = None
+    """The rank's and the suit's centres in the same crop px ``(rx, ry, sx, sy)``."""
+    tilt: float = 0.0
+    """How far the card's axes are turned from the crop's, in radians (positive: the
+    card's "down" leans towards the crop's right), judged from where the suit sits under
+    the rank compared with the enrolled layout."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -176,24 +204,28 @@ class Recogniser:
             # a whole index would; the layout is checked against the rank's enrolments.
             same = self._ranks == _RANKS.index(rank)
             idx_score = min(r_best, s_best)
-        lay = float(np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1).min())
+        dists = np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1)
+        lay = float(dists.min())
+        tilt = _lean(g.layout) - _lean(self.profile.layouts[same][int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
         ok = glyphs_sure and bool(deck_match) and self.profile.verified
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, deck_match, min(r_sep, s_sep))
+                         lay, colour_ok, deck_match, min(r_sep, s_sep), g.box, g.axis, tilt)
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR)."""
         return self._read_index(crop)[0]
 
-    def _read_index(self, crop: Image) -> tuple[IndexRead, bool]:
+    def _read_index(self, crop: Image, faint: bool = True) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
-        fainter cuts are tried only when it gives no sure read)."""
+        fainter cuts are tried only when it gives no sure read, and ``faint`` is set)."""
         best = _NONE
         first: bool | None = None
-        for found in index_candidates(crop):
+        for level, found in enumerate(index_candidates(crop)):
+            if level and not faint:
+                break
             first = bool(found) if first is None else first
             for g in found:
                 r = self._classify(g)
@@ -249,6 +281,7 @@ class Recogniser:
         """
         found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
                  for f in locate_cards(frame)]
+        found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
@@ -268,6 +301,93 @@ class Recogniser:
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
+
+    def _corner_ok(self, r: IndexRead) -> bool:
+        return (r.status is FaceStatus.ACCEPTED and r.box is not None
+                and r.layout <= CORNER_LAYOUT * self._t.layout
+                and r.index_score >= self._t.index + CORNER_INDEX)
+
+    def _corner_read(self, frame: Image, pair: GlyphPair,
+                     ) -> tuple[GlyphPair, IndexRead] | None:
+        """Read a glyph pair as an index, then again along the rank-suit line that read
+        found (:func:`realigned`: better placed, and upright where the first guess paired
+        the suit with one digit of a ``10``). A sure read must not be contradicted by the
+        second look; an unsure first read counts only if the second is sure and a third
+        does not contradict it."""
+        r, _ = self._read_index(upright_crop(frame, pair))
+        if r.axis is None or r.card is None:
+            return None
+        again = realigned(pair, r.axis)
+        r2, _ = self._read_index(upright_crop(frame, again))
+        if self._corner_ok(r):
+            if self._corner_ok(r2) and r2.card == r.card:
+                return again, r2
+            return (pair, r) if r2.card in (None, r.card) else None
+        if not self._corner_ok(r2) or r2.axis is None:
+            return None
+        third = realigned(again, r2.axis)
+        r3, _ = self._read_index(upright_crop(frame, third))
+        if r3.card not in (None, r2.card):
+            return None
+        return (third, r3) if self._corner_ok(r3) else (again, r2)
+
+    def _with_corners(self, frame: Image, found: list[tuple[Quad, IndexRead]],
+                      ) -> list[tuple[Quad, IndexRead]]:
+        """``found`` with the cards whose index corner is seen outside every card accepted
+        so far (:mod:`tablectl.vision.corners`); only reads the full gate accepts (with
+        the stricter layout check :data:`CORNER_LAYOUT`) count, and each is read twice.
+
+        * Inside a found card read as the same card unsure: that read gives way (the
+          outline stays if it :func:`_fits` the card placed from its index).
+        * Inside a found card read unsure or not at all whose outline fits: likewise.
+        * A card already accepted in this frame is not added again.
+        * Inside a card-sized quad running out of the frame: that card, already reported
+          ``OUT_OF_FRAME``; not added.
+        * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
+          out of the frame."""
+        h, w = frame.shape[:2]
+        skip = np.zeros((h, w), np.uint8)
+        for q, r in found:
+            if r.status is FaceStatus.ACCEPTED:  # with its edge and shadow
+                pts = np.array(q)
+                mid = pts.mean(axis=0)
+                grown = mid + (pts - mid) * 1.08
+                cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
+        accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
+        hits: list[tuple[GlyphPair, IndexRead]] = []
+        for pair in glyph_pairs(frame, skip):
+            if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
+                   or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
+                   for p, _ in hits):
+                continue
+            hit = self._corner_read(frame, pair)
+            if hit is not None:
+                hits.append(hit)
+        out = list(found)
+        for pair, r in sorted(hits, key=lambda t: -t[1].confidence):
+            if r.card in accepted or r.box is None:
+                continue
+            accepted.add(r.card)
+            q = card_quad(pair, r.box, r.tilt, self.profile.index_on_card or INDEX_ON_CARD)
+            at = (float(pair.top[0]), float(pair.top[1]))
+            around = [i for i, (fq, _) in enumerate(out)
+                      if cv2.pointPolygonTest(np.array(fq, np.float32), at, False) >= 0]
+            same = [i for i in around if out[i][1].card == r.card]
+            if same:  # that card's own unsure read: the outline stays if it fits the index
+                i = same[0]
+                out[i] = (out[i][0] if _fits(out[i][0], q) else q, r)
+                continue
+            # an unsure outline that is this card's (and not several cards' merged) is its
+            unsure = [i for i in around if out[i][1].status in (
+                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and _fits(out[i][0], q)]
+            if unsure:
+                out[unsure[0]] = (out[unsure[0]][0], r)
+                continue
+            if any(out[i][1].status is FaceStatus.OUT_OF_FRAME
+                   and _quad_area(out[i][0]) <= 1.5 * _quad_area(q) for i in around):
+                continue  # the index of a card already reported running out of the frame
+            out.append((q, _CUT if inside_share(q, w, h) < 0.7 else r))
+        return out
 
     def read_board(self, frame: Image, frame_time: float = 0.0,
                    whole_frame: bool = False) -> list[FaceRead]:
@@ -300,6 +420,24 @@ def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     s2, k2, _ = best[1]
     gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
     return c1, s1, s1 - s2, (s1 - s2) / gap
+
+
+def _lean(layout: npt.NDArray[np.float32]) -> float:
+    """The angle of the line from the rank's centre to the suit's from straight down (see
+    :class:`~tablectl.vision.glyphs.IndexGlyphs` for the layout's columns)."""
+    down = 0.5 + float(layout[2]) + float(layout[0]) / 2
+    return float(np.arctan2(float(layout[3]), down))
+
+
+def _fits(outline: Quad, estimate: Quad) -> bool:
+    """A found outline is the card whose outline was estimated from its index: they
+    overlap, and the outline is not much bigger (several cards seen as one)."""
+    return (box_iou(quad_box(outline), quad_box(estimate)) >= FITS[0]
+            and _quad_area(outline) <= FITS[1] * _quad_area(estimate))
+
+
+def _quad_area(q: Quad) -> float:
+    return float(cv2.contourArea(np.array(q, np.float32)))
 
 
 def _rank(r: IndexRead) -> tuple[int, float]:

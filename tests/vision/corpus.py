@@ -167,6 +167,8 @@ def localisation(items: Sequence[Scene]) -> Recall:
 class RankTally:
     """Rank reading on the scenes' found cards (suits are not labelled there)."""
 
+    boxes: int = 0
+    """Truth boxes in the scenes (every visible card)."""
     cards: int = 0
     """Truth boxes matched by a found card."""
     right: int = 0
@@ -174,10 +176,15 @@ class RankTally:
     accepted: int = 0
     accepted_wrong: int = 0
 
+    @property
+    def accepted_right(self) -> int:
+        return self.accepted - self.accepted_wrong
+
     def line(self) -> str:
-        return (f"{self.cards} cards found: rank right {self.right} "
-                f"({self.right / max(self.cards, 1):.1%}), accepted {self.accepted}, "
-                f"wrong among accepted {self.accepted_wrong}")
+        return (f"{self.boxes} cards in the scenes, {self.cards} found: rank right "
+                f"{self.right} ({self.right / max(self.cards, 1):.1%}), accepted "
+                f"{self.accepted}, wrong among accepted {self.accepted_wrong}; accepted "
+                f"right {self.accepted_right / max(self.boxes, 1):.1%} of all cards")
 
 
 def read_ranks(rec: Recogniser, items: Sequence[Scene]) -> RankTally:
@@ -188,6 +195,7 @@ def read_ranks(rec: Recogniser, items: Sequence[Scene]) -> RankTally:
         reads = [r for r in rec.read_board(img) if r.quad is not None]
         boxes = [(b[0] * s, b[1] * s, b[2] * s, b[3] * s) for _, b in sc.boxes]
         quads = [quad_box(r.quad) for r in reads if r.quad is not None]
+        t.boxes += len(boxes)
         for i, j in matches(quads, boxes):
             read = reads[i]
             if read.status is FaceStatus.OUT_OF_FRAME:

@@ -55,12 +55,14 @@ def test_localisation_recall_on_cluttered_scenes() -> None:
 
 def test_rank_reading_on_cluttered_scenes(bicycle: DeckProfile) -> None:
     """Of the cards found in the scenes (enrolment photos left out), ranks read right and
-    never a wrong rank accepted."""
+    never a wrong rank accepted; and of every card in them, those accepted right (cards
+    whose outline is lost among others are found by their index corner)."""
     t = corpus.read_ranks(Recogniser(bicycle), corpus.scenes(STEP, corpus.enrol_files()))
     print(t.line())
-    assert t.cards > 90
-    assert t.right >= 0.86 * t.cards, t.line()
-    assert t.accepted >= 0.78 * t.cards, t.line()
+    assert t.cards > 120
+    assert t.right >= 0.92 * t.cards, t.line()
+    assert t.accepted >= 0.88 * t.cards, t.line()
+    assert t.accepted_right >= 0.74 * t.boxes, t.line()
     assert t.accepted_wrong == 0, t.line()
 
 
@@ -69,7 +71,7 @@ def test_held_out_photos_of_the_enrolled_deck(bicycle: DeckProfile) -> None:
     t = corpus.read_singles(Recogniser(bicycle), corpus.held_out())
     print(t.line())
     assert t.total == 35
-    assert t.right >= 31, t.line()
+    assert t.right >= 34, t.line()
     assert t.wrong == 0, t.line()
 
 
@@ -146,5 +148,5 @@ def test_partial_enrolment_from_photos_reads_the_cards_it_did_not_see(
     t = corpus.read_singles(Recogniser(profile), items)
     print(t.line())
     assert t.total >= 30
-    assert t.right >= 0.78 * t.total, t.line()
+    assert t.right >= 0.8 * t.total, t.line()
     assert t.wrong == 0, t.line()

@@ -1,0 +1,281 @@
+"""Finding cards by their index corner, where no outline of the card is found.
+
+The outline search (:mod:`tablectl.vision.locate`) needs a card's edge against the table.
+It loses a card lying on paper, a pale box or a white cloth (no edge to see), a card under
+a cable, and the cards of a fan whose outlines merge into one shape. What a person reads in
+all of these is the index corner: a rank glyph with the suit glyph right under it, on paper.
+This module finds such glyph pairs anywhere in a frame, at any rotation, and hands each to
+the reader as an upright index crop; only reads the full gate accepts are kept (a pair of
+marks on a box or a newspaper is never reported).
+
+1. Ink: the frame's darkest channel (red, black, blue and green ink are all dark on paper)
+   thresholded against its local mean (:data:`_BLOCK` px windows), so vignettes and shade
+   do not matter; connected components of glyph size are the candidates.
+2. Paper: each candidate must lie on paper -- around it, most pixels are bright and grey
+   (:func:`_paper_map`).
+3. Pairs: a component with another one of suit size at about one rank height's distance in
+   any direction is a possible index: the direction from the first to the second is "down"
+   on the card. Both orders are tried (which one is the rank is not known yet).
+4. Crop: the frame around the pair is resampled into an upright crop of the shape and
+   scale the reader's index corner crops have (:func:`upright_crop`), and the card's outline
+   is estimated from where the index sits on a standard card (:func:`card_quad`).
+
+Pure functions over arrays; the reader (:class:`~tablectl.vision.recognise.Recogniser`)
+decides which pairs to read and what to keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.vision.model import Image, Quad
+
+WORK_MAX: Final = 1280
+"""Frames are searched at most this large (longest side, px)."""
+CROP_H: Final = 120
+"""Rows of an upright index crop (the reader's canonical crop height)."""
+_CROP_SPAN: Final = (2.7, 3.6)
+"""An upright crop's width and height, in units of the rank-to-suit centre distance: a
+corner crop of a standard card holds its index at about this scale."""
+_INK: Final = 0.35
+"""A pixel is ink where it is at least this much darker than the paper around it."""
+_PAPER_FLOOR: Final = 70
+_MIN_GLYPH: Final = 7
+"""Smallest glyph (longest side of its box, px at working scale) worth reading."""
+_PAPER_SHARE: Final = 0.35
+_MAX_GLYPHS: Final = 800
+_SUIT_RATIO: Final = (0.74, 0.12)
+"""Suit glyph size over rank glyph size (longest box sides) on real cards: typical, spread."""
+_GAP: Final = (1.02, 0.15)
+"""Rank-to-suit centre distance over the rank's size on real cards: typical, spread."""
+INDEX_ON_CARD: Final = (0.042, 0.051, 0.19)
+"""Where a standard card's index sits: its top-left corner's offset from the card's corner
+(fractions of the card's width and height) and its height (fraction of the card's height);
+measured on real Bicycle-style cards and the simulator's decks."""
+CARD_ASPECT: Final = 1.4
+
+
+@dataclass(frozen=True, slots=True)
+class GlyphPair:
+    """Two glyph-sized marks on paper that may be a rank (``top``) over its suit.
+
+    Attributes:
+        top: centre of the glyph taken for the rank (frame px).
+        bottom: centre of the glyph taken for the suit.
+        size: the rank glyph's longest box side (frame px).
+    """
+
+    top: tuple[float, float]
+    bottom: tuple[float, float]
+    size: float
+
+    @property
+    def down(self) -> npt.NDArray[np.float64]:
+        """Unit vector pointing down the card's face (from rank to suit)."""
+        d = np.subtract(self.bottom, self.top)
+        return np.asarray(d / max(float(np.hypot(*d)), 1e-6), np.float64)
+
+    @property
+    def distance(self) -> float:
+        return float(np.hypot(*np.subtract(self.bottom, self.top)))
+
+
+def _paper_map(small: Image) -> npt.NDArray[np.float32]:
+    """1 where a pixel looks like card paper (bright for the frame and unsaturated)."""
+    b, g, r = cv2.split(small)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    white = cv2.subtract(lo, cv2.subtract(hi, lo))
+    top = float(np.percentile(white[::4, ::4], 99.5))
+    _, paper = cv2.threshold(white, 0.55 * top, 1, cv2.THRESH_BINARY)
+    return np.asarray(paper, np.float32)
+
+
+def ink_mask(small: Image) -> Image:
+    """255 where a BGR frame's darkest channel is well below the paper around it: the
+    paper brightness is a morphological closing (ink strokes and solid suits narrower than
+    the kernel are filled in; a dark table beside a card is not, so the table never counts
+    as ink next to an index printed close to the card's edge)."""
+    b, g, r = cv2.split(small)
+    dark = cv2.min(cv2.min(b, g), r)
+    # the paper level varies slowly: found at half size, where it costs a quarter
+    h, w = dark.shape
+    half = cv2.resize(dark, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    k = max(15, min(half.shape[:2]) // 10) | 1
+    paper = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE,
+                                        cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))),
+                       (w, h), interpolation=cv2.INTER_LINEAR)
+    # ink where dark <= (1 - _INK) * paper, and the paper is not itself dark
+    limit = cv2.multiply(paper, np.array([1.0 - _INK]), dtype=cv2.CV_8U)
+    mask = cv2.compare(dark, limit, cv2.CMP_LE)
+    bright = cv2.compare(paper, np.array([_PAPER_FLOOR]), cv2.CMP_GE)
+    return cv2.bitwise_and(mask, bright)
+
+
+def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 24,
+                ) -> list[GlyphPair]:
+    """Possible rank-over-suit pairs in a BGR frame, the most index-like first (suit size
+    and distance from the rank near what real indices show, few marks crowding round).
+
+    ``skip`` is a mask of the frame (same size, non-zero where cards were already read):
+    glyphs whose centre falls there are left out. At most ``limit`` pairs are returned.
+    """
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_MAX / max(h, w))
+    small = frame if scale == 1.0 else cv2.resize(
+        frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    ink = ink_mask(small)
+    # Grana's algorithm: about 3x faster than the default on one core
+    n, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+        ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    if n <= 1:
+        return []
+    st = stats[1:]
+    ce = cents[1:]
+    bx, by, bw, bh, area = (st[:, i] for i in range(5))
+    side = np.maximum(bw, bh)
+    max_side = min(small.shape[:2]) / 6
+    keep = ((side >= _MIN_GLYPH) & (side <= max_side) & (np.minimum(bw, bh) * 5 >= side)
+            & (area >= 0.12 * bw * bh))
+    if skip is not None:
+        sk = skip if scale == 1.0 else cv2.resize(skip, (small.shape[1], small.shape[0]),
+                                                  interpolation=cv2.INTER_NEAREST)
+        cx = np.clip(ce[:, 0].round().astype(int), 0, small.shape[1] - 1)
+        cy = np.clip(ce[:, 1].round().astype(int), 0, small.shape[0] - 1)
+        keep &= sk[cy, cx] == 0
+    idx = np.flatnonzero(keep)
+    if idx.size < 2:
+        return []
+    # paper all round: the share of paper in the glyph's box grown by most of its size
+    integral = cv2.integral(_paper_map(small))
+    sh, sw = small.shape[:2]
+    pad = 0.6 * side[idx]
+    x0 = np.clip(bx[idx] - pad, 0, sw).astype(int)
+    y0 = np.clip(by[idx] - pad, 0, sh).astype(int)
+    x1 = np.clip(bx[idx] + bw[idx] + pad, 0, sw).astype(int)
+    y1 = np.clip(by[idx] + bh[idx] + pad, 0, sh).astype(int)
+    tot = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+    share = tot / np.maximum((x1 - x0) * (y1 - y0), 1)
+    on_paper = share >= _PAPER_SHARE
+    idx, share = idx[on_paper], share[on_paper]
+    if idx.size > _MAX_GLYPHS:  # a page of print: its most paper-surrounded marks
+        best = np.argsort(-share, kind="stable")[:_MAX_GLYPHS]
+        idx, share = idx[best], share[best]
+    if idx.size < 2:
+        return []
+    pts = ce[idx]
+    sides = side[idx].astype(np.float64)
+    d = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
+    s = sides[:, None]
+    ratio = sides[None, :] / s
+    near = (d >= 0.7 * s) & (d <= 1.5 * s) & (ratio >= 0.45) & (ratio <= 1.15)
+    # text, not an index: many glyphs crowd round the first one
+    crowd = np.count_nonzero((d < s) & (ratio >= 0.35), axis=1) - 1
+    near &= (crowd <= 3)[:, None]
+    ii, jj = np.nonzero(near)
+    if ii.size == 0:
+        return []
+    score = -(np.abs(ratio[ii, jj] - _SUIT_RATIO[0]) / _SUIT_RATIO[1]
+              + np.abs(d[ii, jj] / sides[ii] - _GAP[0]) / _GAP[1] + 0.5 * crowd[ii])
+    order = np.argsort(-score, kind="stable")[:limit]
+    out: list[GlyphPair] = []
+    for i, j in zip(ii[order].tolist(), jj[order].tolist(), strict=True):
+        top = pts[i]
+        # a glyph beside it of its size, across the rank-suit line: the other digit of
+        # a 10, and the rank's centre lies between the two
+        across = pts - pts[i]
+        along = (pts[j] - pts[i]) / max(float(d[i, j]), 1e-6)
+        side_by_side = ((d[i] <= 0.9 * sides[i]) & (ratio[i] >= 0.6) & (ratio[i] <= 1.6)
+                        & (np.abs(across @ along) <= 0.35 * d[i]))
+        side_by_side[[i, j]] = False
+        if side_by_side.any():
+            k = int(np.flatnonzero(side_by_side)[np.argmin(d[i][side_by_side])])
+            mid = (pts[i] + pts[k]) / 2
+            out.append(GlyphPair((float(mid[0]) / scale, float(mid[1]) / scale),
+                                 (float(pts[j, 0]) / scale, float(pts[j, 1]) / scale),
+                                 float(sides[i]) / scale))
+        out.append(GlyphPair((float(top[0]) / scale, float(top[1]) / scale),
+                             (float(pts[j, 0]) / scale, float(pts[j, 1]) / scale),
+                             float(sides[i]) / scale))
+    return out[:limit]
+
+
+def _axes(pair: GlyphPair) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
+                                    npt.NDArray[np.float64], float, int]:
+    """The crop's frame geometry: centre, down and right unit vectors, frame px per crop
+    px, crop width."""
+    u = pair.down
+    v = np.array([u[1], -u[0]])  # right on the card's face (image y runs down)
+    span_w, span_h = _CROP_SPAN
+    k = span_h * pair.distance / CROP_H
+    cw = round(CROP_H * span_w / span_h)
+    mid = (np.asarray(pair.top) + np.asarray(pair.bottom)) / 2
+    # the index sits in the crop's upper left: its centre about 0.4 of the crop down and
+    # 0.28 across, as in a corner crop of a standard card
+    centre = mid + u * (0.10 * span_h * pair.distance) + v * (0.113 * span_w * pair.distance)
+    return centre, u, v, k, cw
+
+
+def upright_crop(frame: Image, pair: GlyphPair) -> Image:
+    """The frame around ``pair`` resampled upright (rank above suit) into a crop of
+    :data:`CROP_H` rows, the shape of the reader's index corner crop."""
+    centre, u, v, k, cw = _axes(pair)
+    ox = centre - k * (cw / 2 * v + CROP_H / 2 * u)
+    m = np.array([[k * v[0], k * u[0], ox[0]], [k * v[1], k * u[1], ox[1]]], np.float64)
+    out: Image = cv2.warpAffine(frame, m, (cw, CROP_H),
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def realigned(pair: GlyphPair, axis: tuple[float, float, float, float]) -> GlyphPair:
+    """The pair through the rank's and suit's centres as read in ``pair``'s upright crop
+    (``axis``: ``rx, ry, sx, sy`` in crop px): the first guess may have joined a suit to
+    one digit of a ``10``, or be a few degrees off."""
+    centre, u, v, k, cw = _axes(pair)
+    origin = centre - k * (cw / 2 * v + CROP_H / 2 * u)
+    rx, ry, sx, sy = axis
+    top = origin + k * (rx * v + ry * u)
+    bottom = origin + k * (sx * v + sy * u)
+    return GlyphPair((float(top[0]), float(top[1])), (float(bottom[0]), float(bottom[1])),
+                     pair.size)
+
+
+def card_quad(pair: GlyphPair, box: tuple[int, int, int, int], tilt: float = 0.0,
+              place: tuple[float, float, float] = INDEX_ON_CARD) -> Quad:
+    """The card's outline estimated from its index: ``box`` is the index's ``(x, y, w, h)``
+    in the upright crop of ``pair``, ``tilt`` how far the card's down axis leans from the
+    crop's towards its right (radians), ``place`` where the index sits on the deck's cards
+    (see :data:`INDEX_ON_CARD`). Portrait, clockwise from the index corner, in frame px."""
+    centre, u, v, k, cw = _axes(pair)
+    origin = centre - k * (cw / 2 * v + CROP_H / 2 * u)
+    bx, by, _, bh = box
+    top_left = origin + k * (bx * v + by * u)
+    down = np.sin(tilt) * v + np.cos(tilt) * u
+    right = np.cos(tilt) * v - np.sin(tilt) * u
+    ox, oy, frac = place
+    card_h = k * bh / frac
+    card_w = card_h / CARD_ASPECT
+    c0 = top_left - ox * card_w * right - oy * card_h * down
+    c1 = c0 + card_w * right
+    c2 = c1 + card_h * down
+    c3 = c0 + card_h * down
+    return ((float(c0[0]), float(c0[1])), (float(c1[0]), float(c1[1])),
+            (float(c2[0]), float(c2[1])), (float(c3[0]), float(c3[1])))
+
+
+def inside_share(q: Quad, width: int, height: int) -> float:
+    """Share of quad ``q``'s area that lies inside a ``width`` x ``height`` frame."""
+    poly = np.array(q, np.float32).reshape(-1, 1, 2)
+    frame = np.array([[0, 0], [width, 0], [width, height], [0, height]],
+                     np.float32).reshape(-1, 1, 2)
+    area = float(cv2.contourArea(poly))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(poly, frame)
+    return float(inter) / area
