@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.model import Image, Quad
 
 WORK_MAX: Final = 1280
@@ -58,6 +59,8 @@ INDEX_ON_CARD: Final = (0.042, 0.051, 0.19)
 (fractions of the card's width and height) and its height (fraction of the card's height);
 measured on real Bicycle-style cards and the simulator's decks."""
 CARD_ASPECT: Final = 1.4
+_SAME: Final = 0.8
+"""Glyph correlation at which two index corners are taken for the same card's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,3 +282,29 @@ def inside_share(q: Quad, width: int, height: int) -> float:
         return 0.0
     inter, _ = cv2.intersectConvexConvex(poly, frame)
     return float(inter) / area
+
+
+def matching_corners(frame: Image, limit: int = 24) -> list[Image]:
+    """The two index corners of the one card in ``frame``, as upright crops, found with no
+    outline (for enrolment, where nothing is known of the deck yet): two glyph pairs whose
+    indices show the same rank and suit glyphs (correlation at least :data:`_SAME`), turned
+    half a turn from each other and a card's length apart. Empty if no two corners agree.
+    """
+    seen: list[tuple[GlyphPair, Image, IndexGlyphs]] = []
+    for pair in glyph_pairs(frame, limit=limit):
+        crop = upright_crop(frame, pair)
+        found = find_index(crop, max_pairs=1)
+        if found:
+            seen.append((pair, crop, found[0]))
+    best: tuple[float, Image, Image] | None = None
+    for i, (pa, ca, ga) in enumerate(seen):
+        for pb, cb, gb in seen[i + 1:]:
+            if float(pa.down @ pb.down) > -0.8:
+                continue  # a card's two corners face opposite ways
+            apart = float(np.hypot(*np.subtract(pa.top, pb.top)))
+            if apart < 3.0 * max(pa.distance, pb.distance):
+                continue
+            same = min(float(ga.rank @ gb.rank), float(ga.suit @ gb.suit))
+            if same >= _SAME and (best is None or same > best[0]):
+                best = (same, ca, cb)
+    return [] if best is None else [best[1], best[2]]

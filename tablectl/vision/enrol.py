@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
+from tablectl.vision.corners import matching_corners
 from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
 from tablectl.vision.model import EnrolmentError, FaceRead, FaceStatus, Image, Thresholds
 from tablectl.vision.profile import DeckProfile, Exemplar
@@ -211,18 +212,31 @@ class Enroller:
                 raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
                                      f"{frame.shape[0]} frame", item)
             return [frame[y:y + h, x:x + w]], 0.0
-        quads = find_cards(frame) or [whole_frame_quad(frame)]
+        quads = find_cards(frame)
 
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
 
-        card = warp_card(frame, max(quads, key=area))
-        corner = CORNER
-        crops = list(corner_crops(card))
-        if all(_best_glyphs(c) is None for c in crops):
-            corner = CORNER_WIDE  # a jumbo index
+        if quads:
+            crops, scale = self._card_crops(warp_card(frame, max(quads, key=area)))
+            if crops:
+                return crops, scale
+        # no outline (a card on paper or a pale box), or one with no index: the card's two
+        # index corners found by themselves, else the photo as one tightly cropped card
+        both = matching_corners(frame)
+        if both:
+            return both, 0.0
+        return self._card_crops(warp_card(frame, whole_frame_quad(frame)))
+
+    @staticmethod
+    def _card_crops(card: Image) -> tuple[list[Image], float]:
+        """The index corners of a warped card (wider ones for a jumbo index), and the card
+        px per canonical crop px; no crops if neither size shows an index."""
+        for corner in (CORNER, CORNER_WIDE):
             crops = list(corner_crops(card, corner))
-        return crops, round(CARD_H * corner[1]) / CANON_H
+            if any(_best_glyphs(c) is not None for c in crops):
+                return crops, round(CARD_H * corner[1]) / CANON_H
+        return [], 0.0
 
     def add(self, frame: Image, card: Card, item: str = "frame") -> int:
         """Enrol ``frame`` as showing ``card`` (the console has confirmed the label).

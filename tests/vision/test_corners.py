@@ -17,8 +17,9 @@ import pytest
 from hardware_sim.camera import FACE_H, FACE_W, DeckStyle, random_style, render_face
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.vision.corners import CARD_ASPECT, glyph_pairs
+from tablectl.vision.enrol import Enroller, verify
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
-from tablectl.vision.model import FaceStatus, Quad
+from tablectl.vision.model import EnrolmentError, FaceStatus, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
@@ -167,3 +168,32 @@ def test_a_found_card_is_placed_with_the_card_s_own_shape(board_profile: DeckPro
     short = np.hypot(*(q[1] - q[0]))
     long_ = np.hypot(*(q[3] - q[0]))
     assert long_ / short == pytest.approx(CARD_ASPECT, rel=0.01)
+
+
+def test_a_deck_enrols_from_photos_with_no_card_outline(style: DeckStyle) -> None:
+    """Every card photographed on paper of its own colour, turned any way: enrolment finds
+    each card by its two index corners (which must show the same glyphs; a court card's
+    picture frame may still be found as an outline, and shows no index), and the profile
+    reads every photo back."""
+    rng = np.random.default_rng(3)
+    enroller = Enroller("paper", "board")
+    samples = []
+    for card in FULL_DECK:
+        canvas = _blank(style)
+        _place(canvas, render_face(card, style), (480, 360), float(rng.uniform(0, 360)),
+               float(rng.uniform(150, 220)))
+        enroller.add(canvas, card, str(card))
+        samples.append((str(card), canvas, card))
+    _, report = verify(enroller.build(), samples)
+    assert report.passed, report.failures
+
+
+def test_a_photo_with_one_index_corner_alone_is_not_enrolled(style: DeckStyle) -> None:
+    """Without an outline, one index corner is not enough to enrol from (nothing confirms
+    it is a card's): the photo is refused, and nothing is added."""
+    canvas = _blank(style)
+    _place(canvas, render_face(Card.parse("Qh"), style), (480, 700), 0, 200)  # one corner
+    enroller = Enroller("paper", "board")
+    with pytest.raises(EnrolmentError, match="no card index found"):
+        enroller.add(canvas, Card.parse("Qh"), "half.png")
+    assert not enroller.cards
