@@ -12,7 +12,7 @@ marks on a box or a newspaper is never reported).
    thresholded against its local mean (:data:`_BLOCK` px windows), so vignettes and shade
    do not matter; connected components of glyph size are the candidates.
 2. Paper: each candidate must lie on paper -- around it, most pixels are bright and grey
-   (:func:`_paper_map`).
+   (:func:`ink_and_paper`).
 3. Pairs: a component with another one of suit size at about one rank height's distance in
    any direction is a possible index: the direction from the first to the second is "down"
    on the card. Both orders are tried (which one is the rank is not known yet).
@@ -46,9 +46,14 @@ corner crop of a standard card holds its index at about this scale."""
 _INK: Final = 0.35
 """A pixel is ink where it is at least this much darker than the paper around it."""
 _PAPER_FLOOR: Final = 70
+_PAPER_NEAR: Final = 0.75
+_GREY: Final = 0.5
+"""How much a pixel's colour spread (brightest minus darkest channel) counts against its
+greyness: paper in shade or under a coloured lamp is tinted, not colourful."""
+"""A pixel is paper where its greyness is at least this share of the local paper level."""
 _MIN_GLYPH: Final = 7
 """Smallest glyph (longest side of its box, px at working scale) worth reading."""
-_PAPER_SHARE: Final = 0.35
+_PAPER_SHARE: Final = 0.45
 _MAX_GLYPHS: Final = 800
 _SUIT_RATIO: Final = (0.74, 0.12)
 """Suit glyph size over rank glyph size (longest box sides) on real cards: typical, spread."""
@@ -88,36 +93,35 @@ class GlyphPair:
         return float(np.hypot(*np.subtract(self.bottom, self.top)))
 
 
-def _paper_map(small: Image) -> npt.NDArray[np.float32]:
-    """1 where a pixel looks like card paper (bright for the frame and unsaturated)."""
-    b, g, r = cv2.split(small)
-    lo = cv2.min(cv2.min(b, g), r)
-    hi = cv2.max(cv2.max(b, g), r)
-    white = cv2.subtract(lo, cv2.subtract(hi, lo))
-    top = float(np.percentile(white[::4, ::4], 99.5))
-    _, paper = cv2.threshold(white, 0.55 * top, 1, cv2.THRESH_BINARY)
-    return np.asarray(paper, np.float32)
+def ink_and_paper(small: Image) -> tuple[Image, Image]:
+    """Two masks of a BGR frame: ink (255) where its darkest channel is well below the
+    paper around it, and paper (1) where a pixel is at that paper level and unsaturated.
 
-
-def ink_mask(small: Image) -> Image:
-    """255 where a BGR frame's darkest channel is well below the paper around it: the
-    paper brightness is a morphological closing (ink strokes and solid suits narrower than
-    the kernel are filled in; a dark table beside a card is not, so the table never counts
-    as ink next to an index printed close to the card's edge)."""
+    The paper level is a morphological closing of the darkest channel: ink strokes and
+    solid suits narrower than the kernel are filled in, a dark table beside a card is not
+    (so the table never counts as ink next to an index printed close to the card's edge).
+    Both are judged against it, not against the frame: a card in shade is still paper."""
     b, g, r = cv2.split(small)
     dark = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
     # the paper level varies slowly: found at half size, where it costs a quarter
     h, w = dark.shape
     half = cv2.resize(dark, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     k = max(15, min(half.shape[:2]) // 10) | 1
-    paper = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE,
+    level = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE,
                                         cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))),
                        (w, h), interpolation=cv2.INTER_LINEAR)
-    # ink where dark <= (1 - _INK) * paper, and the paper is not itself dark
-    limit = cv2.multiply(paper, np.array([1.0 - _INK]), dtype=cv2.CV_8U)
-    mask = cv2.compare(dark, limit, cv2.CMP_LE)
-    bright = cv2.compare(paper, np.array([_PAPER_FLOOR]), cv2.CMP_GE)
-    return cv2.bitwise_and(mask, bright)
+    lit = cv2.compare(level, np.array([_PAPER_FLOOR]), cv2.CMP_GE)
+    # ink where dark <= (1 - _INK) * level, and the paper is not itself dark
+    ink = cv2.bitwise_and(cv2.compare(dark, cv2.multiply(level, np.array([1.0 - _INK]),
+                                                         dtype=cv2.CV_8U), cv2.CMP_LE), lit)
+    # paper: grey (darkest channel minus the colour's spread) near the level
+    white = cv2.subtract(dark, cv2.multiply(cv2.subtract(hi, dark), np.array([_GREY]),
+                                            dtype=cv2.CV_8U))
+    near = cv2.compare(white, cv2.multiply(level, np.array([_PAPER_NEAR]), dtype=cv2.CV_8U),
+                       cv2.CMP_GE)
+    paper = cv2.bitwise_and(near, lit)
+    return ink, cv2.threshold(paper, 127, 1, cv2.THRESH_BINARY)[1]
 
 
 def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 24,
@@ -132,7 +136,7 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 24,
     scale = min(1.0, WORK_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(
         frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    ink = ink_mask(small)
+    ink, paper = ink_and_paper(small)
     # Grana's algorithm: about 3x faster than the default on one core
     n, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
@@ -155,7 +159,7 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 24,
     if idx.size < 2:
         return []
     # paper all round: the share of paper in the glyph's box grown by most of its size
-    integral = cv2.integral(_paper_map(small))
+    integral = cv2.integral(paper)
     sh, sw = small.shape[:2]
     pad = 0.6 * side[idx]
     x0 = np.clip(bx[idx] - pad, 0, sw).astype(int)
