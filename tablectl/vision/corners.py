@@ -53,7 +53,7 @@ greyness: paper in shade or under a coloured lamp is tinted, not colourful."""
 """A pixel is paper where its greyness is at least this share of the local paper level."""
 _MIN_GLYPH: Final = 7
 """Smallest glyph (longest side of its box, px at working scale) worth reading."""
-_PAPER_SHARE: Final = 0.45
+_PAPER_SHARE: Final = 0.35
 _MAX_GLYPHS: Final = 800
 _SUIT_RATIO: Final = (0.74, 0.12)
 """Suit glyph size over rank glyph size (longest box sides) on real cards: typical, spread."""

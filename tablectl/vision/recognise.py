@@ -339,7 +339,9 @@ class Recogniser:
 
         * Inside a found card read as the same card unsure: that read gives way (the
           outline stays if it :func:`_fits` the card placed from its index).
-        * Inside a found card read unsure or not at all whose outline fits: likewise.
+        * Inside a found card read unsure or not at all whose outline fits: likewise; one
+          whose outline lies within the card placed from the index is part of it, and
+          gives way to it.
         * A card already accepted in this frame is not added again.
         * Inside a card-sized quad running out of the frame: that card, already reported
           ``OUT_OF_FRAME``; not added.
@@ -382,6 +384,12 @@ class Recogniser:
                 FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and _fits(out[i][0], q)]
             if unsure:
                 out[unsure[0]] = (out[unsure[0]][0], r)
+                continue
+            # an unsure outline of part of this card (a cable or shadow across it)
+            part = [i for i in around if out[i][1].status in (
+                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and _within(out[i][0], q)]
+            if part:
+                out[part[0]] = (q, r)
                 continue
             if any(out[i][1].status is FaceStatus.OUT_OF_FRAME
                    and _quad_area(out[i][0]) <= 1.5 * _quad_area(q) for i in around):
@@ -427,6 +435,15 @@ def _lean(layout: npt.NDArray[np.float32]) -> float:
     :class:`~tablectl.vision.glyphs.IndexGlyphs` for the layout's columns)."""
     down = 0.5 + float(layout[2]) + float(layout[0]) / 2
     return float(np.arctan2(float(layout[3]), down))
+
+
+def _within(outline: Quad, estimate: Quad) -> bool:
+    """A found outline is part of the card placed from its index: it lies almost wholly
+    inside it."""
+    a = np.array(outline, np.float32).reshape(-1, 1, 2)
+    b = np.array(estimate, np.float32).reshape(-1, 1, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return float(inter) >= 0.85 * _quad_area(outline)
 
 
 def _fits(outline: Quad, estimate: Quad) -> bool:
