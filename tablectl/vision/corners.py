@@ -124,7 +124,7 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
     return ink, cv2.threshold(paper, 127, 1, cv2.THRESH_BINARY)[1]
 
 
-def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 24,
+def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
                 ) -> list[GlyphPair]:
     """Possible rank-over-suit pairs in a BGR frame, the most index-like first (suit size
     and distance from the rank near what real indices show, few marks crowding round).

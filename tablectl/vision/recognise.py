@@ -54,6 +54,9 @@ frame, so a look-alike of another deck gets many chances to pass."""
 FITS: Final = (0.65, 1.2)
 """A found outline is taken for the card placed from its index alone when their boxes
 overlap this much (IoU) and the outline is at most this much bigger."""
+CORNER_READS: Final = 16
+"""Index reads the corner search may make in one frame (about 0.5 ms each): the most
+index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -307,18 +310,23 @@ class Recogniser:
                 and r.layout <= CORNER_LAYOUT * self._t.layout
                 and r.index_score >= self._t.index + CORNER_INDEX)
 
-    def _corner_read(self, frame: Image, pair: GlyphPair,
+    def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:
         """Read a glyph pair as an index, then again along the rank-suit line that read
         found (:func:`realigned`: better placed, and upright where the first guess paired
         the suit with one digit of a ``10``). A sure read must not be contradicted by the
         second look; an unsure first read counts only if the second is sure and a third
-        does not contradict it."""
-        r, _ = self._read_index(upright_crop(frame, pair))
-        if r.axis is None or r.card is None:
+        does not contradict it. ``budget`` holds the reads left for this frame."""
+
+        def look(p: GlyphPair) -> IndexRead:
+            budget[0] -= 1
+            return self._read_index(upright_crop(frame, p))[0]
+
+        r = look(pair)
+        if r.axis is None or r.card is None or budget[0] <= 0:
             return None
         again = realigned(pair, r.axis)
-        r2, _ = self._read_index(upright_crop(frame, again))
+        r2 = look(again)
         if self._corner_ok(r):
             if self._corner_ok(r2) and r2.card == r.card:
                 return again, r2
@@ -326,7 +334,7 @@ class Recogniser:
         if not self._corner_ok(r2) or r2.axis is None:
             return None
         third = realigned(again, r2.axis)
-        r3, _ = self._read_index(upright_crop(frame, third))
+        r3 = look(third)
         if r3.card not in (None, r2.card):
             return None
         return (third, r3) if self._corner_ok(r3) else (again, r2)
@@ -357,12 +365,15 @@ class Recogniser:
                 cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         hits: list[tuple[GlyphPair, IndexRead]] = []
+        budget = [CORNER_READS]
         for pair in glyph_pairs(frame, skip):
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
                    for p, _ in hits):
                 continue
-            hit = self._corner_read(frame, pair)
+            if budget[0] <= 0:
+                break
+            hit = self._corner_read(frame, pair, budget)
             if hit is not None:
                 hits.append(hit)
         out = list(found)
