@@ -8,8 +8,9 @@ Otsu threshold of the index window (the least any reader does).
 
 Real photographs (``../shared/corpus/cards``, skipped when absent; see
 tests/vision/corpus.py): localisation recall on every scene, rank reading on the scenes'
-found cards, held-out photos of the enrolled deck, and ``many_designs`` (other designs and
-jokers: wrong among accepted). ``--real-step N`` uses every N-th scene and design image.
+found cards and of every card in the scenes (found by outline or index corner), held-out
+photos of the enrolled deck, and ``many_designs`` (other designs and jokers: wrong among
+accepted). ``--real-step N`` uses every N-th scene and design image.
 
 Each timing is given as wall-clock median and p95 and as the median CPU time of the call
 (``cpu_median_ms``), which a loaded, shared machine inflates far less.
@@ -191,6 +192,8 @@ def _real(step: int) -> dict[str, object]:
         "rank_right": round(ranks.right / max(ranks.cards, 1), 3),
         "rank_accepted": round(ranks.accepted / max(ranks.cards, 1), 3),
         "rank_wrong_accepted": ranks.accepted_wrong,
+        "scene_cards": ranks.boxes, "scene_cards_found": ranks.cards,
+        "scene_accepted_right_share": round(ranks.accepted_right / max(ranks.boxes, 1), 3),
         "held_out_right": held.right, "held_out_total": held.total, "held_out_wrong": held.wrong,
         "designs_accepted": designs.accepted, "designs_wrong": designs.wrong,
         "designs_wrong_share": round(designs.wrong_share, 3),

@@ -64,7 +64,7 @@ INDEX_ON_CARD: Final = (0.042, 0.051, 0.19)
 (fractions of the card's width and height) and its height (fraction of the card's height);
 measured on real Bicycle-style cards and the simulator's decks."""
 CARD_ASPECT: Final = 1.4
-_SAME: Final = 0.8
+SAME_INDEX: Final = 0.8
 """Glyph correlation at which two index corners are taken for the same card's."""
 
 
@@ -291,7 +291,7 @@ def inside_share(q: Quad, width: int, height: int) -> float:
 def matching_corners(frame: Image, limit: int = 24) -> list[Image]:
     """The two index corners of the one card in ``frame``, as upright crops, found with no
     outline (for enrolment, where nothing is known of the deck yet): two glyph pairs whose
-    indices show the same rank and suit glyphs (correlation at least :data:`_SAME`), turned
+    indices show the same rank and suit glyphs (correlation at least :data:`SAME_INDEX`), turned
     half a turn from each other and a card's length apart. Empty if no two corners agree.
     """
     seen: list[tuple[GlyphPair, Image, IndexGlyphs]] = []
@@ -309,6 +309,6 @@ def matching_corners(frame: Image, limit: int = 24) -> list[Image]:
             if apart < 3.0 * max(pa.distance, pb.distance):
                 continue
             same = min(float(ga.rank @ gb.rank), float(ga.suit @ gb.suit))
-            if same >= _SAME and (best is None or same > best[0]):
+            if same >= SAME_INDEX and (best is None or same > best[0]):
                 best = (same, ca, cb)
     return [] if best is None else [best[1], best[2]]

@@ -70,9 +70,10 @@ def test_cards_found_and_read_on_harsh_1280x720_tables(board_profile: DeckProfil
 def test_overlapping_cards_are_read_or_refused_never_guessed(
         board_profile: DeckProfile) -> None:
     """Every second card lies partly over the one before it. Nothing may be accepted as the
-    wrong card. The floors are just under what the finder does today, which is little: the
-    outline of two overlapping cards is one shape that is not a card's, so about 40% of the
-    cards on top and under 30% of those under them are found (docs/camera.md)."""
+    wrong card. The floors are just under what the finder does today: the outline of two
+    overlapping cards is one shape, cut along the top card's edge where it can be, and
+    cards whose outline is lost are found by their index corner where it shows: about 80%
+    of the cards on top and 40% of those under them are found (docs/camera.md)."""
     cam = SceneCamera(11, random_style(ENROLLED_SEED), strength=1.0)
     rec = Recogniser(board_profile)
     top = [0, 0, 0]  # cards, found, read right
@@ -96,6 +97,6 @@ def test_overlapping_cards_are_read_or_refused_never_guessed(
             wrong += read.status is FaceStatus.ACCEPTED and read.card != t.face
     print(f"overlapping cards: on top {top[1]}/{top[0]} found, {top[2]} read right; under "
           f"{under[1]}/{under[0]} found, {under[2]} read right; {wrong} wrong accepted")
-    assert top[1] >= 0.33 * top[0] and top[2] >= 0.25 * top[0]
-    assert under[1] >= 0.2 * under[0]
+    assert top[1] >= 0.75 * top[0] and top[2] >= 0.65 * top[0]
+    assert under[1] >= 0.33 * under[0] and under[2] >= 0.15 * under[0]
     assert wrong == 0
