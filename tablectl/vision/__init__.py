@@ -5,7 +5,10 @@ Importing this package loads nothing heavy; OpenCV is loaded by the modules that
 * :mod:`~tablectl.vision.model` -- ``FaceRead``, ``FaceStatus``, ``Thresholds``, errors (no cv2)
 * :mod:`~tablectl.vision.profile` -- ``DeckProfile`` save/load (numpy only)
 * :mod:`~tablectl.vision.glyphs` -- index segmentation and glyph normalisation
-* :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames), card finding
+* :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames)
+* :mod:`~tablectl.vision.locate` -- finding cards by their outline (with
+  :mod:`~tablectl.vision.split` and :mod:`~tablectl.vision.grow`)
+* :mod:`~tablectl.vision.corners` -- finding cards by their index corner
 * :mod:`~tablectl.vision.enrol` -- ``Enroller``, ``verify``, ``enrol_images``
 * :mod:`~tablectl.vision.decide` -- vote, deck guard, presence trigger (sans-IO, no cv2)
 * :mod:`~tablectl.vision.source` -- ``CameraCardSource``, ``VideoCaptureFrames``,
