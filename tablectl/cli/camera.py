@@ -82,6 +82,9 @@ def _camera_recognise(args: argparse.Namespace) -> int:
     if not rec.profile.verified:
         print(f"{args.profile}: profile not verified ({rec.profile.verification}); "
               "nothing will be accepted", file=sys.stderr)
+    elif rec.profile.held_back:
+        print(f"{args.profile}: held back at verification, never accepted: "
+              + " ".join(map(str, rec.profile.held_back)), file=sys.stderr)
     if explain is not None:
         with stops_on(f"camera recognise: --explain {explain}", {OSError: Exit.USAGE}):
             explain.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,10 @@ console confirms its label and feeds the frame(s) with :meth:`Enroller.add`. Off
 slightly rotated, blurred and coarser copies of the index, so small pose changes and a card
 read smaller than it was enrolled still correlate well.
 
-:func:`verify` then reads every labelled frame back; only a pass with 100% correct and zero
-wrong reads enables the profile (:meth:`DeckProfile.with_verification`).
+:func:`verify` then reads every labelled frame back. A pass with 100% correct and zero wrong
+reads enables the profile (:meth:`DeckProfile.with_verification`); one with no wrong read and
+at least :data:`ENABLE_SHARE` correct enables it too, holding back the cards read back unsure
+(they are never accepted until the deck is enrolled again); any wrong read disables it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ from tablectl.vision.recognise import (
 Mode = Literal["shoe", "board"]
 
 _AUGMENT_ANGLES: Final = (-6.0, 6.0)
+ENABLE_SHARE: Final = 0.9
+"""Share of the verification reads that must be right (none wrong) for a profile to be
+enabled with the cards read back unsure held back."""
 _LABEL_RE: Final = re.compile(r"^(10|[2-9TtJjQqKkAa])([cdhsCDHS])(?:$|[^A-Za-z0-9])")
 
 
@@ -145,6 +150,7 @@ class VerificationReport:
         wrong: accepted with a wrong card (must be zero).
         unsure: needs_confirmation or no_card.
         failures: ``(item, what was read)`` for every read that was not correct.
+        held_back: the cards of the unsure reads (none of them is ever accepted).
     """
 
     total: int
@@ -152,15 +158,30 @@ class VerificationReport:
     wrong: int
     unsure: int
     failures: tuple[tuple[str, str], ...]
+    held_back: tuple[Card, ...] = ()
 
     @property
     def passed(self) -> bool:
         """100% correct and zero wrong."""
         return self.total > 0 and self.correct == self.total and self.wrong == 0
 
+    @property
+    def enabled(self) -> bool:
+        """The profile may be used: every read was right, or none was wrong and at least
+        :data:`ENABLE_SHARE` were right (the cards read back unsure are held back: always
+        sent to the dealer, until enrolled again). A wrong read disables the profile."""
+        return self.passed or (self.wrong == 0 and self.correct > 0
+                               and self.correct >= ENABLE_SHARE * self.total)
+
     def summary(self) -> str:
         """One line for the profile and the console."""
-        verdict = "enabled" if self.passed else "NOT enabled"
+        if self.passed:
+            verdict = "enabled"
+        elif self.enabled:
+            verdict = ("enabled except " + " ".join(map(str, self.held_back))
+                       + " (sent to the dealer until enrolled again)")
+        else:
+            verdict = "NOT enabled"
         return (f"{verdict}: {self.correct}/{self.total} read back correctly, "
                 f"{self.wrong} wrong, {self.unsure} unsure")
 
@@ -311,6 +332,7 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
     trial = Recogniser(profile.with_verification(True, "verifying"))
     total = correct = wrong = unsure = 0
     failures: list[tuple[str, str]] = []
+    held: list[Card] = []
     for item, frame, card in samples:
         total += 1
         read = _read_one(trial, frame, mode)
@@ -323,9 +345,12 @@ def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],
             wrong += 1
         else:
             unsure += 1
+            held.append(card)
         failures.append((item, f"{read.card} {read.status.value} {read.confidence:.2f}"))
-    report = VerificationReport(total, correct, wrong, unsure, tuple(failures))
-    return profile.with_verification(report.passed, report.summary()), report
+    report = VerificationReport(total, correct, wrong, unsure, tuple(failures),
+                                tuple(sorted(set(held), key=lambda c: c.index)))
+    return profile.with_verification(report.enabled, report.summary(),
+                                     report.held_back if report.enabled else ()), report
 
 
 def _read_one(rec: Recogniser, frame: Image, mode: Mode) -> FaceRead:

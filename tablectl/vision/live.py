@@ -8,8 +8,9 @@
    asks to show it again (:meth:`retake`). Nothing is enrolled until the label is confirmed.
 2. **Verify.** The dealer shows every card once more; each is read back against the new
    profile as if it were enabled (:meth:`check`).
-3. **Result.** :meth:`result` returns the profile, enabled only if every card was read back
-   right and accepted (100%, zero wrong), and the verification report.
+3. **Result.** :meth:`result` returns the profile, enabled as :func:`~tablectl.vision.enrol.
+   verify` decides (every card read back right; or none wrong and most right, the cards
+   read back unsure held back), and the verification report.
 
 The frames come from whatever the caller reads (``cv2.VideoCapture`` in the CLI).
 """

@@ -124,6 +124,8 @@ class DeckProfile:
             width and height) and its height (fraction of the card's height); ``None``
             for a shoe profile, or one saved before this was measured (a standard card's
             is then assumed). Used to place a card found by its index alone.
+        held_back: cards whose verification read was unsure: never accepted (always sent
+            to the dealer) until the deck is enrolled again.
     """
 
     deck_id: str
@@ -139,6 +141,7 @@ class DeckProfile:
     verification: str = "not verified"
     deck: tuple[Card, ...] = FULL_DECK
     index_on_card: tuple[float, float, float] | None = None
+    held_back: tuple[Card, ...] = ()
 
     @classmethod
     def from_exemplars(cls, deck_id: str, exemplars: Sequence[Exemplar],
@@ -191,9 +194,12 @@ class DeckProfile:
         seen = set(self.cards)
         return tuple(c for c in self.deck if c not in seen)
 
-    def with_verification(self, passed: bool, summary: str) -> DeckProfile:
-        """A copy marked verified (enabled) or not, with the pass's summary."""
-        return replace(self, verified=passed, verification=summary)
+    def with_verification(self, passed: bool, summary: str,
+                          held_back: Collection[Card] = ()) -> DeckProfile:
+        """A copy marked verified (enabled) or not, with the pass's summary and the cards
+        it holds back."""
+        return replace(self, verified=passed, verification=summary,
+                       held_back=tuple(sorted(set(held_back), key=lambda c: c.index)))
 
     def save(self, directory: Path) -> None:
         """Write ``profile.json`` and ``glyphs.npz`` into ``directory`` (created if needed)."""
@@ -209,6 +215,7 @@ class DeckProfile:
             "exemplars": len(self.cards),
             "deck": [str(c) for c in self.deck],
             "index_on_card": list(self.index_on_card) if self.index_on_card else None,
+            "held_back": [str(c) for c in self.held_back],
         }
         np.savez_compressed(
             directory / _NPZ,
@@ -260,6 +267,7 @@ class DeckProfile:
                 deck=(FULL_DECK if "deck" not in meta
                       else tuple(Card.parse(str(c)) for c in meta["deck"])),
                 index_on_card=_geometry(meta.get("index_on_card")),
+                held_back=tuple(Card.parse(str(c)) for c in meta.get("held_back", [])),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc

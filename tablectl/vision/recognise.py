@@ -11,9 +11,9 @@ Classification is normalised correlation against every exemplar; per class the b
 exemplar counts. A read is **accepted** only if rank and suit both correlate at least
 ``accept``, beat the best other class by ``margin``, the ink colour fits the suit, the index
 layout and the whole index patch match what was enrolled for that card (this is what refuses
-a look-alike deck that was never enrolled), and the profile is verified. A clear index that
-fails any of these is **needs_confirmation**; no index at all, or glyphs that match nothing
-enrolled (``no_card`` threshold) is **no_card**.
+a look-alike deck that was never enrolled), and the profile is verified and does not hold
+the card back. A clear index that fails any of these is **needs_confirmation**; no index at
+all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card**.
 """
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ class Recogniser:
     """Reads card indices against one deck profile. Not thread-safe; cheap to construct.
 
     Args:
-        profile: the enrolled deck. If it is not verified, nothing is ever accepted.
+        profile: the enrolled deck. If it is not verified, nothing is ever accepted; nor
+            is a card it holds back (``DeckProfile.held_back``).
     """
 
     def __init__(self, profile: DeckProfile) -> None:
@@ -157,6 +158,7 @@ class Recogniser:
         self._suit_starts = np.flatnonzero(np.r_[True, np.diff(self._suit_ids) != 0])
         self._ranks = ranks
         self._suits = suits
+        self._held_back = frozenset(profile.held_back)
         chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
         self._chroma = chroma
         # Suits whose inks are close form one colour group (red / black, or four groups).
@@ -212,7 +214,8 @@ class Recogniser:
         tilt = _lean(g.layout) - _lean(self.profile.layouts[same][int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
-        ok = glyphs_sure and bool(deck_match) and self.profile.verified
+        ok = (glyphs_sure and bool(deck_match) and self.profile.verified
+              and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
                          lay, colour_ok, deck_match, min(r_sep, s_sep), g.box, g.axis, tilt)

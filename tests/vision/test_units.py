@@ -174,6 +174,42 @@ def test_verification_with_another_deck_does_not_enable(shoe_deck: EnrolledDeck)
     assert report.correct < report.total
 
 
+def test_a_card_read_back_unsure_is_held_back_the_rest_enabled(shoe_deck: EnrolledDeck,
+                                                                 tmp_path: Path) -> None:
+    """One verification photo shows no card (a bad photo of the As): the profile is enabled
+    for the other 51 cards, the As is never accepted, and that survives a save; the report
+    names it and does not call the pass passed."""
+    cam = SimCamera(14, shoe_deck.style, strength=0.3)
+    samples = [(str(c), cam.shoe_frame(None if c == AS else c), c) for c in FULL_DECK]
+    profile, report = verify(shoe_deck.profile.with_verification(False, "new"), samples,
+                             "shoe")
+    assert not report.passed and report.enabled
+    assert (report.correct, report.wrong, report.unsure) == (51, 0, 1)
+    assert profile.verified and profile.held_back == (AS,)
+    assert "enabled except As" in report.summary()
+    profile.save(tmp_path)
+    rec = Recogniser(DeckProfile.load(tmp_path))
+    assert rec.read_shoe(cam.shoe_frame(AS)).status is NC
+    assert rec.read_shoe(cam.shoe_frame(AS)).card == AS
+    assert rec.read_shoe(cam.shoe_frame(KD)).status is FaceStatus.ACCEPTED
+
+
+def test_a_wrong_read_back_or_too_many_unsure_disable_the_profile(
+        shoe_deck: EnrolledDeck) -> None:
+    """A verification read accepted as another card (the photo shows the Kd, labelled As)
+    disables the profile; so do unsure reads of more than a tenth of the cards."""
+    cam = SimCamera(15, shoe_deck.style, strength=0.3)
+    swapped = [(str(c), cam.shoe_frame(KD if c == AS else c), c) for c in FULL_DECK]
+    profile, report = verify(shoe_deck.profile, swapped, "shoe")
+    assert report.wrong == 1 and not report.enabled and not profile.verified
+    assert not profile.held_back and "NOT enabled" in report.summary()
+    blanks = [(str(c), cam.shoe_frame(None if i % 8 == 0 else c), c)
+              for i, c in enumerate(FULL_DECK)]
+    profile, report = verify(shoe_deck.profile, blanks, "shoe")
+    assert report.wrong == 0 and report.unsure == 7
+    assert not report.enabled and not profile.verified
+
+
 def test_profile_round_trip(shoe_deck: EnrolledDeck, tmp_path: Path) -> None:
     shoe_deck.profile.save(tmp_path)
     loaded = DeckProfile.load(tmp_path)
