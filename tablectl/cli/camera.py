@@ -63,7 +63,9 @@ def _camera_enrol(args: argparse.Namespace) -> int:
     print_unseen(profile)
     for item, read in report.failures:
         print(f"  {item}: read {read}")
-    return Exit.OK if report.passed else Exit.FAILED
+    for item, card in report.skipped:
+        print(f"  {item}: no card index found for {card}: not enrolled from it (retake it)")
+    return Exit.OK if report.passed and not report.skipped else Exit.FAILED
 
 
 def _camera_recognise(args: argparse.Namespace) -> int:

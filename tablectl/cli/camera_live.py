@@ -75,7 +75,9 @@ def enrol_live(args: argparse.Namespace, out: Path) -> int:
 def print_unseen(profile: DeckProfile) -> None:
     """Say which cards of the deck were never shown, and how they will be read."""
     if profile.unseen:
-        print(f"  {len(profile.unseen)} cards of the deck were not shown "
+        n = len(profile.unseen)
+        print(f"  {n} card{'s' if n > 1 else ''} of the deck {'were' if n > 1 else 'was'} "
+              "not shown "
               f"({' '.join(map(str, profile.unseen))}): each is read from its rank and suit "
               "glyphs learnt apart and accepted only when both match as closely as a whole "
               "enrolled index; otherwise it goes to the dealer. Show them too for the "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, Literal
 
@@ -27,7 +27,15 @@ import numpy as np
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
-from tablectl.vision.model import EnrolmentError, FaceRead, FaceStatus, Image, Thresholds
+from tablectl.vision.model import (
+    EnrolmentError,
+    FaceRead,
+    FaceStatus,
+    Image,
+    NoIndexError,
+    ProfileError,
+    Thresholds,
+)
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import (
     CARD_H,
@@ -151,6 +159,8 @@ class VerificationReport:
         unsure: needs_confirmation or no_card.
         failures: ``(item, what was read)`` for every read that was not correct.
         held_back: the cards of the unsure reads (none of them is ever accepted).
+        skipped: ``(item, card)`` of the photos enrolment could not use (no card index
+            found; :func:`enrol_images`): those cards were not enrolled from them.
     """
 
     total: int
@@ -159,6 +169,7 @@ class VerificationReport:
     unsure: int
     failures: tuple[tuple[str, str], ...]
     held_back: tuple[Card, ...] = ()
+    skipped: tuple[tuple[str, Card], ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -182,8 +193,12 @@ class VerificationReport:
                        + " (sent to the dealer until enrolled again)")
         else:
             verdict = "NOT enabled"
-        return (f"{verdict}: {self.correct}/{self.total} read back correctly, "
+        line = (f"{verdict}: {self.correct}/{self.total} read back correctly, "
                 f"{self.wrong} wrong, {self.unsure} unsure")
+        if self.skipped:
+            line += (f"; {len(self.skipped)} photo(s) skipped, no card index found: "
+                     + " ".join(f"{item} ({card})" for item, card in self.skipped))
+        return line
 
 
 class Enroller:
@@ -299,7 +314,7 @@ class Enroller:
                                 self._captures, k > 0)
                        for k, v in enumerate(variants))
         if not new:
-            raise EnrolmentError(f"no card index found for {card}", item)
+            raise NoIndexError(f"no card index found for {card}", item)
         self._places.extend(places)
         self._exemplars.extend(new)
         self._seen.add(card)
@@ -385,12 +400,18 @@ def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
     else from the file names (:func:`label_from_name`). ``step(note=...)``, when given, is
     called after each image enrolled and each read back (twice per image in all).
 
+    A photo in which no card index is found is skipped (it is listed in the report's
+    ``skipped``, and its card is not enrolled from it) rather than stopping the whole
+    enrolment; the deck must still show every rank and suit.
+
     Raises:
-        EnrolmentError: an unreadable image, a bad label, or no index in an image.
-        ProfileError: the images do not cover every rank and suit of ``deck``.
+        EnrolmentError: an unreadable image or a bad label.
+        ProfileError: the images used do not cover every rank and suit of ``deck`` (the
+            message also names the photos skipped).
     """
     enroller = Enroller(deck_id, mode, shoe_roi, deck=deck)
     samples: list[tuple[str, Image, Card]] = []
+    skipped: list[tuple[str, Card]] = []
     for path in paths:
         if labels is not None:
             if path.name not in labels:
@@ -399,8 +420,22 @@ def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",
         else:
             card = label_from_name(path)
         img = load_image(path)
-        enroller.add(img, card, path.name)
-        samples.append((path.name, img, card))
+        try:
+            enroller.add(img, card, path.name)
+        except NoIndexError:
+            skipped.append((path.name, card))
+            if step is not None:  # it will not be read back
+                step(note=f"{path.name}: no card index found")
+        else:
+            samples.append((path.name, img, card))
         if step is not None:
             step(note=path.name)
-    return verify(enroller.build(), samples, mode, step=step)
+    try:
+        profile = enroller.build()
+    except ProfileError as exc:
+        if not skipped:
+            raise
+        names = " ".join(f"{item} ({card})" for item, card in skipped)
+        raise ProfileError(f"{exc}; no card index found in: {names}") from exc
+    profile, report = verify(profile, samples, mode, step=step)
+    return profile, replace(report, skipped=tuple(skipped))

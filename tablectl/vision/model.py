@@ -54,6 +54,11 @@ class EnrolmentError(VisionError, ValueError):
         super().__init__(f"{item}: {message}" if item else message)
 
 
+class NoIndexError(EnrolmentError):
+    """An enrolment frame in which no card index was found (the photo, not the input, is
+    at fault: another photo of the card will do)."""
+
+
 class FrameSourceError(VisionError, OSError):
     """A camera, file or stream that cannot be opened.
 

@@ -63,6 +63,38 @@ def test_enrol_refuses_bad_input_and_writes_nothing(enrol_dir: Path, tmp_path: P
     assert not out.exists()
 
 
+def test_a_photo_with_no_card_is_skipped_not_fatal(enrol_dir: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """One photo shows no card (the Ks is a shot of the empty table): enrolment goes on
+    without it, names it, exits 1, and the profile reads the Ks from the rank and suit
+    learnt on the other cards."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for p in enrol_dir.glob("*.png"):
+        (photos / p.name).write_bytes(p.read_bytes())
+    cv2.imwrite(str(photos / "Ks.png"), SimCamera(45).board_frame([], (140, 160))[0])
+    out = tmp_path / "p"
+    assert main(["camera", "enrol", "--deck-id", "blue", "--out", str(out),
+                 *sorted(str(p) for p in photos.glob("*.png"))]) == 1
+    said = capsys.readouterr()
+    assert "Ks.png: no card index found for Ks" in said.out, said.out
+    assert "51/51 read back correctly" in said.out
+    assert "1 card of the deck was not shown (Ks)" in said.out
+    assert main(["camera", "recognise", "--profile", str(out), "--json",
+                 str(enrol_dir / "Ks.png")]) == 0
+    (read,) = json.loads(capsys.readouterr().out)
+    assert read["card"] == "Ks" and read["status"] in ("accepted", "needs_confirmation")
+    # without the only photo of a rank, the deck cannot be built: exit 2, the photo named
+    for p in photos.glob("K*.png"):
+        if p.name != "Ks.png":
+            p.unlink()
+    assert main(["camera", "enrol", "--deck-id", "blue", "--out", str(tmp_path / "q"),
+                 *sorted(str(p) for p in photos.glob("*.png"))]) == 2
+    err = capsys.readouterr().err
+    assert "missing ranks: K" in err and "no card index found in: Ks.png (Ks)" in err
+    assert not (tmp_path / "q").exists()
+
+
 def test_recognise_with_a_missing_profile(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     img = tmp_path / "x.png"
