@@ -57,6 +57,9 @@ overlap this much (IoU) and the outline is at most this much bigger."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
+MOSTLY_IN: Final = 0.9
+"""A card found running out of the frame is read after all when its index is found and the
+card placed from it lies this much inside the frame (a card touching the edge)."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -355,7 +358,8 @@ class Recogniser:
           gives way to it.
         * A card already accepted in this frame is not added again.
         * Inside a card-sized quad running out of the frame: that card, already reported
-          ``OUT_OF_FRAME``; not added.
+          ``OUT_OF_FRAME``; read after all if the card placed from its index lies
+          :data:`MOSTLY_IN` inside the frame (only a sliver outside), else not added.
         * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
           out of the frame."""
         h, w = frame.shape[:2]
@@ -405,10 +409,14 @@ class Recogniser:
             if part:
                 out[part[0]] = (q, r)
                 continue
-            if any(out[i][1].status is FaceStatus.OUT_OF_FRAME
-                   and _quad_area(out[i][0]) <= 1.5 * _quad_area(q) for i in around):
-                continue  # the index of a card already reported running out of the frame
-            out.append((q, _CUT if inside_share(q, w, h) < 0.7 else r))
+            inside = inside_share(q, w, h)
+            cut = [i for i in around if out[i][1].status is FaceStatus.OUT_OF_FRAME
+                   and _quad_area(out[i][0]) <= 1.5 * _quad_area(q)]
+            if cut:  # a card already reported running out of the frame: read after all
+                if inside >= MOSTLY_IN:  # if all but a sliver of it is in the frame
+                    out[cut[0]] = (q, r)
+                continue
+            out.append((q, _CUT if inside < 0.7 else r))
         return out
 
     def read_board(self, frame: Image, frame_time: float = 0.0,

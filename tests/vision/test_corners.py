@@ -197,3 +197,25 @@ def test_a_photo_with_one_index_corner_alone_is_not_enrolled(style: DeckStyle) -
     with pytest.raises(EnrolmentError, match="no card index found"):
         enroller.add(canvas, Card.parse("Qh"), "half.png")
     assert not enroller.cards
+
+
+def test_a_card_with_a_sliver_outside_the_frame_is_read_half_out_is_not(
+        board_profile: DeckProfile, style: DeckStyle) -> None:
+    """On felt, a card whose edge runs just past the frame's (its outline touches the
+    edge) is read from its index; the same card half outside is only reported."""
+    rec = Recogniser(board_profile)
+    for shift, read in ((0.04, True), (0.5, False)):
+        canvas = _blank(style)
+        canvas[:] = (35, 80, 30)
+        width = 200.0
+        height = width * FACE_H / FACE_W
+        # upright card whose bottom edge runs ``shift`` of its height past the frame
+        _place(canvas, render_face(Card.parse("8c"), style),
+               (480, 720 - height / 2 + shift * height), 0, width)
+        reads = rec.read_board(canvas)
+        accepted = [r.card for r in reads if r.status is FaceStatus.ACCEPTED]
+        if read:
+            assert accepted == [Card.parse("8c")], reads
+        else:
+            assert not accepted, reads
+            assert any(r.status is FaceStatus.OUT_OF_FRAME for r in reads), reads
