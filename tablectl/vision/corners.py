@@ -93,6 +93,18 @@ class GlyphPair:
         return float(np.hypot(*np.subtract(self.bottom, self.top)))
 
 
+def _scaled_lut(k: float) -> Image:
+    """A lookup table multiplying a uint8 image by ``k`` (a LUT is several times faster
+    than ``cv2.multiply`` by a scalar)."""
+    lut: Image = np.clip(np.round(np.arange(256) * k), 0, 255).astype(np.uint8)
+    return lut
+
+
+_INK_LUT: Final = _scaled_lut(1.0 - _INK)
+_GREY_LUT: Final = _scaled_lut(_GREY)
+_NEAR_LUT: Final = _scaled_lut(_PAPER_NEAR)
+
+
 def ink_and_paper(small: Image) -> tuple[Image, Image]:
     """Two masks of a BGR frame: ink (255) where its darkest channel is well below the
     paper around it, and paper (1) where a pixel is at that paper level and unsaturated.
@@ -113,13 +125,10 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
                        (w, h), interpolation=cv2.INTER_LINEAR)
     lit = cv2.compare(level, np.array([_PAPER_FLOOR]), cv2.CMP_GE)
     # ink where dark <= (1 - _INK) * level, and the paper is not itself dark
-    ink = cv2.bitwise_and(cv2.compare(dark, cv2.multiply(level, np.array([1.0 - _INK]),
-                                                         dtype=cv2.CV_8U), cv2.CMP_LE), lit)
+    ink = cv2.bitwise_and(cv2.compare(dark, cv2.LUT(level, _INK_LUT), cv2.CMP_LE), lit)
     # paper: grey (darkest channel minus the colour's spread) near the level
-    white = cv2.subtract(dark, cv2.multiply(cv2.subtract(hi, dark), np.array([_GREY]),
-                                            dtype=cv2.CV_8U))
-    near = cv2.compare(white, cv2.multiply(level, np.array([_PAPER_NEAR]), dtype=cv2.CV_8U),
-                       cv2.CMP_GE)
+    white = cv2.subtract(dark, cv2.LUT(cv2.subtract(hi, dark), _GREY_LUT))
+    near = cv2.compare(white, cv2.LUT(level, _NEAR_LUT), cv2.CMP_GE)
     paper = cv2.bitwise_and(near, lit)
     return ink, cv2.threshold(paper, 127, 1, cv2.THRESH_BINARY)[1]
 
