@@ -381,8 +381,10 @@ def load_image(path: Path) -> Image:
     """Read a colour image file.
 
     Raises:
-        EnrolmentError: unreadable or not an image.
+        EnrolmentError: no such file, or not an image.
     """
+    if not path.is_file():  # before OpenCV, which would also print a warning of its own
+        raise EnrolmentError("no such file", str(path))
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise EnrolmentError("cannot read as an image", str(path))

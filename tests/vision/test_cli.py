@@ -103,6 +103,18 @@ def test_recognise_with_a_missing_profile(tmp_path: Path,
     assert "not a deck profile" in capsys.readouterr().err
 
 
+def test_recognise_a_missing_image_says_so(enrol_dir: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "p"
+    images = sorted(str(p) for p in enrol_dir.glob("*.png"))
+    assert main(["camera", "enrol", "--deck-id", "b", "--out", str(profile), *images]) == 0
+    capsys.readouterr()
+    assert main(["camera", "recognise", "--profile", str(profile),
+                 str(tmp_path / "gone.jpg")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"camera recognise: {tmp_path / 'gone.jpg'}: no such file")
+
+
 def test_shoe_mode_enrol_with_roi_and_csv(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     cam = SimCamera(44, random_style(44), strength=0.3)
