@@ -75,12 +75,10 @@ class GlyphPair:
     Attributes:
         top: centre of the glyph taken for the rank (frame px).
         bottom: centre of the glyph taken for the suit.
-        size: the rank glyph's longest box side (frame px).
     """
 
     top: tuple[float, float]
     bottom: tuple[float, float]
-    size: float
 
     @property
     def down(self) -> npt.NDArray[np.float64]:
@@ -200,8 +198,11 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
               + np.abs(d[ii, jj] / sides[ii] - _GAP[0]) / _GAP[1] + 0.5 * crowd[ii])
     order = np.argsort(-score, kind="stable")[:limit]
     out: list[GlyphPair] = []
+
+    def at(p: npt.NDArray[np.float64]) -> tuple[float, float]:
+        return float(p[0]) / scale, float(p[1]) / scale
+
     for i, j in zip(ii[order].tolist(), jj[order].tolist(), strict=True):
-        top = pts[i]
         # a glyph beside it of its size, across the rank-suit line: the other digit of
         # a 10, and the rank's centre lies between the two
         across = pts - pts[i]
@@ -211,13 +212,8 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
         side_by_side[[i, j]] = False
         if side_by_side.any():
             k = int(np.flatnonzero(side_by_side)[np.argmin(d[i][side_by_side])])
-            mid = (pts[i] + pts[k]) / 2
-            out.append(GlyphPair((float(mid[0]) / scale, float(mid[1]) / scale),
-                                 (float(pts[j, 0]) / scale, float(pts[j, 1]) / scale),
-                                 float(sides[i]) / scale))
-        out.append(GlyphPair((float(top[0]) / scale, float(top[1]) / scale),
-                             (float(pts[j, 0]) / scale, float(pts[j, 1]) / scale),
-                             float(sides[i]) / scale))
+            out.append(GlyphPair(at((pts[i] + pts[k]) / 2), at(pts[j])))
+        out.append(GlyphPair(at(pts[i]), at(pts[j])))
     return out[:limit]
 
 
@@ -258,8 +254,7 @@ def realigned(pair: GlyphPair, axis: tuple[float, float, float, float]) -> Glyph
     rx, ry, sx, sy = axis
     top = origin + k * (rx * v + ry * u)
     bottom = origin + k * (sx * v + sy * u)
-    return GlyphPair((float(top[0]), float(top[1])), (float(bottom[0]), float(bottom[1])),
-                     pair.size)
+    return GlyphPair((float(top[0]), float(top[1])), (float(bottom[0]), float(bottom[1])))
 
 
 def card_quad(pair: GlyphPair, box: tuple[int, int, int, int], tilt: float = 0.0,
