@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.vision.glyphs import IndexGlyphs, find_index
+from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.model import Image, Quad
 
 WORK_MAX: Final = 1280
@@ -63,7 +64,6 @@ INDEX_ON_CARD: Final = (0.042, 0.051, 0.19)
 """Where a standard card's index sits: its top-left corner's offset from the card's corner
 (fractions of the card's width and height) and its height (fraction of the card's height);
 measured on real Bicycle-style cards and the simulator's decks."""
-CARD_ASPECT: Final = 1.4
 SAME_INDEX: Final = 0.8
 """Glyph correlation at which two index corners are taken for the same card's."""
 

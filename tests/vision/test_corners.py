@@ -16,8 +16,9 @@ import pytest
 
 from hardware_sim.camera import FACE_H, FACE_W, DeckStyle, random_style, render_face
 from tablectl.domain.cards import FULL_DECK, Card
-from tablectl.vision.corners import CARD_ASPECT, glyph_pairs
+from tablectl.vision.corners import glyph_pairs
 from tablectl.vision.enrol import Enroller, verify
+from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
 from tablectl.vision.model import EnrolmentError, FaceStatus, Quad
 from tablectl.vision.profile import DeckProfile
