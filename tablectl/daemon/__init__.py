@@ -1,0 +1,16 @@
+"""The table daemon: one module per job.
+
+| module | what |
+|---|---|
+| ``table.py`` | :class:`TableDaemon`: journal before apply, faults, commands and replies, sources |
+| ``recovery.py`` | rebuilding the controller from the journal at start |
+| ``hand_rows.py`` | the journal's open hand row and the outbox rows of an outcome |
+| ``outbox.py`` | publishing the outbox in order, then the snapshots |
+| ``answers.py`` | ``recall`` and ``replay``, answered from the journal |
+"""
+
+from tablectl.daemon.answers import MAX_RECALL_HANDS, MAX_REPLAY_EVENTS, recall_json
+from tablectl.daemon.table import JOURNAL_UNAVAILABLE, TableDaemon, status_payloads
+
+__all__ = ["JOURNAL_UNAVAILABLE", "MAX_RECALL_HANDS", "MAX_REPLAY_EVENTS", "TableDaemon",
+           "recall_json", "status_payloads"]

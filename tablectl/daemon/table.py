@@ -1,0 +1,333 @@
+"""The table daemon's run loop: inputs in, journal first, controller, outbox, MQTT out.
+
+One task applies inputs strictly one at a time (card reads from the sources, commands from the
+broker), each in one journal transaction:
+
+1. the input is appended to the journal; if that fails the daemon stops accepting input
+   (``journal_unavailable``): nothing it could not journal is ever applied;
+2. the controller handles it (sans-IO, deterministic), returning an outcome;
+3. the outcome's events go to the journal's outbox (public and secure), hand boundaries and
+   error states to their tables; the transaction commits (one fsync for all of it). If the
+   commit fails, nothing of the input is on disk: the controller is rebuilt from the journal
+   and the daemon faults as in 1;
+4. the events are queued for the publisher (:mod:`tablectl.daemon.outbox`) and it is woken:
+   it publishes them in order (an event is marked published only after its PUBACK), then the
+   retained public snapshot and the secure snapshot; replies go straight to the sender's reply
+   topic.
+
+On start the daemon begins a new epoch and rebuilds the controller from the journal
+(:mod:`tablectl.daemon.recovery`). A config that differs from the last one journaled is
+journaled as a ``config`` input and applies from there on. Then the daemon republishes the
+snapshot and every unacknowledged event. ``recall`` and ``replay`` are answered from the
+journal (:mod:`tablectl.daemon.answers`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Final
+
+from tablectl import __version__
+from tablectl.clock import Clock
+from tablectl.controller import HandController
+from tablectl.controller.decisions import decision_of
+from tablectl.controller.inputs import Command, ControllerInput, input_to_json
+from tablectl.controller.outcome import Outcome
+from tablectl.controller.setup_json import ConfigChange, setup_to_json
+from tablectl.controller.table import TableSetup, TableState
+from tablectl.daemon.answers import answer_from_journal
+from tablectl.daemon.hand_rows import HandRows
+from tablectl.daemon.outbox import Outbox
+from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
+from tablectl.domain.jsonvalue import JsonValue
+from tablectl.journal import (
+    EventRecord,
+    InputRecord,
+    Journal,
+    JournalError,
+    JournalStateError,
+    JournalWriteError,
+)
+from tablectl.metrics import TableMetrics
+from tablectl.publish.base import IncomingMessage, Publisher, send_reply
+from tablectl.publish.commands import command_from_message
+from tablectl.publish.envelope import (
+    ReplyError,
+    ReplyPayload,
+    SnapshotEnvelope,
+    StatusPayload,
+    encode,
+)
+from tablectl.publish.errors import PublishError
+from tablectl.sources.base import SourceEvent
+
+_LOGGER = logging.getLogger(__name__)
+
+JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
+
+
+def status_payloads(table: str, epoch: int, journal: str | None = None) -> tuple[bytes, bytes]:
+    """``(online, offline)`` status payloads (birth and last will) for the run ``epoch`` of
+    the journal ``journal``."""
+    online = encode(StatusPayload(table=table, state="online", version=__version__,
+                                  journal=journal, epoch=epoch))
+    offline = encode(StatusPayload(table=table, state="offline", version=__version__,
+                                   journal=journal, epoch=epoch))
+    return online, offline
+
+
+class TableDaemon:
+    """Runs one table: see the module docstring.
+
+    Args:
+        setup: the controller's fixed setup (game, decks, roles...).
+        initial: the table before its first hand (seats from the config, button).
+        journal: the open journal (its epoch is started by :meth:`recover`).
+        publisher: where to publish (an :class:`~tablectl.publish.mqtt.MqttPublisher` or the
+            in-memory twin).
+        clock: the injected clock (input times).
+    """
+
+    def __init__(self, setup: TableSetup, initial: TableState, journal: Journal,
+                 publisher: Publisher, *, clock: Clock) -> None:
+        self.setup = setup
+        self.table = setup.table
+        self.journal = journal
+        self.publisher = publisher
+        self.clock = clock
+        self.controller = HandController(setup, initial)
+        self._initial = initial
+        self.outbox = Outbox(self, self.table, journal, clock)
+        self.rows = HandRows(journal, self.outbox.events_topic.value,
+                             self.outbox.secure_topic.value)
+        self.faulted: str | None = None
+        self.applied = 0
+        self.on_outcome: Callable[[ControllerInput, Outcome], None] | None = None
+        """Called after every applied input (the demo and tests watch hands end with it)."""
+        self.metrics: TableMetrics | None = None
+        """Told of every applied input and published event (:mod:`tablectl.metrics`)."""
+        self.on_secure_snapshot: Callable[[SnapshotEnvelope], None] | None = None
+        """Called with every secure snapshot published (the live odds value it)."""
+
+    @property
+    def hand_id(self) -> int | None:
+        """The journal's open hand row, None between hands."""
+        return self.rows.hand_id
+
+    # ---- recovery --------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Start a new epoch and rebuild the controller from the journal.
+
+        Returns:
+            The number of inputs replayed.
+
+        Raises:
+            JournalError: the journal cannot be read or written.
+        """
+        epoch = self.journal.start_epoch()
+        replayed, derived = self._rebuild()
+        restore_lost_events(self.journal, self.table, derived)
+        _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
+                     replayed, extra={"table": self.table})
+        self._journal_config()
+        self.outbox.touch(public=True, secure=True)
+        return replayed
+
+    def _rebuild(self) -> tuple[int, Derived]:
+        self.controller, replayed, derived = rebuild(self.journal, self.table, self.setup,
+                                                     self._initial, self.rows)
+        return replayed, derived
+
+    def _journal_config(self) -> None:
+        """Journal the config this daemon runs with if it is not the last one journaled:
+        it applies from this input on (the replay before it used the journaled ones)."""
+        if self.rows.config_seq:
+            last = journaled_config(self.journal, self.rows.config_seq)
+            if setup_to_json(last.setup) == setup_to_json(self.setup) and (
+                    last.initial == self._initial):
+                return
+            _LOGGER.info("table %s: the config differs from the one journaled last; it "
+                         "applies from now on", self.table, extra={"table": self.table})
+        self.apply(ConfigChange(setup=self.setup, at=self.clock.now(), initial=self._initial))
+
+    # ---- applying inputs -------------------------------------------------------------------
+
+    def apply(self, inp: ControllerInput) -> Outcome:
+        """Journal, handle and record one input (synchronous; the publisher is only woken).
+
+        The input, its events, hand rows and error states are one journal transaction: one
+        fsync, and on disk all together or not at all. The input is written first and the
+        controller handles it inside the transaction; nothing of it is published before the
+        commit returns.
+
+        Raises:
+            JournalWriteError: the input could not be journaled; nothing of it was applied
+                (a controller that had handled it is rebuilt from the journal) and the daemon
+                is faulted (every later input is refused).
+        """
+        if self.faulted is not None:
+            raise JournalWriteError("append_input", self._journal_path(), self.faulted)
+        hand_id = self.rows.hand_id
+        actor = inp.user if isinstance(inp, Command) else None
+        source = "console" if isinstance(inp, Command) else inp.source
+        outcome: Outcome | None = None
+        started = time.perf_counter()
+        try:
+            with self.journal.transaction():
+                # handled first, to journal the decision with the input: both are in this
+                # transaction, so neither is on disk unless everything of the input is
+                outcome = self.controller.handle(inp)
+                record = self.journal.append_input(InputRecord(
+                    source=source, kind=inp.type, payload=input_to_json(inp), actor=actor,
+                    hand_id=hand_id, decision=decision_of(outcome)))
+                if isinstance(inp, ConfigChange):
+                    self.rows.config_seq = record.seq
+                records = self._record(outcome, record.seq)
+                committing = time.perf_counter()
+        except JournalError as exc:
+            if outcome is not None:
+                # the controller applied an input the journal does not have: undo it
+                try:
+                    self._rebuild()
+                except JournalError as again:
+                    _LOGGER.critical("table %s: the controller cannot be rebuilt from the "
+                                     "journal either: %s", self.table, again,
+                                     extra={"table": self.table})
+            self._fault(f"the journal cannot be written: {exc}")
+            if isinstance(exc, JournalWriteError):
+                raise
+            raise JournalWriteError("apply", self._journal_path(), str(exc)) from exc
+        if self.metrics is not None:
+            self.metrics.applied(inp, outcome, records, started=started,
+                                 commit=time.perf_counter() - committing)
+        self.outbox.committed(outcome, records)
+        self.applied += 1
+        for note in outcome.log:
+            _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})
+        if self.on_outcome is not None:
+            self.on_outcome(inp, outcome)
+        return outcome
+
+    def _journal_path(self) -> str:
+        return str(getattr(self.journal, "path", "journal"))
+
+    def _record(self, outcome: Outcome, input_seq: int) -> list[EventRecord]:
+        """Journal what ``outcome`` caused (inside :meth:`apply`'s transaction)."""
+        before = self.rows.current
+        self.rows.track(outcome, input_seq, replaying=False)
+        row = self.rows.current or before
+        hand_id = row.id if row is not None else None
+        events = self.rows.new_events(outcome, hand_id)
+        records = self.journal.append_events(events) if events else []
+        for change in outcome.errors:
+            if change.active:
+                self.journal.raise_error(change.code.value, {"message": change.message,
+                                                             **change.detail},
+                                         hand_id=hand_id)
+            elif change.by is not None:
+                with contextlib.suppress(JournalStateError):
+                    self.journal.clear_error(change.code.value, by=change.by)
+        return records
+
+    def _fault(self, reason: str) -> None:
+        if self.faulted is None:
+            _LOGGER.critical("table %s: %s; accepting no further input", self.table, reason,
+                             extra={"table": self.table})
+            if self.metrics is not None:
+                self.metrics.error(JOURNAL_UNAVAILABLE)
+        self.faulted = reason
+        self.outbox.touch(public=True)
+
+    # ---- snapshots --------------------------------------------------------------------------
+
+    def public_snapshot(self) -> dict[str, JsonValue]:
+        """The public snapshot body, with the journal fault shown as an error if any."""
+        body = dict(self.controller.public_snapshot_view())
+        if self.faulted is not None:
+            shown = body.get("errors")
+            errors: list[JsonValue] = list(shown) if isinstance(shown, list) else []
+            errors.append({"code": JOURNAL_UNAVAILABLE, "message": self.faulted,
+                           "since": self.clock.now().isoformat()})
+            body["errors"] = errors
+            body["phase"] = "fault"
+        return body
+
+    def secure_snapshot(self) -> Mapping[str, JsonValue]:
+        """The secure snapshot body (hole cards: the secure root only)."""
+        return self.controller.secure_snapshot_view()
+
+    # ---- the publisher (:mod:`tablectl.daemon.outbox`) ---------------------------------------
+
+    async def publish_pending(self) -> None:
+        """Publish the outbox in order, then the snapshots that changed.
+
+        Raises:
+            PublishError: the broker is unreachable; what was not acknowledged stays pending.
+        """
+        await self.outbox.publish_pending()
+
+    async def run_publisher(self, connected: Callable[[], bool]) -> None:
+        """Publish whenever something is pending and the broker is connected (forever)."""
+        await self.outbox.run(connected)
+
+    def outbox_depth(self) -> int:
+        """Events journaled and not yet acknowledged by the broker."""
+        return self.outbox.depth()
+
+    def on_connected(self) -> None:
+        """The broker (re)connected: republish the snapshots and everything unacknowledged."""
+        self.outbox.reconnected()
+
+    # ---- commands from the broker ----------------------------------------------------------
+
+    def command_from_message(self, msg: IncomingMessage) -> Command | ReplyPayload:
+        """A :class:`Command` from an MQTT message (received now), or the error reply for a
+        bad one (:func:`~tablectl.publish.commands.command_from_message`)."""
+        return command_from_message(msg, self.clock.now())
+
+    async def handle_message(self, msg: IncomingMessage) -> None:
+        """A command from the broker: recall/replay from the journal, the rest through
+        :meth:`apply`; exactly one reply either way."""
+        made = self.command_from_message(msg)
+        if isinstance(made, ReplyPayload):
+            await self._reply(msg, made)
+            return
+        if made.name in ("recall", "replay"):
+            await self._reply(msg, answer_from_journal(self.journal, self.setup, made))
+            return
+        try:
+            outcome = self.apply(made)
+        except JournalWriteError as exc:
+            await self._reply(msg, ReplyPayload(id=made.id, status="error", error=ReplyError(
+                code=JOURNAL_UNAVAILABLE, message=str(exc))))
+            return
+        reply = outcome.reply
+        if reply is None:
+            return
+        await self._reply(msg, ReplyPayload(
+            id=reply.id, status="ok" if reply.ok else "error",
+            error=None if reply.ok or reply.code is None else ReplyError(
+                code=reply.code.value, message=reply.reason),
+            data=json.loads(json.dumps(dict(reply.result)))))
+
+    async def _reply(self, msg: IncomingMessage, payload: ReplyPayload) -> None:
+        try:
+            await send_reply(self.publisher, msg, encode(payload))
+        except (PublishError, ValueError) as exc:
+            _LOGGER.warning("table %s: reply %s not sent: %s", self.table, payload.id, exc)
+
+    # ---- the loop --------------------------------------------------------------------------
+
+    async def feed_source(self, events: AsyncIterator[SourceEvent]) -> None:
+        """Apply a source's events as they come (until the source ends)."""
+        async for event in events:
+            try:
+                self.apply(event)
+            except JournalWriteError:
+                _LOGGER.error("table %s: %s dropped: the journal is unavailable", self.table,
+                              type(event).__name__)
