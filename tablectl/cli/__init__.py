@@ -28,6 +28,7 @@ code, the one place that turns errors into exit codes.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Final
@@ -109,3 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.USAGE)
     except KeyboardInterrupt:
         return int(Exit.INTERRUPTED)
+    except BrokenPipeError:
+        # what is still buffered for the closed pipe goes nowhere, so the interpreter's own
+        # flush at exit does not fail a second time with a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return int(Exit.PIPE_CLOSED)

@@ -22,6 +22,9 @@ class Exit(IntEnum):
     """Bad usage or bad configuration (one clear line per problem, never a traceback)."""
     INTERRUPTED = 130
     """Stopped by ^C or a signal."""
+    PIPE_CLOSED = 141
+    """The reader of the output went away (``... | head -1``): quietly, as a tool killed by
+    SIGPIPE exits."""
 
 
 class CommandError(Exception):

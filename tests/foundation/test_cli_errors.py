@@ -79,3 +79,23 @@ def test_help_texts_are_plain_text() -> None:
 
     for parser in walk(build_parser()):
         assert "``" not in parser.format_help(), parser.prog
+
+
+def test_a_closed_pipe_ends_the_command_quietly() -> None:
+    # `tablectl phh replay … | head -1`: far more output than a pipe holds, and the reader
+    # closes after one line, so the command's next write fails with EPIPE
+    import subprocess
+    import sys
+
+    phh = sorted((Path(__file__).parents[1] / "data" / "phh").rglob("*.phh"))[0]
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl", "phh", "replay",
+                             *[str(phh)] * 3000],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == Exit.PIPE_CLOSED
+    assert first.startswith(str(phh).encode())
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
