@@ -34,6 +34,20 @@ def _write_checked(path: Path, text: str, check: Callable[[Path], object]) -> No
     os.replace(tmp, path)
 
 
+def _check_device(url: str, command: str) -> None:
+    """Refuse a reader path that cannot be opened (exit 2) before waiting on it: a serial
+    path that does not exist or is not ours to open is a typo or a permission, not a reader
+    that is slow to answer. URLs (``socket://``, ``rfc2217://``) are left to the reader."""
+    if "://" in url:
+        return
+    try:
+        fd = os.open(url, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UsageError(f"tablectl {command}: cannot open the device {url}: "
+                         f"{exc.strerror or exc}") from exc
+    os.close(fd)
+
+
 def _quiet_unmapped_antennas() -> None:
     # a table reader before calibration: no antenna has a role yet, and that is no news
     logging.getLogger("tablectl.sources.rfid").setLevel(logging.ERROR)
@@ -56,6 +70,7 @@ def _deck_register(args: argparse.Namespace) -> int:
     registration = (DeckRegistration(mode=mode, order=order, known=known) if order
                     else DeckRegistration(mode=mode, known=known))
     deck_id = args.deck_id or out.stem
+    _check_device(args.device, "deck register")
     if args.reader == "table":
         _quiet_unmapped_antennas()
 
@@ -93,6 +108,7 @@ def _deck_verify(args: argparse.Namespace) -> int:
     deck = Deck.load(Path(args.deck))
     others = [Deck.load(Path(p)) for p in args.other]
     verification = DeckVerification(deck, others=others)
+    _check_device(args.device, "deck verify")
     if args.reader == "table":
         _quiet_unmapped_antennas()
 
@@ -137,6 +153,7 @@ def _table_calibrate(args: argparse.Namespace) -> int:
         calibration = Calibration(Calibration.positions(
             args.seats, slots=args.slots, board=args.board, muck=not args.no_muck,
             burn=not args.no_burn))
+    _check_device(args.device, "table calibrate")
     _quiet_unmapped_antennas()
     dialogue = TerminalDialogue()
 

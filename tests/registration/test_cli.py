@@ -241,3 +241,20 @@ async def test_calibrate_a_ten_seat_table(tmp_path: Path, tablectl: Start,
 def role_text(role: AntennaRole) -> str:
     """The calibration-map text of a simulator role (``seat3`` -> ``seat 3``)."""
     return role.kind if role.kind in ("muck", "burn") else f"{role.kind} {role.number}"
+
+
+@pytest.mark.parametrize("command", [
+    ("deck", "verify", str(DECKS / "demo-red.csv")),
+    ("deck", "register", "--out", "{tmp}/new.csv"),
+    ("table", "calibrate", "--out", "{tmp}/map.toml"),
+])
+async def test_a_device_that_cannot_be_opened_is_bad_usage_at_once(
+        tablectl: Callable[..., Awaitable[Cli]], tmp_path: Path,
+        command: tuple[str, ...]) -> None:
+    # a typo in --device used to wait the whole timeout, then report 52 cards missing
+    args = [a.format(tmp=tmp_path) for a in command]
+    cli = await tablectl(*args, "--device", str(tmp_path / "nonexist"), "--timeout", "60")
+    code, _, err = await cli.finish(within=30)
+    assert code == 2, err
+    assert err.strip() == (f"tablectl {command[0]} {command[1]}: cannot open the device "
+                           f"{tmp_path / 'nonexist'}: No such file or directory")
