@@ -32,7 +32,7 @@ from tablectl.controller.table import (
     SeatState,
     TableSetup,
 )
-from tablectl.controller.views import EventFolder, card_text
+from tablectl.controller.views import EventFolder
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
@@ -53,6 +53,9 @@ from tablectl.game import (
     Showdown,
     ShowIn,
 )
+
+_DUPLICATE: Final = "a card named was already dealt in this hand"
+"""The refusal of a card already in the hand: never which card, nor where (it may be hidden)."""
 
 _CHIP_ACTIONS: Final = frozenset({ActionKind.CALL, ActionKind.BET, ActionKind.RAISE,
                                   ActionKind.COMPLETE, ActionKind.BRING_IN})
@@ -184,8 +187,8 @@ class CommandHandlers(ReadHygiene):
             inp = ActionIn(seat, kind, amount)
         try:
             hand.verify(inp)
-        except DuplicateCard as exc:
-            raise Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
+        except DuplicateCard as exc:   # the engine's reason names the card, maybe a hidden one
+            raise Refused(ErrorCode.DUPLICATE_CARD, _DUPLICATE) from exc
         except RuleViolation as exc:
             decision = isinstance(exp, Act | Showdown)
             wrong_seat = decision and exp.seat != seat  # type: ignore[union-attr]
@@ -211,7 +214,7 @@ class CommandHandlers(ReadHygiene):
         if last is None:
             raise Refused(ErrorCode.NOTHING_TO_UNDO, "no decision to undo in this hand")
         if last != len(inputs) - 1:
-            later = [card_text(i.card) or "??" for i in inputs[last + 1:]
+            later = [self._public_text(i.card) or "??" for i in inputs[last + 1:]
                      if isinstance(i, CardIn)]
             raise Refused(ErrorCode.NOTHING_TO_UNDO,
                            f"cards were dealt after the last decision ({' '.join(later)}): "
@@ -293,9 +296,8 @@ class CommandHandlers(ReadHygiene):
         if read_id is not None and (pending is None or pending.read.read_id != read_id):
             raise Refused(ErrorCode.NO_SUCH_READ, f"no doubtful read {read_id!r} is held")
         if card is not None and card in self._accepted and not hand.back_in_play(card):
-            raise Refused(ErrorCode.DUPLICATE_CARD,
-                           f"{card} was already dealt to "
-                           f"{target_text(self._accepted[card].key)}")
+            raise Refused(ErrorCode.DUPLICATE_CARD,   # where it is stays secret until shown
+                           f"{self._name(card)} was already dealt in this hand")
         if pending is not None:
             if card is None:
                 raise Refused(ErrorCode.BAD_ARGS, "replacing a read needs a card")
@@ -306,15 +308,15 @@ class CommandHandlers(ReadHygiene):
             self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
             self._accept(card, read, key)
             self._correction("manual_card", cmd, card=self._public_text(card), read=read_id)
-            return {"card": str(card), "read": read_id}
+            return {"card": self._public_text(card), "read": read_id}
         exp = hand.expected()
         if card is None and isinstance(exp, DealBoard | DealUp):
             raise Refused(ErrorCode.BAD_ARGS, "a board or up card must be named")
         inp = CardIn(card, seat=seat, board=board, burn=burn)
         try:
             hand.verify(inp)
-        except DuplicateCard as exc:
-            raise Refused(ErrorCode.DUPLICATE_CARD, exc.reason) from exc
+        except DuplicateCard as exc:   # the engine's reason names the card, maybe a hidden one
+            raise Refused(ErrorCode.DUPLICATE_CARD, _DUPLICATE) from exc
         except CardOutOfTurn as exc:
             raise Refused(ErrorCode.OUT_OF_TURN, exc.reason) from exc
         except RuleViolation as exc:  # pragma: no cover (card checks raise the two above)
@@ -325,7 +327,7 @@ class CommandHandlers(ReadHygiene):
         self._drain()
         self._correction("manual_card", cmd, card=self._public_text(card),
                          target=target_text(target))
-        return {"card": card_text(card), "target": target_text(target)}
+        return {"card": self._public_text(card), "target": target_text(target)}
 
     def _cmd_confirm_read(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         read_id = args.text("read")
@@ -334,14 +336,14 @@ class CommandHandlers(ReadHygiene):
         self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
         accepted = self._on_read(replace(pending.read, status=ReadStatus.ACCEPTED),
                                  halted_ok=True)
-        return {"read": read_id, "card": str(pending.card), "accepted": accepted}
+        return {"read": read_id, "card": self._public_text(pending.card), "accepted": accepted}
 
     def _cmd_reject_read(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         read_id = args.text("read")
         pending = self._held(read_id)
         self._pending = None
         self._clear(ErrorCode.DOUBTFUL_READ, cmd.at, cmd.user)
-        return {"read": read_id, "card": str(pending.card)}
+        return {"read": read_id, "card": self._public_text(pending.card)}
 
     def _held(self, read_id: str) -> Pending:
         pending = self._pending

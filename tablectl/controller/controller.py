@@ -196,7 +196,7 @@ class HandController(CommandHandlers, SnapshotBuilder):
             case DeviceStatus():
                 self._on_device(inp)
             case TagLeft():
-                self._run.log.append(f"{inp.source}: tag {inp.uid} left antenna {inp.antenna}")
+                self._run.log.append(f"{inp.source}: a tag left antenna {inp.antenna}")
             case ReadMissed():
                 self._on_missed(inp)
             case ConfigChange():

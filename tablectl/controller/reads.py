@@ -56,18 +56,18 @@ class ReadHygiene(ControllerCore):
             return False
         hand = self._hand
         if hand is None or self._stage is not Stage.IN_HAND:
-            run.log.append(f"read {read.read_id} ({card}) ignored: no hand in progress")
+            run.log.append(f"read {read.read_id} ignored: no hand in progress")
             return False
         loc = read.location
         if loc is not None and loc.kind is LocationKind.MUCK:
-            run.log.append(f"read {read.read_id} ({card}) on the muck ignored")
+            run.log.append(f"read {read.read_id} on the muck ignored")
             return False
         placed = self._accepted.get(card)
         if placed is not None and not hand.back_in_play(card):  # stud: recycled cards
             # the same read again (a reader resends what a crashed host never acknowledged)
             # is a repeat however late it comes
             if placed.read_id == read.read_id or self._same_place(placed, read, loc):
-                run.log.append(f"read {read.read_id} ({card}) repeats an accepted read")
+                run.log.append(f"read {read.read_id} repeats an accepted read")
                 return False
             self._raise(ErrorCode.DUPLICATE_CARD,
                         f"{self._name(card).capitalize()} was already dealt to "
@@ -131,12 +131,12 @@ class ReadHygiene(ControllerCore):
             other = deck.card_for(read.uid)
             if other is not None and deck_id != self._setup.deck_id:
                 self._raise(ErrorCode.SECOND_DECK,
-                            f"tag {read.uid} is {self._name(other)} of deck {deck_id}, not of "
+                            f"a tag of deck {deck_id}, not of "
                             f"{self._setup.deck_id} ({self._where(read)})", read.at,
                             {"uid": read.uid, "deck": deck_id, "read": read.read_id})
                 return None
         self._raise(ErrorCode.UNKNOWN_TAG,
-                    f"tag {read.uid} is in no registered deck ({self._where(read)})",
+                    f"a tag in no registered deck ({self._where(read)})",
                     read.at, {"uid": read.uid, "read": read.read_id})
         return None
 

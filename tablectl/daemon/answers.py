@@ -1,5 +1,11 @@
 """Commands answered from the journal, not the controller: ``recall`` (the last hands step by
-step) and ``replay`` (a range of public events, for a display that missed some)."""
+step) and ``replay`` (a range of public events, for a display that missed some).
+
+Both answer any role with public data only (docs/security.md §6): a recall is the hands'
+public view (:mod:`tablectl.history.public_view`: no tag UID, no card that was not shown),
+a replay the events of the public events topic as they were published. Nothing here reads or
+answers with the secure root; a full recall is the operator's ``tablectl recall`` on the table
+computer."""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from typing import Final
 
 from tablectl.controller.inputs import Command
 from tablectl.controller.table import TableSetup
+from tablectl.domain.jsonvalue import JsonValue
+from tablectl.history.public_view import public_hand, without_uids
 from tablectl.history.recall import recall_hands
 from tablectl.journal import Journal, JournalError
 from tablectl.publish import topics
@@ -17,10 +25,11 @@ MAX_REPLAY_EVENTS: Final = 2000
 MAX_RECALL_HANDS: Final = 50
 
 
-def recall_json(journal: Journal, n: int) -> list[dict[str, object]]:
-    """The last ``n`` hands (newest first), step by step: each input (the hand's
-    ``start_hand`` included) with the public events it caused, as JSON."""
-    return [hand.to_json() for hand in recall_hands(journal, n)]
+def recall_json(journal: Journal, n: int) -> list[dict[str, JsonValue]]:
+    """The last ``n`` hands (newest first), step by step, as any role may see them: each
+    input (the hand's ``start_hand`` included) in its public view with the public events it
+    caused (:func:`~tablectl.history.public_view.public_hand`)."""
+    return [public_hand(hand) for hand in recall_hands(journal, n)]
 
 
 def answer_from_journal(journal: Journal, setup: TableSetup, cmd: Command) -> ReplyPayload:
@@ -34,8 +43,8 @@ def answer_from_journal(journal: Journal, setup: TableSetup, cmd: Command) -> Re
             n = cmd.args.get("hands", 10)
             if not isinstance(n, int) or not 1 <= n <= MAX_RECALL_HANDS:
                 raise ValueError(f"hands must be 1..{MAX_RECALL_HANDS}")
-            return ReplyPayload(id=cmd.id, status="ok",
-                                data={"hands": recall_json(journal, n)})
+            hands: list[JsonValue] = list(recall_json(journal, n))
+            return ReplyPayload(id=cmd.id, status="ok", data={"hands": hands})
         journal_id = cmd.args.get("journal", journal.journal_id)
         if journal_id != journal.journal_id:
             raise ValueError(f"journal {journal_id!r} is not this daemon's journal "
@@ -51,7 +60,8 @@ def answer_from_journal(journal: Journal, setup: TableSetup, cmd: Command) -> Re
             "journal": journal.journal_id, "events": [
                 {"epoch": r.epoch, "seq": r.seq, "type": r.type,
                  "ts": r.created_at.isoformat(),
-                 "data": json.loads(json.dumps(dict(r.payload)))} for r in records]})
+                 "data": without_uids(json.loads(json.dumps(dict(r.payload))))}
+                for r in records]})
     except (ValueError, JournalError) as exc:
         return ReplyPayload(id=cmd.id, status="error",
                             error=ReplyError(code="bad_args", message=str(exc)))

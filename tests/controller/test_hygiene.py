@@ -79,7 +79,9 @@ def test_unknown_tag() -> None:
     before = frozen_view(d)
     out = d.read("Qh", uid="DEADBEEF0001")
     assert_raised(out, ErrorCode.UNKNOWN_TAG)
-    assert "DEADBEEF0001" in out.errors[0].message
+    # the UID is the journal's (the error's detail), never a public message's
+    assert "DEADBEEF0001" not in out.errors[0].message
+    assert out.errors[0].detail["uid"] == "DEADBEEF0001"
     assert frozen_view(d) == before
     check_halt_and_clear(d, ErrorCode.UNKNOWN_TAG, "Qh")
 
