@@ -117,6 +117,7 @@ def _config(tmp_path: Path, journal: Path) -> Path:
         'variant = "holdem"\nstructure = "no-limit"\n[game.stakes]\nsmall_blind = 1\n'
         'big_blind = 2\n[[seats]]\nnumber = 1\nstack = 100\n[[seats]]\nnumber = 2\n'
         'stack = 100\n[[sources]]\nkind = "manual"\n[mqtt]\nurl = "mqtt://127.0.0.1:9"\n'
+        '[access.roles]\ndealer-t = "dealer"\n'
         f'[journal]\npath = "{journal}"\n')
     return path
 
@@ -164,3 +165,26 @@ def test_new_journal_sets_a_refused_journal_aside_and_starts_afresh(tmp_path: Pa
     again = _run(config, "--new-journal")
     assert again.returncode == 2 and "is sound" in again.stderr
     assert list(tmp_path.glob("j.sqlite.*.refused")) == aside
+
+
+def test_doctor_and_config_check_report_a_refused_journal(tmp_path: Path) -> None:
+    from tablectl.doctor import Status, check_journal_file
+
+    journal = tmp_path / "j.sqlite"
+    config = _config(tmp_path, journal)
+    assert check_journal_file(journal).status is Status.OK          # none yet
+    _played(journal)
+    assert check_journal_file(journal).status is Status.OK
+    checked = subprocess.run([sys.executable, "-m", "tablectl", "config", "check",
+                              str(config)], capture_output=True, text=True, timeout=60,
+                             cwd=ROOT, check=False)
+    assert checked.returncode == 0, checked.stderr
+    os.truncate(journal, 0)
+    found = check_journal_file(journal)
+    assert found.status is Status.FAIL and "empty" in found.detail
+    assert "--new-journal" in found.fix
+    checked = subprocess.run([sys.executable, "-m", "tablectl", "config", "check",
+                              str(config)], capture_output=True, text=True, timeout=60,
+                             cwd=ROOT, check=False)
+    assert checked.returncode == 2
+    assert "journal.path: tablectl run would refuse it" in checked.stderr
