@@ -53,7 +53,8 @@ class Refusal(StrEnum):
 
 
 _WHAT: Final = {
-    Refusal.EMPTY: "empty (0 bytes): the journal of a table that has played lost its content",
+    Refusal.EMPTY: "empty: a journal that lost its content (tablectl writes the header as "
+                   "it creates one)",
     Refusal.TRUNCATED: "truncated",
     Refusal.CORRUPT: "corrupted",
     Refusal.NOT_A_JOURNAL: "not a tablectl journal",
