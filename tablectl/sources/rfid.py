@@ -113,8 +113,12 @@ class _RfidSource:
                 self._incompatible = True
                 _LOGGER.error("%s: %s (retrying every %.0f s)", self.name, seen.reason,
                               self._client.incompatible_retry)
+                # a reader that spoke our version before restarted into another: what it
+                # had not delivered is lost, as in any restart (the next one starts afresh)
+                lost = self._on_reboot() if self._boot is not None else []
+                self._boot = None
                 return [DeviceStatus(self.name, False, now, kind=self.kind,
-                                     problem=seen.reason)]
+                                     problem=seen.reason), *lost]
             case Malformed(error=error):
                 _LOGGER.error("%s: undecodable event from the reader: %s", self.name, error)
                 return [ReadMissed(self.name, 0, f"undecodable reader event: {error}", now)]
