@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import Callable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.client import (
@@ -22,12 +23,15 @@ from firmware_bridge.client import (
     Delivered,
     DeviceClient,
     DeviceEvent,
+    DeviceRebooted,
+    Disconnected,
     Incompatible,
+    Malformed,
     translate,
 )
 from firmware_bridge.errors import FrameError
 from firmware_bridge.frames import Frame, FrameFlags, encode_frame
-from firmware_bridge.link import Link
+from firmware_bridge.link import Link, MemoryLink, pipe
 from firmware_bridge.messages import (
     Caps,
     DeviceKind,
@@ -186,8 +190,10 @@ def test_a_well_framed_message_of_any_payload_decodes_or_is_a_frame_error(
 
 
 hello_acks = st.builds(
-    HelloAck, echo_nonce=st.sampled_from([0, 9, 10]), boot_id=st.integers(0, 2**32 - 1),
-    oldest_unacked_seq=st.integers(0, 0xFFFF), uptime_ms=st.integers(0, 2**32 - 1),
+    HelloAck, echo_nonce=st.sampled_from([0, 9, 10]),
+    boot_id=st.one_of(st.sampled_from([1, 2]), st.integers(0, 2**32 - 1)),
+    oldest_unacked_seq=st.one_of(st.sampled_from([0, 1, 2]), st.integers(0, 0xFFFF)),
+    uptime_ms=st.integers(0, 2**32 - 1),
     device_kind=st.sampled_from(DeviceKind), antenna_count=st.integers(0, 255),
     caps=st.integers(0, 0xFFFF).map(Caps), hw_id=st.binary(max_size=16),
     fw_version=st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=32),
@@ -246,3 +252,72 @@ def test_whatever_a_device_sends_the_host_client_hands_on_events_never_raises(
         if session.state is LinkState.DEAD or session.state is LinkState.IDLE:
             session.connect(now)                     # the client reconnects
         assert session.queued <= session.config.queue_limit + 4
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def _drive_client(steps: list[tuple[list[bytes], float]], ack_when_consumed: bool
+                        ) -> None:
+    clock = ManualClock()
+    devices: list[MemoryLink] = []
+
+    async def opener(address: str) -> Link:
+        host, device = pipe()
+        devices.append(device)
+        return host
+
+    nonces = itertools.cycle([9, 10])
+    client = DeviceClient("dev", opener=opener, clock=clock, backoff=(0.1,),
+                          incompatible_retry=1.0, nonce=lambda: next(nonces),
+                          ack_when_consumed=ack_when_consumed)
+    got: list[DeviceEvent] = []
+
+    async def consume() -> None:
+        async for event in client.events():
+            got.append(event)
+
+    async with client:
+        consumer = asyncio.create_task(consume())
+        for chunks, dt in steps:
+            await _settle()
+            if devices and not devices[-1].closed:
+                devices[-1].write_nowait(b"".join(chunks))
+            await _settle()
+            clock.advance(dt)
+            await _settle()
+            assert not consumer.done()          # events() neither raised nor ended
+            assert client.state in LinkState
+        consumer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await consumer
+    assert all(isinstance(e, Connected | Delivered | Incompatible | DeviceRebooted
+                          | Disconnected | Malformed) for e in got)
+
+
+_V1_ACK = b"\x00" + encode_frame(encode_message(HelloAck(9, 1, 1, 0, DeviceKind.SHOE, 1,
+                                                          Caps(0), b"", "x")))
+_V2_ACK = b"\x00" + encode_frame(encode_message(HelloAck(9, 2, 1, 0, DeviceKind.SHOE, 1,
+                                                          Caps(0), b"", "x", proto_major=2)))
+_BOOTED = b"\x00" + encode_frame(encode_message(HelloAck(0, 3, 1, 0, DeviceKind.SHOE, 1,
+                                                          Caps(0), b"", "x")))
+_TAG_1 = encode_frame(encode_message(TagSeen(0, Tech.ISO14443A, 0, 1, 0, b"\x01\x02\x03\x04"),
+                                     1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=st.lists(st.tuples(st.lists(wire_chunks, max_size=6), st.floats(0, 1.2)),
+                      max_size=10),
+       ack_when_consumed=st.booleans())
+@example(steps=[([], 0.0), ([_V1_ACK, _TAG_1, b"\x00\x01garbage"], 0.1), ([_TAG_1], 4.0)],
+         ack_when_consumed=True)
+@example(steps=[([], 0.0), ([_V2_ACK, _BOOTED], 0.1), ([], 1.5)],
+         ack_when_consumed=False)
+def test_no_exception_escapes_the_client_whatever_the_device_sends(
+        steps: list[tuple[list[bytes], float]], ack_when_consumed: bool) -> None:
+    """The asyncio client itself, fed arbitrary bytes, HELLO_ACKs of any version and nonce
+    and frames of any seq over a pipe on a manual clock: its events never raise nor end,
+    whatever comes (it reconnects, retries an incompatible device, delivers in order)."""
+    asyncio.run(_drive_client(steps, ack_when_consumed))
