@@ -17,6 +17,7 @@ from firmware_bridge.client import (
     DeviceEvent,
     DeviceRebooted,
     Disconnected,
+    Incompatible,
     Malformed,
 )
 from firmware_bridge.clock import Clock, SystemClock
@@ -42,6 +43,7 @@ __all__ = [
     "DeviceRebooted",
     "Disconnected",
     "FrameError",
+    "Incompatible",
     "LengthError",
     "Link",
     "LinkClosedError",

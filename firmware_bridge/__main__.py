@@ -28,6 +28,7 @@ from firmware_bridge.client import (
     DeviceEvent,
     DeviceRebooted,
     Disconnected,
+    Incompatible,
     Malformed,
 )
 from firmware_bridge.errors import BridgeError, FrameError
@@ -114,6 +115,8 @@ def _event_json(event: DeviceEvent) -> dict[str, object]:
             return {"event": "disconnected", "reason": reason}
         case Malformed(type=ftype, seq=seq, error=error):
             return {"event": "malformed", "type": ftype, "seq": seq, "error": error}
+        case Incompatible(peer_major=major) as seen:
+            return {"event": "incompatible", "proto_major": major, "reason": seen.reason}
     raise AssertionError(event)
 
 

@@ -14,7 +14,15 @@ reconnects (so sequence numbers, duplicate suppression and the last boot id surv
 unplug). Each connection: open the link through the injected opener (which re-resolves the
 stable name), handshake, pump bytes and timers; on unplug, closed link, dead link or failed
 handshake it closes the link at once and retries with backoff 0.5 -> 1 -> 2 -> 5 s (capped;
-reset by a successful handshake). A peer of another major version stops the client.
+reset by a successful handshake). A peer of another major version is reported
+(:class:`Incompatible`), the link closed, and the handshake retried every
+``incompatible_retry`` seconds (30 s) with a fresh session, until the device is replaced or
+updated: the client never stops on what a device answers.
+
+With ``ack_when_consumed``, a consumer that cannot keep an event (its journal failed) calls
+:meth:`DeviceClient.refuse`: the batch is never acknowledged, the link is closed and the
+client stays down (:meth:`DeviceClient.events` ends); the device keeps the events and
+resends them to the next host (the restarted daemon).
 """
 
 from __future__ import annotations
@@ -28,9 +36,9 @@ from types import TracebackType
 from typing import Final, Self, TypeAlias
 
 from firmware_bridge.clock import Clock, SystemClock
-from firmware_bridge.errors import LinkClosedError, LocalProtocolError, RemoteProtocolError
+from firmware_bridge.errors import LinkClosedError, LocalProtocolError
 from firmware_bridge.link import Link, LinkOpener, open_serial_link
-from firmware_bridge.messages import HelloAck, Message
+from firmware_bridge.messages import PROTO_MAJOR, HelloAck, Message
 from firmware_bridge.outage import Outage
 from firmware_bridge.session import Session, SessionStats
 from firmware_bridge.session_config import LinkEnd, SessionConfig
@@ -48,6 +56,8 @@ from firmware_bridge.transitions import LinkState
 _LOGGER = logging.getLogger(__name__)
 
 DEFAULT_BACKOFF: Final = (0.5, 1.0, 2.0, 5.0)
+INCOMPATIBLE_RETRY: Final = 30.0
+"""Seconds between handshakes with a device of another major version (it may be replaced)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +121,28 @@ class Malformed:
     error: str
 
 
-DeviceEvent: TypeAlias = Connected | DeviceRebooted | Disconnected | Delivered | Malformed
+@dataclass(frozen=True, slots=True)
+class Incompatible:
+    """The device answered the handshake with another major protocol version: nothing is
+    exchanged with it; the client tries again every ``incompatible_retry`` seconds.
+
+    Attributes:
+        device: the client's name. peer_major: the device's version. ours: this host's.
+    """
+
+    device: str
+    peer_major: int
+    ours: int = PROTO_MAJOR
+
+    @property
+    def reason(self) -> str:
+        """One line for displays and logs."""
+        return (f"the reader speaks protocol v{self.peer_major}, this host v{self.ours}: "
+                "replace it or update its firmware")
+
+
+DeviceEvent: TypeAlias = (Connected | DeviceRebooted | Disconnected | Delivered | Malformed
+                          | Incompatible)
 """What :meth:`DeviceClient.events` yields."""
 
 
@@ -134,9 +165,6 @@ def translate(device: str, event: SessionEvent, now: float) -> Translation:
     Args:
         device: the name the device events carry. now: the host's time of arrival.
 
-    Raises:
-        RemoteProtocolError: the device speaks another major protocol version.
-
     >>> translate("shoe", LinkDead(3.0), 0.0)
     Translation(events=(), down='no frame for 3.0 s')
     """
@@ -156,7 +184,8 @@ def translate(device: str, event: SessionEvent, now: float) -> Translation:
         case HandshakeFailed(attempts=n):
             return Translation(down=f"no HELLO_ACK after {n} HELLOs")
         case VersionMismatch(peer_major=major):
-            raise RemoteProtocolError(f"{device} speaks protocol v{major}, we speak v1")
+            seen = Incompatible(device, major)
+            return Translation((seen,), down=seen.reason)
         case _:
             return Translation()
 
@@ -177,6 +206,8 @@ class DeviceClient:
             in client.events()`` finished its body). A host that makes each event durable
             in that body (a journal) then never ACKs a read it could lose in a crash: the
             device resends it to the next host. Default False (ACK on receipt).
+        incompatible_retry: seconds between handshakes with a device of another major
+            protocol version.
     """
 
     def __init__(self, address: str, *, name: str | None = None,
@@ -184,7 +215,8 @@ class DeviceClient:
                  config: SessionConfig | None = None,
                  backoff: Sequence[float] = DEFAULT_BACKOFF,
                  nonce: Callable[[], int] | None = None,
-                 ack_when_consumed: bool = False) -> None:
+                 ack_when_consumed: bool = False,
+                 incompatible_retry: float = INCOMPATIBLE_RETRY) -> None:
         if not backoff or min(backoff) < 0:
             raise ValueError("backoff needs at least one non-negative delay")
         self.address = address
@@ -192,12 +224,15 @@ class DeviceClient:
         self._opener = opener
         self._clock: Clock = clock or SystemClock()
         self._backoff = tuple(backoff)
+        self._config = config
+        self._nonce = nonce
         self._session = Session(LinkEnd.HOST, now=self._clock.monotonic(), config=config,
                                 nonce=nonce)
+        self._incompatible_retry = incompatible_retry
+        self._refused = asyncio.Event()
         self._queue: asyncio.Queue[DeviceEvent | None] = asyncio.Queue()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._failure: BaseException | None = None
         self._ack_when_consumed = ack_when_consumed
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -206,7 +241,7 @@ class DeviceClient:
         if self._task is not None:
             raise LocalProtocolError("DeviceClient is not re-entrant")
         self._queue = asyncio.Queue()
-        self._failure = None
+        self._refused.clear()
         self._task = asyncio.create_task(self._run(), name=f"device-client {self.name}")
         return self
 
@@ -241,21 +276,37 @@ class DeviceClient:
         return self._session.stats
 
     async def events(self) -> AsyncIterator[DeviceEvent]:
-        """Every event once, in order; ends when the client closes.
-
-        Raises:
-            RemoteProtocolError: the device speaks another major protocol version.
-        """
-        while True:
+        """Every event once, in order; ends when the client closes, or once the consumer
+        asks for the next event after :meth:`refuse`."""
+        while not self._refused.is_set():
             event = await self._queue.get()
             if event is None:
-                if self._failure is not None:
-                    raise self._failure
                 return
             try:
                 yield event
             finally:
                 self._queue.task_done()     # the consumer is done with it (see __init__)
+        while not self._queue.empty():      # the rest of a refused batch: never handed on
+            self._queue.get_nowait()
+            self._queue.task_done()
+
+    def refuse(self) -> None:
+        """The consumer cannot keep the event it holds (with ``ack_when_consumed``): the batch
+        it came in is not acknowledged, the link is closed and the client stays down; the
+        iteration of :meth:`events` ends when the consumer asks for the next event (do ask:
+        that ends the batch). The device keeps every unacknowledged event and resends it to
+        the next host session; this one expects them again if it is entered again."""
+        self._refused.set()
+
+    @property
+    def incompatible_retry(self) -> float:
+        """Seconds between handshakes with a device of another major protocol version."""
+        return self._incompatible_retry
+
+    @property
+    def refused(self) -> bool:
+        """:meth:`refuse` was called (the client is down until it is entered again)."""
+        return self._refused.is_set()
 
     def request_snapshot(self) -> int:
         """Queue a SNAPSHOT_REQ (sent when the link is up); returns its ``req_id``.
@@ -293,14 +344,26 @@ class DeviceClient:
                     if back is not None:
                         _LOGGER.info("%s: %s opened, %s", self.name, self.address, back)
                     up = await self._serve(link)
+                    if self._refused.is_set():
+                        _LOGGER.error("%s: the host could not keep a delivered event: not "
+                                      "acknowledged, the device keeps it; link closed until "
+                                      "the host restarts", self.name)
+                        return
                     if up:
                         attempt = 0
-                delay = self._backoff[min(attempt, len(self._backoff) - 1)]
-                attempt += 1
+                if self._session.state is LinkState.FAILED:
+                    # another major version: a fresh session asks again, slowly, in case the
+                    # device is replaced or updated
+                    delay = self._incompatible_retry
+                    self._session = Session(LinkEnd.HOST, now=self._clock.monotonic(),
+                                            config=self._config, nonce=self._nonce)
+                else:
+                    delay = self._backoff[min(attempt, len(self._backoff) - 1)]
+                    attempt += 1
                 await self._clock.sleep(delay)
-        except RemoteProtocolError as exc:
-            self._failure = exc
-            self._queue.put_nowait(None)
+        finally:
+            if self._refused.is_set():
+                self._queue.put_nowait(None)
 
     async def _serve(self, link: Link) -> bool:
         """Run one connection; True if its handshake succeeded."""
@@ -356,6 +419,10 @@ class DeviceClient:
                     return was_up
                 if self._ack_when_consumed and any(isinstance(e, Received) for e in events):
                     await self._queue.join()    # the ACK below only once the host has them
+                    if self._refused.is_set():  # ... and never if it could not keep them
+                        session.rewind(next(e.seq for e in events if isinstance(e, Received)))
+                        reason = "the host refused a delivered event"
+                        return was_up
                 out = session.data_to_send()
                 if out:
                     await link.write(out)

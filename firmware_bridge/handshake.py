@@ -192,7 +192,9 @@ class HostHandshake(Handshake):
         if ack.echo_nonce == 0:
             # unsolicited: the device booted; a boot we do not know means a new handshake
             unknown_boot = self.peer is None or ack.boot_id != self.peer.boot_id
-            if unknown_boot and s.state is not LinkState.CONNECTING:
+            # (a FAILED session does not: its owner closes it and asks again later, with a
+            # new session; connecting here raised out of receive_data, found by fuzzing)
+            if unknown_boot and s.state not in (LinkState.CONNECTING, LinkState.FAILED):
                 s.connect(now)
             return
         if ack.echo_nonce != self._nonce:
@@ -279,7 +281,7 @@ class DeviceHandshake(Handshake):
         s._restart_receiving(1)
         self._overflowed = False
         s._send_handshake(self._hello_ack(hello.host_nonce), now)
-        if hello.proto_major != PROTO_MAJOR:
+        if hello.proto_major != self._identity.proto_major:
             s._fire(Trigger.HELLO_BAD)
             events.append(VersionMismatch(hello.proto_major))
             return
@@ -296,4 +298,5 @@ class DeviceHandshake(Handshake):
         return HelloAck(echo_nonce=nonce, boot_id=ident.boot_id,
                         oldest_unacked_seq=self._s._oldest_unacked(), uptime_ms=0,
                         device_kind=ident.device_kind, antenna_count=ident.antenna_count,
-                        caps=ident.caps, hw_id=ident.hw_id, fw_version=ident.fw_version)
+                        caps=ident.caps, hw_id=ident.hw_id, fw_version=ident.fw_version,
+                        proto_major=ident.proto_major)

@@ -186,6 +186,17 @@ class Session:
             self._handshake.went_down(now if was_up else None)
         self._ack_due = False     # the peer resends what is unacknowledged after a handshake
 
+    def rewind(self, seq: int) -> None:
+        """Host: the consumer did not keep the message of ``seq`` (nor any after it): expect
+        it again, and acknowledge only what came before it. Call before the link is closed
+        without writing the ACK owed; the device resends from ``seq`` after the next HELLO.
+        Nothing changes when ``seq`` is not one of the messages delivered since the last
+        acknowledgement could have gone out (then it is too late to take back)."""
+        if seq == 0 or not seq_before(seq, self._expected):
+            return
+        self._restart_receiving(seq)
+        self._ack_due = False
+
     def can_send(self) -> bool:
         """True when :meth:`send` would accept one more message (the queue has room)."""
         return self.queued < self.config.queue_limit

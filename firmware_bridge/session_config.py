@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from firmware_bridge.messages import Caps, DeviceKind
+from firmware_bridge.messages import PROTO_MAJOR, Caps, DeviceKind
 
 
 class LinkEnd(StrEnum):
@@ -48,3 +48,5 @@ class DeviceIdentity:
     boot_id: int
     hw_id: bytes = b""
     fw_version: str = ""
+    proto_major: int = PROTO_MAJOR
+    """The protocol version it speaks (another one only in a simulator of a future device)."""

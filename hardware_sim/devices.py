@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from firmware_bridge.clock import Clock
 from firmware_bridge.errors import QueueOverflowError
 from firmware_bridge.messages import (
+    PROTO_MAJOR,
     REBOOT_MAGIC,
     AntennaState,
     Button,
@@ -77,6 +78,9 @@ class SimDevice:
             repeats of the first run's.
     """
 
+    proto_major: int = PROTO_MAJOR
+    """The protocol version its HELLO_ACK says (a subclass models a reader of another)."""
+
     def __init__(self, kind: DeviceKind, antenna_count: int, caps: Caps, *, clock: Clock,
                  seed: int = 0, config: SessionConfig | None = None,
                  random_boot: bool = False) -> None:
@@ -109,7 +113,7 @@ class SimDevice:
     def _new_session(self) -> Session:
         boot = secrets.randbits(32) if self._random_boot else self.rng.getrandbits(32)
         identity = DeviceIdentity(self.kind, self.antenna_count, self.caps, boot or 1,
-                                  self.hw_id, FW_VERSION)
+                                  self.hw_id, FW_VERSION, self.proto_major)
         return Session(LinkEnd.DEVICE, now=self.clock.monotonic(), identity=identity,
                        config=self._config)
 

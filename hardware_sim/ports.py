@@ -31,6 +31,7 @@ from firmware_bridge.client import (
     Delivered,
     DeviceRebooted,
     Disconnected,
+    Incompatible,
     Malformed,
     translate,
 )
@@ -50,7 +51,7 @@ _LOGGER = logging.getLogger(__name__)
 ARMABLE: Final = frozenset({"garbage", "bitflip", "drop", "dup_frame", "delay"})
 
 TimelineItem: TypeAlias = (Delivered | Connected | DeviceRebooted | Disconnected | Malformed
-                           | ConsoleCommand)
+                           | Incompatible | ConsoleCommand)
 """What a loopback host saw, interleaved with the console commands, in order."""
 
 

@@ -29,7 +29,7 @@ from tablectl.publish import topics
 from tablectl.publish.base import MemoryPublisher, MessageProps
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
-from tablectl.sources.base import CardSource, load_antenna_map
+from tablectl.sources.base import CardSource, load_antenna_map, refusal_of
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.systemd import SdNotifier
@@ -396,7 +396,7 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                     tasks.create_task(live_odds(daemon, config.odds.precision / 100)
                                       .run(lambda: mqtt_client.connected))
                 for src in srcs:
-                    tasks.create_task(daemon.feed_source(src.events()))
+                    tasks.create_task(daemon.feed_source(src.events(), refusal_of(src)))
                 tasks.create_task(notifier.keep_alive(
                     lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
                 notifier.notify("READY=1", f"STATUS=table {config.table.id} running")

@@ -79,6 +79,13 @@ def findings(config: TableConfig) -> list[Finding]:
     problem = journal_folder_problem(config.journal.path)
     if problem is not None:
         out.append(Finding("error", "journal.path", problem))
+    else:
+        from tablectl.journal.integrity import journal_refusal
+
+        refused = journal_refusal(str(config.journal.path))
+        if refused is not None:
+            out.append(Finding("error", "journal.path", f"tablectl run would refuse it: "
+                                                        f"{refused}"))
     if not config.access.roles:
         keypad = any(s.kind is SourceKind.KEYPAD for s in config.sources)
         out.append(Finding(

@@ -166,7 +166,26 @@ def check_journal(journal: Path) -> list[Check]:
     out.append(_ok("journal free space", text) if free >= MIN_FREE else _fail(
         "journal free space", text + f" (under {MIN_FREE >> 30} GiB)",
         "free space or move the journal; a full disk stops the table"))
+    out.append(check_journal_file(journal))
     return out
+
+
+def check_journal_file(journal: Path) -> Check:
+    """The journal file itself, as ``tablectl run`` checks it at start (read-only here): a
+    new journal, or a sound one (``integrity_check``); an empty, truncated, corrupted or
+    foreign file, or a lone ``-wal``, fails (:mod:`tablectl.journal.integrity`)."""
+    from tablectl.journal.integrity import journal_refusal
+
+    name = "journal file"
+    if not journal.exists() and not Path(f"{journal}-wal").exists():
+        return _ok(name, f"{journal}: none yet (the daemon creates it)")
+    refused = journal_refusal(str(journal))
+    if refused is None:
+        return _ok(name, f"{journal}: integrity_check ok ({journal.stat().st_size} bytes)")
+    return _fail(name, f"{journal}: {refused.refusal.value}: {refused.detail}",
+                 "restore it from a backup or recover it (docs/operations.md, 'A journal "
+                 "refused at start'), or start a new table on purpose: tablectl run "
+                 "--new-journal")
 
 
 def _user_can_rw(st: os.stat_result, user: str) -> bool:
@@ -228,8 +247,48 @@ def check_reader(name: str, url: str, user: str) -> Check:
     return _ok(label, f"{url} -> {real} ({perms}), read-write for {user}")
 
 
-def check_sources(config: TableConfig, user: str) -> list[Check]:
-    """Each device of the config (manual entry has none; network cameras are not probed)."""
+def check_handshake(name: str, url: str, seconds: float = 4.0) -> Check:
+    """Handshake with a reader (``--handshake``): it answers, and speaks our protocol version.
+
+    Nothing it holds is acknowledged (the client acknowledges only what its consumer took,
+    and this takes nothing after the handshake): reads a daemon has not journaled stay in the
+    reader. The daemon must not be running on it (its port is opened exclusively).
+    """
+    from firmware_bridge.client import Connected, DeviceClient, Disconnected, Incompatible
+
+    label = f"reader {name} handshake"
+
+    async def probe() -> Connected | Incompatible | Disconnected:
+        async with DeviceClient(url, name=name, ack_when_consumed=True,
+                                backoff=(0.5,)) as client, asyncio.timeout(seconds):
+            async for event in client.events():
+                if isinstance(event, Connected | Incompatible | Disconnected):
+                    return event
+        raise TimeoutError
+
+    try:
+        got = asyncio.run(probe())
+    except TimeoutError:
+        return _fail(label, f"{url}: no answer to HELLO within {seconds:g} s", "check that "
+                     "the reader is powered and runs its firmware, and that no tablectl run "
+                     "holds its port")
+    match got:
+        case Connected(peer=peer):
+            return _ok(label, f"protocol v{peer.proto_major}.{peer.proto_minor}, "
+                              f"{peer.device_kind.name.lower()}, firmware {peer.fw_version!r}")
+        case Incompatible() as seen:
+            return _fail(label, f"{url}: {seen.reason}", "fit a reader of protocol v1 "
+                         "(docs/protocol.md); the daemon shows it incompatible and goes on "
+                         "without it")
+        case Disconnected(reason=reason):
+            return _fail(label, f"{url}: {reason}", "check the reader")
+    raise AssertionError(got)
+
+
+def check_sources(config: TableConfig, user: str, *,
+                  handshake: bool = False) -> list[Check]:
+    """Each device of the config (manual entry has none; network cameras are not probed);
+    with ``handshake`` each reader's protocol too (:func:`check_handshake`)."""
     from tablectl.config import SourceKind
 
     out: list[Check] = []
@@ -248,7 +307,10 @@ def check_sources(config: TableConfig, user: str) -> list[Check]:
                              else _fail(f"camera {name}", f"{url} is not there",
                                         "check the camera's path")))
             continue
-        out.append(check_reader(name, src.url, user))
+        found = check_reader(name, src.url, user)
+        out.append(found)
+        if handshake and found.status is Status.OK:
+            out.append(check_handshake(name, src.url))
     return out
 
 
@@ -413,7 +475,8 @@ def check_clock() -> Check:
 # ---- the command ----------------------------------------------------------------------------
 
 
-def run_checks(path: Path, *, user: str, journal: Path | None = None) -> Iterator[Check]:
+def run_checks(path: Path, *, user: str, journal: Path | None = None,
+               handshake: bool = False) -> Iterator[Check]:
     """Every check of the config at ``path``, in order (the rest are skipped when the config
     itself is invalid)."""
     from tablectl.config import load_config
@@ -429,7 +492,7 @@ def run_checks(path: Path, *, user: str, journal: Path | None = None) -> Iterato
     steps: list[Callable[[], Check | list[Check]]] = [
         lambda: check_decks(config),
         lambda: check_journal(journal or config.journal.path),
-        lambda: check_sources(config, user),
+        lambda: check_sources(config, user, handshake=handshake),
         lambda: check_broker(config),
         lambda: check_certificates(config),
         check_clock,
@@ -444,7 +507,8 @@ def _doctor(args: argparse.Namespace) -> int:
     bad = 0
     try:
         for check in run_checks(Path(args.config), user=args.user,
-                                journal=Path(args.journal) if args.journal else None):
+                                journal=Path(args.journal) if args.journal else None,
+                                handshake=args.handshake):
             print(check.line(), flush=True)  # noqa: T201 (the command's output)
             bad += check.status is Status.FAIL or (strict and check.status is Status.UNKNOWN)
     except TablectlError as exc:
@@ -468,6 +532,9 @@ def add_doctor(sub: _Subparsers) -> None:
     p.add_argument("--journal", metavar="PATH",
                    help="the journal the daemon will use (the unit's: "
                         "/var/lib/tablectl/TABLE/journal.sqlite; default: journal.path)")
+    p.add_argument("--handshake", action="store_true",
+                   help="also handshake with each reader: it answers and speaks protocol v1 "
+                        "(stop the daemon first: it holds the readers' ports)")
     p.add_argument("--strict", action="store_true",
                    help="a check that cannot tell (??) fails too")
     # a client, not a daemon: warnings and up by default (tablectl/cli/logs.py)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TypeVar
 
-from tablectl.cli.errors import Exit, stops_on
+from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, count
 from tablectl.domain.errors import ConfigError, TablectlError
 
 _T = TypeVar("_T")
+_LOGGER = logging.getLogger(__name__)
 
 
 def run_on_fast_loop(main: Coroutine[object, object, _T]) -> _T:
@@ -43,9 +45,38 @@ def _run(args: argparse.Namespace) -> int:
     if args.journal:
         overrides["journal.path"] = str(Path(args.journal).resolve())
     config = load_config(Path(args.config), overrides=overrides)
-    with stops_on("tablectl run", {ConfigError: Exit.USAGE, TablectlError: Exit.FAILED}):
+    from tablectl.journal import JournalRefusedError
+
+    if args.new_journal:
+        _set_aside(str(config.journal.path))
+    with stops_on("tablectl run", {ConfigError: Exit.USAGE, JournalRefusedError: Exit.USAGE,
+                                   TablectlError: Exit.FAILED}):
         run_on_fast_loop(until_stopped(run_daemon(config), f"table {config.table.id}"))
     return Exit.OK
+
+
+def _set_aside(path: str) -> None:
+    """``--new-journal``: move a refused journal (and its -wal, -shm) aside, never deleting
+    it; a sound journal is left alone (a flag forgotten in a unit file must not start a new
+    table at every restart)."""
+    from tablectl.clock import SystemClock
+    from tablectl.journal.integrity import journal_refusal, set_aside
+
+    refused = journal_refusal(path)
+    if refused is None:
+        if Path(path).exists():
+            raise UsageError(f"tablectl run: --new-journal: journal {path} is sound and is "
+                             "kept; to start a new table with it there, move it away "
+                             "yourself (or use another journal.path)")
+        return
+    stamp = SystemClock().now().strftime("%Y%m%dT%H%M%SZ")
+    try:
+        moved = set_aside(path, stamp)
+    except OSError as exc:
+        raise UsageError(f"tablectl run: --new-journal: cannot move {path} aside: "
+                         f"{exc.strerror or exc}") from exc
+    _LOGGER.warning("journal %s was %s: moved aside to %s; starting a new journal", path,
+                    refused.refusal.value, ", ".join(str(m) for m in moved))
 
 
 def add_run(sub: Subparsers) -> None:
@@ -55,6 +86,10 @@ def add_run(sub: Subparsers) -> None:
     p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
     p.add_argument("--broker", metavar="URL", help="override mqtt.url")
     p.add_argument("--journal", metavar="PATH", help="override journal.path")
+    p.add_argument("--new-journal", action="store_true",
+                   help="the journal was refused (empty, truncated, corrupted, not a "
+                        "journal): move it and its -wal/-shm aside (never deleted) and start "
+                        "a new one; a sound journal is kept")
     p.set_defaults(handler=_run)
 
 

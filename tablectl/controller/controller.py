@@ -77,6 +77,7 @@ from tablectl.controller.table import (
     DeviceState,
     TableSetup,
     TableState,
+    device_status_json,
 )
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
@@ -230,10 +231,9 @@ class HandController(CommandHandlers, SnapshotBuilder):
     def _on_device(self, status: DeviceStatus) -> None:
         old = self._devices.get(status.source)
         kind = status.kind or (old.kind if old else "")
-        new = DeviceState(status.source, kind, status.online)
+        new = DeviceState(status.source, kind, status.online, status.problem)
         if old == new:
             return
         self._devices[status.source] = new
         self._run.events.append(Event("device", {
-            "name": status.source, "kind": kind,
-            "status": "online" if status.online else "offline"}))
+            "name": status.source, "kind": kind, **device_status_json(new)}))

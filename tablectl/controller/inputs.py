@@ -339,13 +339,16 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class DeviceStatus:
-    """A source came online or went offline (``kind`` labels it on displays: ``rfid-shoe``)."""
+    """A source came online or went offline (``kind`` labels it on displays: ``rfid-shoe``);
+    ``problem`` says why a device that answers cannot be used (offline with a problem: a
+    reader of another protocol version, shown ``incompatible``)."""
 
     type: ClassVar[str] = "device_status"
     source: str
     online: bool
     at: datetime
     kind: str = ""
+    problem: str = ""
 
     def __post_init__(self) -> None:
         if not self.source:
@@ -354,8 +357,12 @@ class DeviceStatus:
 
     def to_json(self) -> dict[str, JsonValue]:
         """The journal payload."""
-        return {"type": self.type, "source": self.source, "online": self.online,
-                "kind": self.kind, "at": _time(self.at)}
+        out: dict[str, JsonValue] = {"type": self.type, "source": self.source,
+                                     "online": self.online, "kind": self.kind,
+                                     "at": _time(self.at)}
+        if self.problem:
+            out["problem"] = self.problem
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Self:
@@ -365,7 +372,7 @@ class DeviceStatus:
         online = f.boolean("online")
         try:
             return cls(source=f.text("source"), online=online, kind=f.text("kind"),
-                       at=_parse_time(f, "at"))
+                       at=_parse_time(f, "at"), problem=f.opt_text("problem") or "")
         except ValueError as exc:
             if isinstance(exc, CodecError):
                 raise

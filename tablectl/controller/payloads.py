@@ -194,7 +194,9 @@ class DeviceEvent(_Body):
     type: Literal["device"]
     name: str
     kind: str
-    status: Literal["online", "offline"]
+    status: Literal["online", "offline", "incompatible"]
+    detail: str | None = Field(default=None, description="why an incompatible source "
+                               "cannot be used")
 
 
 class UndoneAction(_Body):
@@ -343,7 +345,9 @@ class DeviceInfo(_Body):
 
     name: str
     kind: str
-    status: Literal["online", "offline"]
+    status: Literal["online", "offline", "incompatible"]
+    detail: str | None = Field(default=None, description="why an incompatible source "
+                               "cannot be used")
 
 
 class _SnapshotBody(_Body):

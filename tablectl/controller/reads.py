@@ -2,8 +2,9 @@
 
 A shoe read is the card for whatever the engine expects next; a table read names its antenna's
 role and is staged until the engine deals to that place (:meth:`ReadHygiene._drain`). Unknown
-tags, a second deck, duplicates, too many cards, a board card while betting is open, a wrong
-antenna and a doubtful read each raise an active error state that halts further reads.
+tags, a second deck, duplicates, too many cards (a shoe card with no hand in progress among
+them), a board card while betting is open, a wrong antenna and a doubtful read each raise an
+active error state that halts further reads.
 """
 
 from __future__ import annotations
@@ -55,10 +56,9 @@ class ReadHygiene(ControllerCore):
         if card is None:
             return False
         hand = self._hand
-        if hand is None or self._stage is not Stage.IN_HAND:
-            run.log.append(f"read {read.read_id} ignored: no hand in progress")
-            return False
         loc = read.location
+        if hand is None or self._stage is not Stage.IN_HAND:
+            return self._outside_hand(read, card)
         if loc is not None and loc.kind is LocationKind.MUCK:
             run.log.append(f"read {read.read_id} on the muck ignored")
             return False
@@ -92,6 +92,31 @@ class ReadHygiene(ControllerCore):
             return False
         self._accept(card, read, key)
         return True
+
+    def _outside_hand(self, read: CardRead, card: Card) -> bool:
+        """A read while no hand is in progress (before ``start_hand``, or after the hand
+        settled): a shoe card is a card out of the shoe that no hand will count, so it is
+        ``too_many_cards`` until the dealer has put it aside and a floor cleared it; left
+        alone it would become the first card of the next hand and shift every later one onto
+        the wrong seat. A table antenna's read is only logged: collecting the cards of a
+        settled hand slides them across the antennas."""
+        run = self._run
+        if read.location is not None:
+            run.log.append(f"read {read.read_id} at {read.location} ignored: no hand "
+                           "in progress")
+            return False
+        placed = self._accepted.get(card)       # the settled hand's cards, until next_hand
+        if placed is not None and placed.read_id == read.read_id:
+            run.log.append(f"read {read.read_id} repeats an accepted read")
+            return False
+        when = ("the hand is settled" if self._stage is Stage.SETTLED
+                else "no hand is in progress")
+        self._raise(ErrorCode.TOO_MANY_CARDS,
+                    f"a card came out of {read.source} while {when}: it belongs to no hand; "
+                    "put it aside (it is not dealt), then a floor clears the error before "
+                    "the next hand starts", read.at,
+                    {"card": str(card), "read": read.read_id, "when": self._stage.value})
+        return False
 
     def _on_missed(self, missed: ReadMissed) -> None:
         if self._stage is not Stage.IN_HAND:

@@ -13,6 +13,7 @@ from typing import Final
 
 from tablectl.controller.core import ControllerCore, Stage, key_of, target_text
 from tablectl.controller.outcome import Snapshots
+from tablectl.controller.table import device_status_json
 from tablectl.controller.views import card_text, legal_json, pots_json
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
@@ -107,8 +108,7 @@ class SnapshotBuilder(ControllerCore):
             "results": [dict(a) for a in folder.awards] if folder is not None else [],
             "errors": [{"code": e.code.value, "message": e.message,
                         "since": _json_time(e.since)} for e in self._errors.values()],
-            "devices": [{"name": d.name, "kind": d.kind,
-                         "status": "online" if d.online else "offline"}
+            "devices": [{"name": d.name, "kind": d.kind, **device_status_json(d)}
                         for d in self._devices.values()],
         }
         pending = self._pending

@@ -170,6 +170,8 @@ class DeviceState:
     name: str
     kind: str
     online: bool
+    problem: str = ""
+    """Why a source that answers cannot be used (a reader of another protocol version)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +217,8 @@ class TableState:
             "errors": [{"code": e.code.value, "message": e.message,
                         "since": e.since.isoformat(), "detail": dict(e.detail)}
                        for e in self.errors],
-            "devices": [{"name": d.name, "kind": d.kind, "online": d.online}
+            "devices": [{"name": d.name, "kind": d.kind, "online": d.online,
+                         **({"problem": d.problem} if d.problem else {})}
                         for d in self.devices],
             "replies": [{"user": r.user, "id": r.id, "current": r.current,
                          "reply": r.reply.to_json()} for r in self.replies],
@@ -240,7 +243,7 @@ class TableState:
                                                    "error detail"))
                            for e in top.items("errors"))
             devices = tuple(DeviceState((f := _checkpoint(v)).text("name"), f.text("kind"),
-                                        f.boolean("online"))
+                                        f.boolean("online"), f.opt_text("problem") or "")
                             for v in top.items("devices"))
             replies = tuple(CachedReply((f := _checkpoint(r)).text("user"), f.text("id"),
                                         Reply.from_json(f.mapping("reply")),
@@ -271,3 +274,11 @@ _ERRORS: Final = _CheckpointErrors()
 
 def _checkpoint(data: object) -> Fields:
     return Fields(data, _ERRORS)
+
+
+def device_status_json(device: DeviceState) -> dict[str, JsonValue]:
+    """A source's status as events and snapshots show it: ``online``, ``offline``, or
+    ``incompatible`` with the ``problem`` as ``detail``."""
+    if device.problem:
+        return {"status": "incompatible", "detail": device.problem}
+    return {"status": "online" if device.online else "offline"}

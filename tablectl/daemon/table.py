@@ -323,11 +323,25 @@ class TableDaemon:
 
     # ---- the loop --------------------------------------------------------------------------
 
-    async def feed_source(self, events: AsyncIterator[SourceEvent]) -> None:
-        """Apply a source's events as they come (until the source ends)."""
+    async def feed_source(self, events: AsyncIterator[SourceEvent],
+                          refuse: Callable[[], None] | None = None) -> None:
+        """Apply a source's events as they come (until the source ends).
+
+        An event that cannot be journaled is never applied; ``refuse`` (a reader's source
+        has it) then tells the device not to acknowledge it: the reader keeps the read and
+        resends it to the restarted daemon, and this source ends (docs/reliability.md,
+        "Reads during a journal fault"). A source without it (a camera) loses the event,
+        said in the log.
+        """
         async for event in events:
             try:
                 self.apply(event)
             except JournalWriteError:
-                _LOGGER.error("table %s: %s dropped: the journal is unavailable", self.table,
-                              type(event).__name__)
+                if refuse is None:
+                    _LOGGER.error("table %s: %s dropped: the journal is unavailable",
+                                  self.table, type(event).__name__)
+                    continue
+                _LOGGER.error("table %s: %s not acknowledged to its reader: the journal is "
+                              "unavailable; the reader keeps it for the restarted daemon",
+                              self.table, type(event).__name__, extra={"table": self.table})
+                refuse()

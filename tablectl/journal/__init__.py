@@ -6,6 +6,7 @@ objects): the journal never interprets what the controller stores.
 """
 
 from tablectl.domain.errors import JournalError, JournalStateError
+from tablectl.journal.integrity import JournalRefusedError
 from tablectl.journal.memory import MemoryJournal
 from tablectl.journal.records import (
     ErrorRecord,
@@ -29,6 +30,7 @@ __all__ = [
     "Journal",
     "JournalError",
     "JournalRecord",
+    "JournalRefusedError",
     "JournalStateError",
     "JournalWriteError",
     "MemoryJournal",

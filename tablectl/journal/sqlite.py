@@ -28,6 +28,7 @@ from typing import Self, TypeVar
 from tablectl.clock import Clock
 from tablectl.domain.errors import JournalError, JournalStateError
 from tablectl.domain.jsonvalue import JsonObject, dump_json, load_json
+from tablectl.journal.integrity import check_open, inspect_file
 from tablectl.journal.lock import WriterLock
 from tablectl.journal.records import (
     ErrorRecord,
@@ -99,8 +100,14 @@ class SqliteJournal:
                 mode, or another process has it open for writing (see
                 :class:`~tablectl.journal.lock.WriterLock`).
             JournalError: the file is not a journal of a known schema version.
+            JournalRefusedError: the file is empty, truncated, corrupted or not a journal, or its
+                ``-wal`` lies there alone (:mod:`tablectl.journal.integrity`); nothing was
+                written to it.
         """
         spath = str(path)
+        # what lies there decides before anything may write to it: the lock below creates an
+        # empty file for a new journal, so the file is new when nothing was there before it
+        existed = inspect_file(spath)
         lock = WriterLock.acquire(spath)      # one writer per file, before SQLite opens it
         try:
             conn = sqlite3.connect(spath, isolation_level=None, timeout=5.0)
@@ -108,6 +115,8 @@ class SqliteJournal:
             lock.release()
             raise JournalWriteError("open", spath, str(exc)) from exc
         try:
+            if existed:
+                check_open(conn, spath)
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise JournalWriteError("open", spath, f"cannot enable WAL (mode {mode!r})")

@@ -174,7 +174,7 @@ class _Pull(Collector):
 
     def collect(self) -> Iterator[Metric]:
         families = self._families()
-        connected, queue, inflight, up, dropped = families
+        connected, queue, inflight, up, dropped, incompatible = families
         if self.mqtt is not None:
             connected.add_metric([], 1.0 if self.mqtt.connected else 0.0)
             inflight.add_metric([], float(self.mqtt.inflight))
@@ -182,13 +182,15 @@ class _Pull(Collector):
             queue.add_metric([], float(self.outbox()))
         for src in self.sources:
             up.add_metric([src.name], 1.0 if src.link_up else 0.0)
+            other = getattr(src, "incompatible", False)     # the RFID sources say it
+            incompatible.add_metric([src.name], 1.0 if other is True else 0.0)
             for reason, n in sorted(src.frames_dropped.items()):
                 dropped.add_metric([src.name, reason], float(n))
         yield from families
 
     @staticmethod
     def _families() -> tuple[GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily,
-                             GaugeMetricFamily, CounterMetricFamily]:
+                             GaugeMetricFamily, CounterMetricFamily, GaugeMetricFamily]:
         return (
             GaugeMetricFamily("tablectl_mqtt_connected", "1 while the broker is connected"),
             GaugeMetricFamily("tablectl_mqtt_queue_depth", "Events journaled and not yet "
@@ -199,6 +201,9 @@ class _Pull(Collector):
                               labels=["source"]),
             CounterMetricFamily("tablectl_frames_dropped", "Frames a reader's link threw "
                                 "away, by reason", labels=["source", "reason"]),
+            GaugeMetricFamily("tablectl_reader_incompatible", "1 while the reader answers "
+                              "with a protocol version this daemon does not speak",
+                              labels=["source"]),
         )
 
 

@@ -8,9 +8,9 @@ clock; the controller never reads a clock itself.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Protocol, Self, TypeAlias
+from typing import Protocol, Self, TypeAlias, runtime_checkable
 
 from tablectl.controller.inputs import (
     CardRead,
@@ -56,6 +56,21 @@ class CardSource(Protocol):
     def events(self) -> AsyncIterator[SourceEvent]:
         """Every event once, in the device's order; ends when the source closes."""
         ...
+
+
+@runtime_checkable
+class RefusingSource(Protocol):
+    """A source whose device keeps an event the daemon could not journal (the RFID readers:
+    their events are acknowledged only once journaled)."""
+
+    def refuse(self) -> None:
+        """Do not acknowledge the event being handled; the source ends at the next one."""
+        ...
+
+
+def refusal_of(source: object) -> Callable[[], None] | None:
+    """``source``'s :meth:`RefusingSource.refuse`, or None for a source that has none."""
+    return source.refuse if isinstance(source, RefusingSource) else None
 
 
 def load_antenna_map(path: Path) -> Mapping[int, Location]:

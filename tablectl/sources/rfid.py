@@ -29,6 +29,7 @@ from firmware_bridge.client import (
     DeviceClient,
     DeviceRebooted,
     Disconnected,
+    Incompatible,
     Malformed,
 )
 from firmware_bridge.link import LinkOpener, open_serial_link
@@ -56,6 +57,7 @@ class _RfidSource:
         self._client = DeviceClient(address, name=name, opener=opener, clock=clock,
                                     ack_when_consumed=True)
         self._boot: int | None = None
+        self._incompatible = False
 
     async def __aenter__(self) -> Self:
         await self._client.__aenter__()
@@ -68,6 +70,17 @@ class _RfidSource:
     def link_up(self) -> bool:
         """The reader's link is up (for the metrics)."""
         return self._client.state is LinkState.UP
+
+    @property
+    def incompatible(self) -> bool:
+        """The reader answered with another protocol version (for the metrics)."""
+        return self._incompatible
+
+    def refuse(self) -> None:
+        """The daemon could not journal the event it holds: it is not acknowledged and the
+        reader keeps it (:meth:`~firmware_bridge.client.DeviceClient.refuse`); this source
+        ends once asked for its next event."""
+        self._client.refuse()
 
     @property
     def frames_dropped(self) -> Mapping[str, int]:
@@ -87,6 +100,7 @@ class _RfidSource:
         now = self._clock.now()
         match event:
             case Connected(peer=peer, new_boot=new_boot):
+                self._incompatible = False
                 self._boot = peer.boot_id
                 return [DeviceStatus(self.name, True, now, kind=self.kind),
                         *self._on_connected(new_boot)]
@@ -95,6 +109,16 @@ class _RfidSource:
             case Disconnected(reason=reason):
                 _LOGGER.warning("%s: reader offline: %s", self.name, reason)
                 return [DeviceStatus(self.name, False, now, kind=self.kind)]
+            case Incompatible() as seen:
+                self._incompatible = True
+                _LOGGER.error("%s: %s (retrying every %.0f s)", self.name, seen.reason,
+                              self._client.incompatible_retry)
+                # a reader that spoke our version before restarted into another: what it
+                # had not delivered is lost, as in any restart (the next one starts afresh)
+                lost = self._on_reboot() if self._boot is not None else []
+                self._boot = None
+                return [DeviceStatus(self.name, False, now, kind=self.kind,
+                                     problem=seen.reason), *lost]
             case Malformed(error=error):
                 _LOGGER.error("%s: undecodable event from the reader: %s", self.name, error)
                 return [ReadMissed(self.name, 0, f"undecodable reader event: {error}", now)]

@@ -199,8 +199,9 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
                           f"{_str(e.get('message'))}", style="bold black on yellow"))
     for dev in _list(snap.get("devices")):
         d = _map(dev)
-        if _str(d.get("status")) == "offline":
-            parts.append(Text(f"reader offline: {_str(d.get('name'))}", style="bold red"))
+        status = _str(d.get("status"))
+        if status in ("offline", "incompatible"):
+            parts.append(Text(f"reader {status}: {_str(d.get('name'))}", style="bold red"))
 
     seats = Table(expand=True, show_edge=False, pad_edge=False)
     for col in ("", "seat", "player", "stack", "bet", "cards", "status"):

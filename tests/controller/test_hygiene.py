@@ -240,9 +240,9 @@ def test_doubtful_read_corrected_by_manual_card() -> None:
     assert not d.ctl.active_errors
 
 
-def test_reads_between_hands_and_on_the_muck_are_ignored() -> None:
+def test_table_reads_between_hands_and_on_the_muck_are_ignored() -> None:
     d = fresh()
-    out = d.read("As")
+    out = d.read("As", location="seat 1")
     assert out.events == () and out.errors == () and "no hand" in out.log[0]
     d.cmd("start_hand")
     before = frozen_view(d)

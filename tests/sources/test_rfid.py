@@ -134,3 +134,40 @@ def test_antenna_map_errors_name_the_antenna(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_antenna_map(bad)
     assert [p for p, _ in info.value.problems] == ["antennas.1", "antennas.2", "antennas.x"]
+
+
+class _SwappedShoe:
+    """The shoe's port: whichever device is plugged in answers there."""
+
+    def __init__(self, port: PipeDevice) -> None:
+        self.port = port
+
+    async def open(self, address: str) -> object:
+        return await self.port.open(address)
+
+
+async def test_a_shoe_that_comes_back_speaking_another_version_is_incompatible_and_missed(
+        ) -> None:
+    """A reader restarted into firmware of another protocol version: the source says it is
+    incompatible (the table goes on) and, as for any restart of a reader it was reading,
+    that reads it had not delivered are lost."""
+
+    class FutureShoe(SimShoe):
+        proto_major = 2
+
+    clock = SystemClock()
+    plug = _SwappedShoe(PipeDevice(SimShoe(RED, clock=clock, seed=1), clock=clock))
+    first = plug.port
+    source = RfidShoeSource("shoe", "sim", clock=clock, opener=plug.open)  # type: ignore[arg-type]
+    async with source:
+        events = source.events()
+        [up] = await take(events, 1, what=DeviceStatus)
+        assert up.online and not up.problem
+        plug.port = PipeDevice(FutureShoe(RED, clock=clock, seed=2), clock=clock)
+        await first.aclose()                           # unplugged; the new one answers v2
+        [offline, status, missed] = await take(events, 3, what=(DeviceStatus, ReadMissed))
+        assert isinstance(offline, DeviceStatus) and not offline.online
+        assert isinstance(status, DeviceStatus) and not status.online
+        assert "protocol v2" in status.problem and source.incompatible
+        assert isinstance(missed, ReadMissed)
+        await plug.port.aclose()

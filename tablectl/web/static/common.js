@@ -258,8 +258,9 @@ function renderBanners(node, view, streamOk) {
   else if (!snap) add("banner-stale", "Waiting for the table\u2026");
   else if (view.resyncing) add("banner-info", "Resynchronising\u2026");
   if (!snap) return;
-  (snap.devices || []).filter((d) => d.status === "offline").forEach((d) => {
-    add("banner-error", "Reader offline: " + (d.name || d.kind));
+  (snap.devices || []).filter((d) => d.status !== "online").forEach((d) => {
+    add("banner-error", "Reader " + (d.status === "incompatible" ? "incompatible" : "offline")
+      + ": " + (d.name || d.kind) + (d.detail ? " \u2013 " + d.detail : ""));
   });
   const errors = snap.errors || [];
   errors.forEach((e) => add("banner-error", e.message || e.code));
