@@ -9,6 +9,7 @@ import contextlib
 import logging
 import secrets
 import ssl
+import traceback
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,8 @@ from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
 from tablectl.publish import topics
-from tablectl.publish.base import MemoryPublisher, MessageProps
+from tablectl.publish.base import IncomingMessage, MemoryPublisher, MessageProps
+from tablectl.publish.commands import bounded
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
@@ -239,6 +241,26 @@ async def run_web(config: TableConfig, *, host: str | None = None,
 # --- the table daemon (``tablectl run``) ------------------------------------------------------
 
 
+async def serve_commands(daemon: TableDaemon, messages: AsyncIterator[IncomingMessage]
+                         ) -> None:
+    """Hand every command message to ``daemon``, one at a time, until ``messages`` ends.
+
+    No message ends this loop: whatever one raises is logged (its topic, its size and where
+    it failed; never its payload) and answered ``internal_error`` where a sender can be
+    answered, and the next message is taken (docs/mqtt.md §8.4).
+    """
+    async for msg in messages:
+        try:
+            await daemon.handle_message(msg)
+        except Exception as exc:
+            where = "".join(traceback.format_tb(exc.__traceback__, limit=-4)).rstrip()
+            _LOGGER.error("table %s: a command on %s (%d bytes) failed: %s: %s; going on\n%s",
+                          daemon.table, bounded(msg.topic.value), len(msg.payload),
+                          type(exc).__name__, bounded(str(exc)), where,
+                          extra={"table": daemon.table})
+            await daemon.answer_internal_error(msg)
+
+
 def table_setup(config: TableConfig) -> TableSetup:
     """The controller's fixed setup from a config (decks loaded and checked).
 
@@ -380,16 +402,12 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                          config.table.id, journal.epoch, replayed, len(srcs),
                          extra={"table": config.table.id})
 
-            async def commands() -> None:
-                async for msg in mqtt_client.messages():
-                    await daemon.handle_message(msg)
-
             async def connections() -> None:
                 async for _info in mqtt_client.connections():
                     daemon.on_connected()
 
             async with asyncio.TaskGroup() as tasks:
-                tasks.create_task(commands())
+                tasks.create_task(serve_commands(daemon, mqtt_client.messages()))
                 tasks.create_task(connections())
                 tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
                 if config.odds.enabled:

@@ -54,7 +54,7 @@ from tablectl.journal import (
 )
 from tablectl.metrics import TableMetrics
 from tablectl.publish.base import IncomingMessage, Publisher, send_reply
-from tablectl.publish.commands import command_from_message
+from tablectl.publish.commands import bounded, command_from_message, refusal
 from tablectl.publish.envelope import (
     ReplyError,
     ReplyPayload,
@@ -68,6 +68,7 @@ from tablectl.sources.base import SourceEvent
 _LOGGER = logging.getLogger(__name__)
 
 JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
+INTERNAL_ERROR: Final = "internal_error"
 
 
 def status_payloads(table: str, epoch: int, journal: str | None = None) -> tuple[bytes, bytes]:
@@ -315,11 +316,23 @@ class TableDaemon:
                 code=reply.code.value, message=reply.reason),
             data=json.loads(json.dumps(dict(reply.result)))))
 
+    async def answer_internal_error(self, msg: IncomingMessage) -> None:
+        """Answer ``internal_error`` to a command whose handling failed (the caller logged
+        why); nothing is raised, a reply that cannot be sent is only logged."""
+        try:
+            await self._reply(msg, refusal("unknown", INTERNAL_ERROR,
+                                           "the table could not handle this command; it was "
+                                           "not applied unless a later state shows it"))
+        except Exception as exc:
+            _LOGGER.error("table %s: internal_error reply not sent: %s", self.table,
+                          type(exc).__name__)
+
     async def _reply(self, msg: IncomingMessage, payload: ReplyPayload) -> None:
         try:
             await send_reply(self.publisher, msg, encode(payload))
         except (PublishError, ValueError) as exc:
-            _LOGGER.warning("table %s: reply %s not sent: %s", self.table, payload.id, exc)
+            _LOGGER.warning("table %s: reply %s not sent: %s", self.table,
+                            bounded(payload.id), bounded(str(exc)))
 
     # ---- the loop --------------------------------------------------------------------------
 
