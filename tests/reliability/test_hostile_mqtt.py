@@ -109,11 +109,14 @@ class Client:
     def command(self, name: str, args: dict[str, object] | None = None) -> dict[str, object]:
         """A well-formed command and its reply."""
         cid = uuid.uuid4().hex
-        self.publish(name, json.dumps({"v": 1, "id": cid, "args": args or {}}).encode())
-        assert self.wait(lambda c: any(r.get("id") == cid for r in c.replies)), \
-            f"no reply to {name}"
         with self.cond:
-            return next(r for r in self.replies if r.get("id") == cid)
+            before = len(self.replies)
+        self.publish(name, json.dumps({"v": 1, "id": cid, "args": args or {}}).encode())
+        assert self.wait(lambda c: len(c.replies) > before), f"no reply to {name}"
+        with self.cond:
+            reply = self.replies[before]
+        assert reply["id"] in (cid, "unknown"), reply    # "unknown": not even decoded
+        return reply
 
     def close(self) -> None:
         self.client.loop_stop()
@@ -189,3 +192,25 @@ def test_no_hostile_message_ends_the_daemon(daemon: DaemonProcess, mosquitto: Br
         sender.close()
         if dealer is not sender:
             dealer.close()
+
+
+def test_a_name_a_display_cannot_show_is_refused(daemon: DaemonProcess,
+                                                 mosquitto: Broker) -> None:
+    """Item 7: seat_player with a 45,000-character name, a 33-character one, or one with a
+    bidi override or a NUL is refused; a 32-character name is taken, normalised."""
+    floor = Client(mosquitto, FLOOR)
+    try:
+        for seat, name in enumerate(["x" * 45_000, "y" * 33, "\u202eevil", "A\u0000B",
+                                     "A\u200bB", "   "], start=3):
+            reply = floor.command("seat_player", {"seat": seat, "name": name, "stack": 100})
+            assert reply["status"] == "error", (name[:40], reply)
+            error = reply["error"]
+            assert isinstance(error, dict)
+            assert error["code"] in ("bad_args", "bad_request"), reply
+        reply = floor.command("seat_player", {"seat": 3, "name": " \u00c5sa" + "z" * 28,
+                                              "stack": 100})
+        assert reply["status"] == "ok", reply
+        assert reply["data"] == {"seat": 3, "name": "\u00c5sa" + "z" * 28, "stack": 100}
+        assert daemon.alive
+    finally:
+        floor.close()
