@@ -27,6 +27,7 @@ from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
 from tablectl.publish import topics
+from tablectl.publish.admission import AccessLimits, RateLimit
 from tablectl.publish.base import IncomingMessage, MemoryPublisher, MessageProps
 from tablectl.publish.commands import bounded
 from tablectl.publish.mqtt import MqttPublisher
@@ -281,6 +282,16 @@ def table_setup(config: TableConfig) -> TableSetup:
                       currency=st.currency, units_per_currency=st.units_per_currency)
 
 
+def access_limits(config: TableConfig) -> AccessLimits:
+    """The command rate limits of ``config``'s ``[access.rate_limit]``."""
+    r = config.access.rate_limit
+    return AccessLimits(staff=RateLimit(r.staff_rate, r.staff_burst),
+                        user=RateLimit(r.user_rate, r.user_burst),
+                        strangers=RateLimit(r.stranger_rate, r.stranger_burst),
+                        records=RateLimit(r.refusals_rate, r.refusals_burst),
+                        max_users=r.max_users)
+
+
 def initial_state(config: TableConfig) -> TableState:
     """The table before its first hand: the configured seats and button."""
     seats = [SeatState(s.number, s.name, s.stack) for s in config.seats]
@@ -379,7 +390,8 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                             f"{exc.reason}")]) from exc
     with journal:
         placeholder = MemoryPublisher()
-        daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock)
+        daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock,
+                             limits=access_limits(config))
         replayed = daemon.recover()
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
@@ -388,6 +400,7 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             wait_connected=False)
         daemon.publisher = mqtt_client
         async with mqtt_client, contextlib.AsyncExitStack() as stack:
+            stack.callback(daemon.flush_refusals, force=True)   # the counts, at any exit
             await mqtt_client.subscribe(topics.cmd_filter(config.table.id))
             for src in srcs:
                 await stack.enter_async_context(src)
@@ -408,6 +421,7 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
 
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(serve_commands(daemon, mqtt_client.messages()))
+                tasks.create_task(daemon.run_refusal_flusher())
                 tasks.create_task(connections())
                 tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
                 if config.odds.enabled:

@@ -10,6 +10,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     other_decks = ["decks/demo-blue.csv"]    (the room's other decks: a second deck is an error)
     button = 1         (the button's seat at the first hand; 0: the first seat; stud: unused)
     [access]           roles = {user = "dealer" | "floor" | "display"}, max_command_age, keypad_user
+    [access.rate_limit] staff_rate, staff_burst, user_rate, user_burst, stranger_rate, ...
     [mqtt]             url, credentials, cafile, certfile, keyfile
     [journal]          path
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
@@ -354,15 +355,40 @@ class OddsSection(_Model):
 ROLES: Final = frozenset({"dealer", "floor", "display"})
 
 
+Rate = Annotated[float, Field(gt=0, le=100_000, allow_inf_nan=False)]
+Burst = Annotated[int, Field(ge=1, le=100_000, strict=True)]
+
+
+class RateLimitSection(_Model):
+    """Command rate limits (token buckets: ``*_rate`` commands a second on average,
+    ``*_burst`` at once; docs/mqtt.md §8.4). ``staff``: each dealer and floor user (the
+    keypad's user too); ``user``: each user of another role; ``stranger``: every user with no
+    role here, together; ``refusals``: refused commands journaled one record each, all users
+    together (past it they are counted, one record per user and code a minute);
+    ``max_users``: users whose limits are tracked (least recently seen dropped)."""
+
+    staff_rate: Rate = 50.0
+    staff_burst: Burst = 200
+    user_rate: Rate = 5.0
+    user_burst: Burst = 20
+    stranger_rate: Rate = 5.0
+    stranger_burst: Burst = 20
+    refusals_rate: Rate = 20.0
+    refusals_burst: Burst = 100
+    max_users: Annotated[int, Field(ge=16, le=1_000_000, strict=True)] = 1024
+
+
 class AccessSection(_Model):
     """Who may command the table: MQTT username -> role (``dealer``: play the hand;
     ``floor``: also adjust stacks, seat players, kill hands, clear errors; ``display``:
     nothing). Users not listed are refused. ``max_command_age`` (seconds) refuses commands
-    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under."""
+    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under;
+    ``[access.rate_limit]`` bounds how fast each user may send commands."""
 
     roles: dict[str, str] = Field(default_factory=dict)
     max_command_age: Annotated[float, Field(gt=0, le=3600)] = 10.0
     keypad_user: str = "keypad"
+    rate_limit: RateLimitSection = RateLimitSection()
 
     @field_validator("roles")
     @classmethod

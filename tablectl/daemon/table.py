@@ -51,8 +51,10 @@ from tablectl.journal import (
     JournalError,
     JournalStateError,
     JournalWriteError,
+    RefusalRecord,
 )
 from tablectl.metrics import TableMetrics
+from tablectl.publish.admission import AccessLimits, Admission, Turned
 from tablectl.publish.base import IncomingMessage, Publisher, send_reply
 from tablectl.publish.commands import bounded, command_from_message, refusal
 from tablectl.publish.envelope import (
@@ -91,10 +93,12 @@ class TableDaemon:
         publisher: where to publish (an :class:`~tablectl.publish.mqtt.MqttPublisher` or the
             in-memory twin).
         clock: the injected clock (input times).
+        limits: the rate limits of commands from the broker (defaults: AccessLimits()).
     """
 
     def __init__(self, setup: TableSetup, initial: TableState, journal: Journal,
-                 publisher: Publisher, *, clock: Clock) -> None:
+                 publisher: Publisher, *, clock: Clock,
+                 limits: AccessLimits | None = None) -> None:
         self.setup = setup
         self.table = setup.table
         self.journal = journal
@@ -113,6 +117,10 @@ class TableDaemon:
         """Told of every applied input and published event (:mod:`tablectl.metrics`)."""
         self.on_secure_snapshot: Callable[[SnapshotEnvelope], None] | None = None
         """Called with every secure snapshot published (the live odds value it)."""
+        self.admission = Admission(self.table, setup.roles, setup.permissions,
+                                   limits or AccessLimits())
+        """The refusals before any journal or controller work, and the rate limits."""
+        self._refusals_failing = False
 
     @property
     def hand_id(self) -> int | None:
@@ -292,11 +300,19 @@ class TableDaemon:
         return command_from_message(msg, self.clock.now())
 
     async def handle_message(self, msg: IncomingMessage) -> None:
-        """A command from the broker: recall/replay from the journal, the rest through
-        :meth:`apply`; exactly one reply either way."""
-        made = self.command_from_message(msg)
-        if isinstance(made, ReplyPayload):
-            await self._reply(msg, made)
+        """A command from the broker: refused before any journal or controller work by
+        :class:`~tablectl.publish.admission.Admission` (a bounded refusal record, never the
+        payload), else recall/replay from the journal, the rest through :meth:`apply`;
+        exactly one reply either way, except for a run of ``rate_limited`` refusals (the
+        first is answered) and a topic that names no sender."""
+        now = self.clock.monotonic()
+        made = self.admission.admit(msg, now, self.clock.now())
+        if isinstance(made, Turned):
+            if made.record is not None:
+                self.keep_refusals([made.record])
+            self.flush_refusals(now)
+            if made.reply is not None and made.code != "bad_topic":
+                await self._reply(msg, made.reply)
             return
         if made.name in ("recall", "replay"):
             await self._reply(msg, answer_from_journal(self.journal, self.setup, made))
@@ -315,6 +331,34 @@ class TableDaemon:
             error=None if reply.ok or reply.code is None else ReplyError(
                 code=reply.code.value, message=reply.reason),
             data=json.loads(json.dumps(dict(reply.result)))))
+
+    def flush_refusals(self, now: float | None = None, *, force: bool = False) -> None:
+        """Journal the counted refusals when their time has come (``force``: now)."""
+        mono = self.clock.monotonic() if now is None else now
+        records = self.admission.due(mono, self.clock.now(), force=force)
+        if records:
+            self.keep_refusals(records)
+
+    def keep_refusals(self, records: list[RefusalRecord]) -> None:
+        """Journal refusal records; a journal that cannot take them is logged once per
+        fault, never a reason to refuse the next input (that input finds out by itself)."""
+        if self.faulted is not None:
+            return
+        try:
+            for record in records:
+                self.journal.append_refusal(record)
+            self._refusals_failing = False
+        except JournalError as exc:
+            if not self._refusals_failing:
+                _LOGGER.error("table %s: refusal records not journaled: %s", self.table,
+                              bounded(str(exc)), extra={"table": self.table})
+            self._refusals_failing = True
+
+    async def run_refusal_flusher(self) -> None:
+        """Journal the counted refusals every ``aggregate_every`` seconds (forever)."""
+        while True:
+            await self.clock.sleep(self.admission.limits.aggregate_every)
+            self.flush_refusals()
 
     async def answer_internal_error(self, msg: IncomingMessage) -> None:
         """Answer ``internal_error`` to a command whose handling failed (the caller logged

@@ -17,6 +17,7 @@ from tablectl.journal.records import (
     JournalRecord,
     JournalWriteError,
     NewEvent,
+    RefusalRecord,
 )
 from tablectl.journal.sqlite import SqliteJournal
 
@@ -33,5 +34,6 @@ __all__ = [
     "JournalWriteError",
     "MemoryJournal",
     "NewEvent",
+    "RefusalRecord",
     "SqliteJournal",
 ]

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator
@@ -214,3 +215,74 @@ def test_a_name_a_display_cannot_show_is_refused(daemon: DaemonProcess,
         assert daemon.alive
     finally:
         floor.close()
+
+
+def journal_bytes(path: Path) -> int:
+    """The journal's size once its WAL is folded in (the daemon stopped)."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return int(conn.execute("PRAGMA page_count").fetchone()[0]) * int(
+            conn.execute("PRAGMA page_size").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_refused_commands_cost_bounded_disk_and_leave_the_dealer_served(
+        tmp_path: Path, mosquitto: Broker) -> None:
+    """Item 10: 500 commands of 200 KB from a user with no role: a bounded refusal record
+    each (or counted), never the payload; the journal grows by less than 512 bytes per
+    refused command; the dealer's command sent right after the flood is applied, not
+    stale."""
+    workdir = tmp_path / "t"
+    proc = DaemonProcess(hostile_config(workdir, mosquitto), tmp_path / "daemon.log")
+    journal = workdir / "journal.sqlite"
+    watcher = Client(mosquitto, "watcher")
+    try:
+        proc.start()
+        assert watcher.wait(lambda c: any(s.get("state") == "online" for s in c.status)), \
+            proc.log_tail()
+        proc.stop()
+        before = journal_bytes(journal)
+        with watcher.cond:
+            watcher.status.clear()
+        proc.start()
+        assert watcher.wait(lambda c: any(s.get("state") == "online" for s in c.status)), \
+            proc.log_tail()
+        mallory = Client(mosquitto, "mallory")
+        dealer = Client(mosquitto, DEALER)
+        for i in range(500):
+            args = {"x": "y" * 200_000} if i % 2 else {}
+            mallory.publish("start_hand", json.dumps({"v": 1, "id": f"m{i}",
+                                                      "args": args}).encode())
+        reply = dealer.command("start_hand")
+        assert reply["status"] == "ok", reply
+        # mallory's messages reach the daemon in order: once a probe is answered (its rate
+        # limit lets one through again), every message before it was handled
+        probes = 0
+        while not any(r.get("id") == "probe" for r in mallory.replies):
+            assert probes < 120, proc.log_tail()
+            mallory.publish("start_hand", b'{"v":1,"id":"probe"}')
+            probes += 1
+            mallory.wait(lambda c: any(r.get("id") == "probe" for r in c.replies), 0.5)
+        mallory.close()
+        dealer.close()
+        proc.stop()
+    finally:
+        watcher.close()
+        proc.stop()
+    growth = journal_bytes(journal) - before
+    assert growth < 500 * 512, growth
+    conn = sqlite3.connect(journal)
+    try:
+        rows = conn.execute("SELECT user, code, size, length(digest), count FROM refusals"
+                            ).fetchall()
+        inputs = conn.execute("SELECT count(*) FROM inputs WHERE actor='mallory'").fetchone()
+    finally:
+        conn.close()
+    assert inputs == (0,)                                  # nothing of mallory's is an input
+    assert sum(r[4] for r in rows) == 500 + probes, rows   # every refusal accounted for
+    kept = [r for r in rows if r[4] == 1]
+    assert kept and all(r[0] == "mallory" and r[3] == 32 for r in kept)
+    assert {r[1] for r in kept} <= {"bad_request", "not_authorised"}
+    assert any(r[1] == "rate_limited" and r[4] > 1 for r in rows), rows
