@@ -20,6 +20,7 @@ from tablectl.config import SourceKind, TableConfig, read_credentials
 from tablectl.config_check import ensure_journal_folder
 from tablectl.controller.table import SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
+from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
 from tablectl.game import Stakes
 from tablectl.journal import JournalWriteError
@@ -30,6 +31,7 @@ from tablectl.publish import topics
 from tablectl.publish.admission import AccessLimits, RateLimit
 from tablectl.publish.base import IncomingMessage, MemoryPublisher, MessageProps
 from tablectl.publish.commands import bounded
+from tablectl.publish.errors import BirthRefusedError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map
@@ -396,7 +398,8 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
             daemon_mqtt_settings(config),
-            availability=Availability(topics.status(config.table.id), online, offline),
+            availability=Availability(topics.status(config.table.id), online, offline,
+                                      guard=_one_daemon_per_table(daemon, journal.journal_id)),
             wait_connected=False)
         daemon.publisher = mqtt_client
         async with mqtt_client, contextlib.AsyncExitStack() as stack:
@@ -414,23 +417,55 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             _LOGGER.info("table %s: running (epoch %d, %d inputs replayed, %d sources)",
                          config.table.id, journal.epoch, replayed, len(srcs),
                          extra={"table": config.table.id})
+            try:
+                await _run_tasks(config, daemon, mqtt_client, srcs, notifier, ready=ready)
+            except* BirthRefusedError as refused:
+                raise ConfigError([("table.id", str(refused.exceptions[0]))]) from None
 
-            async def connections() -> None:
-                async for _info in mqtt_client.connections():
-                    daemon.on_connected()
 
-            async with asyncio.TaskGroup() as tasks:
-                tasks.create_task(serve_commands(daemon, mqtt_client.messages()))
-                tasks.create_task(daemon.run_refusal_flusher())
-                tasks.create_task(connections())
-                tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
-                if config.odds.enabled:
-                    tasks.create_task(live_odds(daemon, config.odds.precision / 100)
-                                      .run(lambda: mqtt_client.connected))
-                for src in srcs:
-                    tasks.create_task(daemon.feed_source(src.events()))
-                tasks.create_task(notifier.keep_alive(
-                    lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
-                notifier.notify("READY=1", f"STATUS=table {config.table.id} running")
-                if ready is not None:
-                    ready(daemon)
+def _one_daemon_per_table(daemon: TableDaemon, journal_id: str
+                          ) -> Callable[[bytes | None], None]:
+    """The birth guard (docs/reliability.md, "Two daemons with one table id"): before its
+    first birth the daemon refuses to go online where another journal's daemon says it is
+    online (exit 2); later, it shows the conflict on its snapshot instead."""
+    born = False
+
+    def guard(retained: bytes | None) -> None:
+        nonlocal born
+        other = online_elsewhere(retained, journal_id)
+        if other is not None and not born:
+            raise BirthRefusedError(
+                f"table {daemon.table} is online from another journal ({other}): another "
+                "table computer runs this table; stop it, or give this table another id "
+                "([table] id). If that computer is gone for good, clear its status first: "
+                f"mosquitto_pub -r -n -t {topics.status(daemon.table).value}")
+        daemon.table_conflict(other)
+        born = True
+
+    return guard
+
+
+async def _run_tasks(config: TableConfig, daemon: TableDaemon, mqtt_client: MqttPublisher,
+                     srcs: list[CardSource], notifier: SdNotifier, *,
+                     ready: Callable[[TableDaemon], None] | None) -> None:
+    """The daemon's tasks in one ``TaskGroup`` (see :func:`run_daemon`)."""
+
+    async def connections() -> None:
+        async for _info in mqtt_client.connections():
+            daemon.on_connected()
+
+    async with asyncio.TaskGroup() as tasks:
+        tasks.create_task(serve_commands(daemon, mqtt_client.messages()))
+        tasks.create_task(daemon.run_refusal_flusher())
+        tasks.create_task(connections())
+        tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
+        if config.odds.enabled:
+            tasks.create_task(live_odds(daemon, config.odds.precision / 100)
+                              .run(lambda: mqtt_client.connected))
+        for src in srcs:
+            tasks.create_task(daemon.feed_source(src.events()))
+        tasks.create_task(notifier.keep_alive(
+            lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
+        notifier.notify("READY=1", f"STATUS=table {config.table.id} running")
+        if ready is not None:
+            ready(daemon)

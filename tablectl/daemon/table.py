@@ -31,6 +31,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
+from pydantic import ValidationError
+
 from tablectl import __version__
 from tablectl.clock import Clock
 from tablectl.controller import HandController
@@ -44,6 +46,7 @@ from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
 from tablectl.domain.jsonvalue import JsonValue
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
     EventRecord,
     InputRecord,
@@ -71,6 +74,31 @@ _LOGGER = logging.getLogger(__name__)
 
 JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
 INTERNAL_ERROR: Final = "internal_error"
+TABLE_ID_CONFLICT: Final = "table_id_conflict"
+
+_STATUS_LIMITS: Final = JsonLimits(max_bytes=4096, max_depth=2, max_string=256)
+
+
+def online_elsewhere(retained: bytes | None, journal_id: str) -> str | None:
+    """The journal id of another daemon that says (retained status) it is online for this
+    table; None when the status is absent, offline, this journal's own (a crash left it
+    online), of a daemon older than journal ids, or not a status at all.
+
+    >>> online_elsewhere(b'{"v":1,"table":"t","state":"online","version":"1",'
+    ...                  b'"journal":"00ff","epoch":3}', "1234")
+    '00ff'
+    >>> online_elsewhere(b'{"state":"online","journal":"1234"}', "1234") is None
+    True
+    """
+    if not retained:
+        return None
+    try:
+        status = StatusPayload.model_validate(decode_object(retained, _STATUS_LIMITS))
+    except (StrictJsonError, ValidationError):
+        return None
+    if status.state != "online" or status.journal is None or status.journal == journal_id:
+        return None
+    return status.journal
 
 
 def status_payloads(table: str, epoch: int, journal: str | None = None) -> tuple[bytes, bytes]:
@@ -121,6 +149,8 @@ class TableDaemon:
                                    limits or AccessLimits())
         """The refusals before any journal or controller work, and the rate limits."""
         self._refusals_failing = False
+        self.conflict: str | None = None
+        """Another journal's id while its daemon is online for this table too."""
 
     @property
     def hand_id(self) -> int | None:
@@ -254,12 +284,38 @@ class TableDaemon:
 
     # ---- snapshots --------------------------------------------------------------------------
 
+    def table_conflict(self, other: str | None) -> None:
+        """Another daemon (journal ``other``) is online for this table, or no longer (None):
+        an ERROR once per other journal, and a ``table_id_conflict`` error on the snapshot
+        while it lasts (docs/reliability.md, "Two daemons with one table id")."""
+        if other == self.conflict:
+            return
+        if other is not None:
+            _LOGGER.error("table %s: another daemon, with journal %s, is online for this "
+                          "table too: displays see two tables as one; stop the other table "
+                          "computer, or give one of them another table id", self.table,
+                          bounded(other), extra={"table": self.table})
+        else:
+            _LOGGER.info("table %s: no other daemon online for this table any more",
+                         self.table, extra={"table": self.table})
+        self.conflict = other
+        self.outbox.touch(public=True)
+
     def public_snapshot(self) -> dict[str, JsonValue]:
-        """The public snapshot body, with the journal fault shown as an error if any."""
+        """The public snapshot body, with the journal fault and a table id conflict shown as
+        errors if any."""
         body = dict(self.controller.public_snapshot_view())
-        if self.faulted is not None:
+        if self.conflict is not None:
             shown = body.get("errors")
             errors: list[JsonValue] = list(shown) if isinstance(shown, list) else []
+            errors.append({"code": TABLE_ID_CONFLICT, "message": (
+                f"another table computer (journal {self.conflict}) runs table {self.table} "
+                "too: stop it, or give one of them another table id"),
+                "since": self.clock.now().isoformat()})
+            body["errors"] = errors
+        if self.faulted is not None:
+            shown = body.get("errors")
+            errors = list(shown) if isinstance(shown, list) else []
             errors.append({"code": JOURNAL_UNAVAILABLE, "message": self.faulted,
                            "since": self.clock.now().isoformat()})
             body["errors"] = errors
