@@ -85,6 +85,7 @@ _LOGGER = logging.getLogger(__name__)
 _DISCONNECTED = "disconnected"
 _MISC_INTERVAL = 1.0        # seconds between loop_misc calls (keepalive checks)
 _MAX_SOCKET_TIMEOUT = 5.0   # paho's default bound on a blocking TCP connect / TLS handshake
+_MAX_HELD = 1000            # messages kept while a connection's birth is under way
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -683,5 +684,7 @@ class MqttPublisher:
                                    props_in(msg.properties), msg.mid, self._count)
         if self._born:
             self._messages.put_nowait(incoming)
-        else:
+        elif len(self._held) < _MAX_HELD:
             self._held.append(incoming)
+        else:     # a birth that does not come: the sender resends what got no reply
+            _LOGGER.debug("mqtt: message on %s dropped before the birth", topic.value[:160])
