@@ -8,15 +8,17 @@ user ``floor-hx``), and on the side a hostile client ``mallory`` with no role at
    timed from publish to reply;
 2. flood: the same again while mallory sends refused commands at ``--rate`` a second (its
    payloads 200 bytes to 20 KB, half of them larger than a command may be);
-3. burst: mallory publishes ``--burst`` commands at once, then the floor user one command:
-   the time to its reply is how long the dealer waits behind the burst (it was 21 s for
-   5,000 before the refusals were made cheap).
+3. burst, twice: mallory publishes ``--burst`` commands at once, then the floor user one
+   command: the time to its reply is how long the dealer waits behind the burst (it was
+   21 s for 5,000 before the refusals were made cheap); then mallory probes until the
+   daemon answers it again (every message of the burst handled) and the RSS is read.
 
 Figures: ``p99_quiet_ms`` and ``p99_flood_ms`` of the legitimate commands and their ratio
 (same run); ``burst_dealer_s``; ``journal_bytes_per_refused``: the journal's growth over the
 flood and the burst (the WAL folded in, the legitimate commands' own growth, measured in the
-quiet phase, taken off) per refused command sent (target <= 512); ``rss_before_mb`` /
-``rss_after_mb``: the daemon's resident memory before the flood and after the burst (flat).
+quiet phase, taken off) per refused command sent (target <= 512); ``rss_before_mb``,
+``rss_after_first_burst_mb``, ``rss_after_mb``: the daemon's resident memory before the flood,
+after the first and after the second burst, each drained (flat: a second burst adds nothing).
 
 The last line printed is one JSON object with every figure.
 
@@ -262,6 +264,21 @@ class Table:
         return self.proc.proc.pid
 
 
+def drained(mallory: Client) -> int:
+    """Probe until the daemon answers mallory again: its messages reach the daemon in order,
+    so every one sent before was handled. Returns the probes sent (refused too)."""
+    probes = 0
+    while True:
+        probes += 1
+        corr = f"probe{probes}".encode()
+        mallory.send("start_hand", b'{"v":1,"id":"probe"}', corr)
+        with mallory.cond:
+            if mallory.cond.wait_for(lambda c=corr: c in mallory.replies, 0.5):
+                return probes
+        if probes > 600:
+            raise RuntimeError("the daemon never drained the burst")
+
+
 def timed(floor: Client, n: int) -> list[float]:
     out = []
     for i in range(n):
@@ -307,22 +324,29 @@ def main() -> None:
             flooder.join(60)
             cpu_flood = cpu_seconds(table.pid)
             mallory = Client(broker, "mallory")
-            for i in range(args.burst):
-                mallory.send("start_hand", payload(i), b"b", qos=1)
-            burst_dealer = floor.call("adjust_stack", {"seat": 1, "amount": 1,
-                                                       "reason": "after the burst"})
-            time.sleep(1.0)                                   # let the daemon settle
-            rss_after = rss_mb(table.pid)
-            refused = int(sent.value) + args.burst
+            rss_bursts = []
+            probes = 0
+            for _ in range(2):
+                for i in range(args.burst):
+                    mallory.send("start_hand", payload(i), b"b", qos=1)
+                burst_dealer = floor.call("adjust_stack", {"seat": 1, "amount": 1,
+                                                           "reason": "after the burst"})
+                probes += drained(mallory)
+                rss_bursts.append(rss_mb(table.pid))
+            rss_after = rss_bursts[-1]
+            refused = int(sent.value) + 2 * args.burst + probes
             mallory.close()
             floor.close()
             after_flood = table.stop()
             records, record_bytes = refusal_records(table.journal)
+        except RuntimeError:
+            print(table.proc.log_tail(80), file=sys.stderr)
+            raise
         finally:
             table.watcher.close()
             table.proc.stop()
             broker.stop()
-    legit = args.commands + 20 + 1
+    legit = args.commands + 20 + 2
     growth = after_flood - after_quiet - legit * per_legit
     figures = {
         "commands": args.commands, "rate": args.rate, "refused_sent": refused,
@@ -336,6 +360,7 @@ def main() -> None:
         "journal_bytes_per_refused": round(max(0.0, growth) / refused, 1),
         "refusal_records": records, "refusal_record_bytes": round(record_bytes, 1),
         "rss_before_mb": round(rss_before, 1), "rss_after_mb": round(rss_after, 1),
+        "rss_after_first_burst_mb": round(rss_bursts[0], 1),
         "daemon_cpu_during_flood": round((cpu_flood - cpu_before) / flood_seconds, 2),
     }
     print(f"legitimate commands p99: quiet {figures['p99_quiet_ms']} ms, with {args.rate:g}/s "
