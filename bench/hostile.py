@@ -116,6 +116,7 @@ class Client:
         self.user = user
         self.cond = threading.Condition()
         self.replies: dict[bytes, float] = {}
+        self.refused = 0
         self.status: list[dict[str, object]] = []
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                   client_id=f"{user}-{uuid.uuid4().hex[:6]}")
@@ -134,7 +135,9 @@ class Client:
                 self.status.append(json.loads(msg.payload) if msg.payload else {})
             elif msg.properties is not None and getattr(msg.properties, "CorrelationData",
                                                         None):
+                status = json.loads(msg.payload).get("status")
                 self.replies[bytes(msg.properties.CorrelationData)] = now
+                self.refused += status != "ok"
             self.cond.notify_all()
 
     def send(self, name: str, payload: bytes, corr: bytes, qos: int = 1) -> None:
@@ -284,6 +287,8 @@ def timed(floor: Client, n: int) -> list[float]:
     for i in range(n):
         out.append(floor.call("adjust_stack", {"seat": 1, "amount": 1 if i % 2 else -1,
                                                "reason": "bench"}))
+    if floor.refused:
+        raise RuntimeError(f"{floor.refused} legitimate commands were refused")
     return out
 
 

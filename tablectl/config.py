@@ -367,8 +367,8 @@ class RateLimitSection(_Model):
     together (past it they are counted, one record per user and code a minute);
     ``max_users``: users whose limits are tracked (least recently seen dropped)."""
 
-    staff_rate: Rate = 50.0
-    staff_burst: Burst = 200
+    staff_rate: Rate = 500.0
+    staff_burst: Burst = 1000
     user_rate: Rate = 5.0
     user_burst: Burst = 20
     stranger_rate: Rate = 5.0

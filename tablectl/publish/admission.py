@@ -84,7 +84,7 @@ class AccessLimits:
     """The rate limits of one table (config ``[access.rate_limit]``, README
     "Configuration")."""
 
-    staff: RateLimit = RateLimit(50.0, 200)
+    staff: RateLimit = RateLimit(500.0, 1000)
     """Each dealer and floor user (and the keypad's user, should it send over MQTT)."""
     user: RateLimit = RateLimit(5.0, 20)
     """Each user of another role (a display)."""
