@@ -27,7 +27,6 @@ URL: 'COM3x'``), as one :class:`~tablectl.domain.errors.ConfigError`.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import tomllib
@@ -39,24 +38,15 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tablectl.config_text import hostile_values, read_toml
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
-from tablectl.domain.strictjson import (
-    MAX_SAFE_INT,
-    StrictJsonError,
-    check_text,
-    display_name,
-)
+from tablectl.domain.strictjson import StrictJsonError, display_name
 
 ENV_PREFIX: Final = "TABLECTL_"
 _ID_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 MAX_SEATS: Final = 10
-MAX_CONFIG_BYTES: Final = 1024 * 1024
-"""A table config is a few KiB; a larger file is refused before it is parsed."""
-MAX_CONFIG_TEXT: Final = 4096
-"""The longest string value a config holds (paths, URLs, names)."""
-MAX_CONFIG_DEPTH: Final = 8
 _USER_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 """A broker username as the command topic carries it (``tablectl.publish.topics.segment``)."""
 
@@ -545,7 +535,7 @@ def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
     Raises:
         ConfigError: the file cannot be read or parsed, or any value is invalid.
     """
-    data = _read_toml(path)
+    data = read_toml(path)
     problems = hostile_values(data)
     if problems:
         raise ConfigError(problems, source=str(path))
@@ -554,86 +544,6 @@ def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
         _set_dotted(data, dotted.split("."), value)
     _resolve_paths(data, path.parent)
     return parse_config(data, source=str(path))
-
-
-def _read_toml(path: Path) -> dict[str, object]:
-    """The TOML document of a config file read as hostile: at most :data:`MAX_CONFIG_BYTES`
-    read (a device or a FIFO reads no further), UTF-8, no NUL.
-
-    Raises:
-        ConfigError: one line saying why the file is not a config.
-    """
-    try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read config: {exc.strerror}")],
-                          source=str(path)) from exc
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError([("", f"larger than {MAX_CONFIG_BYTES // 1024} KiB: not a table "
-                            "config")], source=str(path))
-    if not raw.strip():
-        raise ConfigError([("", "the file is empty")], source=str(path))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError([("", f"not UTF-8 text (byte {exc.start})")],
-                          source=str(path)) from exc
-    if "\x00" in text:
-        raise ConfigError([("", f"a NUL byte at {text.index(chr(0))}: not a text file")],
-                          source=str(path))
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
-    except (RecursionError, ValueError) as exc:   # nesting beyond the parser, or its limits
-        raise ConfigError([("", f"not a table config: {type(exc).__name__}")],
-                          source=str(path)) from None
-
-
-def hostile_values(data: Mapping[str, object]) -> list[tuple[str, str]]:
-    """Every value of a parsed config no part of the table can hold, with its key path:
-    ``nan`` and ``inf``, integers beyond 2^53, strings over :data:`MAX_CONFIG_TEXT`
-    characters or with control characters, nesting deeper than :data:`MAX_CONFIG_DEPTH`.
-
-    >>> hostile_values({"odds": {"precision": float("nan")}, "seats": [{"name": "A\\x07"}]})
-    [('odds.precision', 'nan is not a number'), ('seats[0].name', 'control character U+0007 at 1')]
-    """
-    problems: list[tuple[str, str]] = []
-    stack: list[tuple[str, object, int]] = [("", data, 0)]
-    while stack:
-        where, value, depth = stack.pop()
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, float) and not math.isfinite(value):
-            problems.append((where, f"{value} is not a number"))
-        elif isinstance(value, int) and abs(value) > MAX_SAFE_INT:
-            problems.append((where, f"integer out of range (at most {MAX_SAFE_INT})"))
-        elif isinstance(value, str):
-            try:
-                check_text(value, max_len=MAX_CONFIG_TEXT, where=where, empty=True)
-            except StrictJsonError as exc:
-                problems.append((where, exc.reason))
-        elif isinstance(value, dict | list):
-            if depth >= MAX_CONFIG_DEPTH:
-                problems.append((where, f"nested deeper than {MAX_CONFIG_DEPTH} levels"))
-                continue
-            items = (value.items() if isinstance(value, dict)
-                     else ((f"[{i}]", v) for i, v in enumerate(value)))
-            children = []
-            for key, sub in items:
-                key_text = str(key)[:40]
-                if isinstance(value, dict):
-                    try:
-                        check_text(key_text, max_len=64, where="key")
-                    except StrictJsonError as exc:
-                        problems.append((where, f"key {key_text!r}: {exc.reason}"))
-                        continue
-                path = (f"{where}{key_text}" if key_text.startswith("[")
-                        else f"{where}.{key_text}" if where else key_text)
-                children.append((path, sub, depth + 1))
-            stack.extend(reversed(children))
-    return problems[:20]
 
 
 def check_config(path: Path) -> TableConfig:
