@@ -9,6 +9,7 @@ import contextlib
 import logging
 import secrets
 import ssl
+import traceback
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from tablectl.config import SourceKind, TableConfig, read_credentials
 from tablectl.config_check import ensure_journal_folder
 from tablectl.controller.table import SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
+from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
 from tablectl.game import Stakes
 from tablectl.journal import JournalWriteError
@@ -26,7 +28,10 @@ from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
 from tablectl.metrics.http import serve_metrics
 from tablectl.publish import topics
-from tablectl.publish.base import MemoryPublisher, MessageProps
+from tablectl.publish.admission import AccessLimits, RateLimit
+from tablectl.publish.base import IncomingMessage, MemoryPublisher, MessageProps
+from tablectl.publish.commands import bounded
+from tablectl.publish.errors import BirthRefusedError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map, refusal_of
@@ -239,6 +244,26 @@ async def run_web(config: TableConfig, *, host: str | None = None,
 # --- the table daemon (``tablectl run``) ------------------------------------------------------
 
 
+async def serve_commands(daemon: TableDaemon, messages: AsyncIterator[IncomingMessage]
+                         ) -> None:
+    """Hand every command message to ``daemon``, one at a time, until ``messages`` ends.
+
+    No message ends this loop: whatever one raises is logged (its topic, its size and where
+    it failed; never its payload) and answered ``internal_error`` where a sender can be
+    answered, and the next message is taken (docs/mqtt.md §8.4).
+    """
+    async for msg in messages:
+        try:
+            await daemon.handle_message(msg)
+        except Exception as exc:
+            where = "".join(traceback.format_tb(exc.__traceback__, limit=-4)).rstrip()
+            _LOGGER.error("table %s: a command on %s (%d bytes) failed: %s: %s; going on\n%s",
+                          daemon.table, bounded(msg.topic.value), len(msg.payload),
+                          type(exc).__name__, bounded(str(exc)), where,
+                          extra={"table": daemon.table})
+            await daemon.answer_internal_error(msg)
+
+
 def table_setup(config: TableConfig) -> TableSetup:
     """The controller's fixed setup from a config (decks loaded and checked).
 
@@ -257,6 +282,16 @@ def table_setup(config: TableConfig) -> TableSetup:
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,
                       currency=st.currency, units_per_currency=st.units_per_currency)
+
+
+def access_limits(config: TableConfig) -> AccessLimits:
+    """The command rate limits of ``config``'s ``[access.rate_limit]``."""
+    r = config.access.rate_limit
+    return AccessLimits(staff=RateLimit(r.staff_rate, r.staff_burst),
+                        user=RateLimit(r.user_rate, r.user_burst),
+                        strangers=RateLimit(r.stranger_rate, r.stranger_burst),
+                        records=RateLimit(r.refusals_rate, r.refusals_burst),
+                        max_users=r.max_users)
 
 
 def initial_state(config: TableConfig) -> TableState:
@@ -357,15 +392,18 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
                             f"{exc.reason}")]) from exc
     with journal:
         placeholder = MemoryPublisher()
-        daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock)
+        daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock,
+                             limits=access_limits(config))
         replayed = daemon.recover()
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
             daemon_mqtt_settings(config),
-            availability=Availability(topics.status(config.table.id), online, offline),
+            availability=Availability(topics.status(config.table.id), online, offline,
+                                      guard=_one_daemon_per_table(daemon, journal.journal_id)),
             wait_connected=False)
         daemon.publisher = mqtt_client
         async with mqtt_client, contextlib.AsyncExitStack() as stack:
+            stack.callback(daemon.flush_refusals, force=True)   # the counts, at any exit
             await mqtt_client.subscribe(topics.cmd_filter(config.table.id))
             for src in srcs:
                 await stack.enter_async_context(src)
@@ -379,26 +417,55 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             _LOGGER.info("table %s: running (epoch %d, %d inputs replayed, %d sources)",
                          config.table.id, journal.epoch, replayed, len(srcs),
                          extra={"table": config.table.id})
+            try:
+                await _run_tasks(config, daemon, mqtt_client, srcs, notifier, ready=ready)
+            except* BirthRefusedError as refused:
+                raise ConfigError([("table.id", str(refused.exceptions[0]))]) from None
 
-            async def commands() -> None:
-                async for msg in mqtt_client.messages():
-                    await daemon.handle_message(msg)
 
-            async def connections() -> None:
-                async for _info in mqtt_client.connections():
-                    daemon.on_connected()
+def _one_daemon_per_table(daemon: TableDaemon, journal_id: str
+                          ) -> Callable[[bytes | None], None]:
+    """The birth guard (docs/reliability.md, "Two daemons with one table id"): before its
+    first birth the daemon refuses to go online where another journal's daemon says it is
+    online (exit 2); later, it shows the conflict on its snapshot instead."""
+    born = False
 
-            async with asyncio.TaskGroup() as tasks:
-                tasks.create_task(commands())
-                tasks.create_task(connections())
-                tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
-                if config.odds.enabled:
-                    tasks.create_task(live_odds(daemon, config.odds.precision / 100)
-                                      .run(lambda: mqtt_client.connected))
-                for src in srcs:
-                    tasks.create_task(daemon.feed_source(src.events(), refusal_of(src)))
-                tasks.create_task(notifier.keep_alive(
-                    lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
-                notifier.notify("READY=1", f"STATUS=table {config.table.id} running")
-                if ready is not None:
-                    ready(daemon)
+    def guard(retained: bytes | None) -> None:
+        nonlocal born
+        other = online_elsewhere(retained, journal_id)
+        if other is not None and not born:
+            raise BirthRefusedError(
+                f"table {daemon.table} is online from another journal ({other}): another "
+                "table computer runs this table; stop it, or give this table another id "
+                "([table] id). If that computer is gone for good, clear its status first: "
+                f"mosquitto_pub -r -n -t {topics.status(daemon.table).value}")
+        daemon.table_conflict(other)
+        born = True
+
+    return guard
+
+
+async def _run_tasks(config: TableConfig, daemon: TableDaemon, mqtt_client: MqttPublisher,
+                     srcs: list[CardSource], notifier: SdNotifier, *,
+                     ready: Callable[[TableDaemon], None] | None) -> None:
+    """The daemon's tasks in one ``TaskGroup`` (see :func:`run_daemon`)."""
+
+    async def connections() -> None:
+        async for _info in mqtt_client.connections():
+            daemon.on_connected()
+
+    async with asyncio.TaskGroup() as tasks:
+        tasks.create_task(serve_commands(daemon, mqtt_client.messages()))
+        tasks.create_task(daemon.run_refusal_flusher())
+        tasks.create_task(connections())
+        tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
+        if config.odds.enabled:
+            tasks.create_task(live_odds(daemon, config.odds.precision / 100)
+                              .run(lambda: mqtt_client.connected))
+        for src in srcs:
+            tasks.create_task(daemon.feed_source(src.events(), refusal_of(src)))
+        tasks.create_task(notifier.keep_alive(
+            lambda: f"fault: {daemon.faulted}" if daemon.faulted else None))
+        notifier.notify("READY=1", f"STATUS=table {config.table.id} running")
+        if ready is not None:
+            ready(daemon)

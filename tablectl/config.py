@@ -10,6 +10,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     other_decks = ["decks/demo-blue.csv"]    (the room's other decks: a second deck is an error)
     button = 1         (the button's seat at the first hand; 0: the first seat; stud: unused)
     [access]           roles = {user = "dealer" | "floor" | "display"}, max_command_age, keypad_user
+    [access.rate_limit] staff_rate, staff_burst, user_rate, user_burst, stranger_rate, ...
     [mqtt]             url, credentials, cafile, certfile, keyfile
     [journal]          path
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
@@ -37,13 +38,27 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tablectl.config_text import hostile_values, read_toml
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
+from tablectl.domain.strictjson import StrictJsonError, display_name
 
 ENV_PREFIX: Final = "TABLECTL_"
 _ID_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 MAX_SEATS: Final = 10
+_USER_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+"""A broker username as the command topic carries it (``tablectl.publish.topics.segment``)."""
+
+
+def _shown_name(value: str, where: str) -> str:
+    """A name a display shows whole (``strictjson.display_name``); "" stays "" (no name)."""
+    if not value:
+        return value
+    try:
+        return display_name(value, where=where)
+    except StrictJsonError as exc:
+        raise ValueError(exc.reason) from None
 
 
 class _Model(BaseModel):
@@ -64,8 +79,14 @@ class TableSection(_Model):
     @classmethod
     def _topic_safe(cls, value: str) -> str:
         if not _ID_RE.match(value):
-            raise ValueError(f"not a table id: {value!r} (letters, digits, - and _, at most 32)")
+            raise ValueError(f"not a table id: {value[:40]!r} (letters, digits, - and _, "
+                             "at most 32)")
         return value
+
+    @field_validator("name")
+    @classmethod
+    def _shown(cls, value: str) -> str:
+        return _shown_name(value, "name")
 
 
 class Stakes(_Model):
@@ -131,6 +152,11 @@ class Seat(_Model):
     number: Annotated[int, Field(ge=1, le=MAX_SEATS, strict=True)]
     name: str = ""
     stack: Chips
+
+    @field_validator("name")
+    @classmethod
+    def _shown(cls, value: str) -> str:
+        return _shown_name(value, "name")
 
 
 class SourceKind(StrEnum):
@@ -319,15 +345,40 @@ class OddsSection(_Model):
 ROLES: Final = frozenset({"dealer", "floor", "display"})
 
 
+Rate = Annotated[float, Field(gt=0, le=100_000, allow_inf_nan=False)]
+Burst = Annotated[int, Field(ge=1, le=100_000, strict=True)]
+
+
+class RateLimitSection(_Model):
+    """Command rate limits (token buckets: ``*_rate`` commands a second on average,
+    ``*_burst`` at once; docs/mqtt.md §8.4). ``staff``: each dealer and floor user (the
+    keypad's user too); ``user``: each user of another role; ``stranger``: every user with no
+    role here, together; ``refusals``: refused commands journaled one record each, all users
+    together (past it they are counted, one record per user and code a minute);
+    ``max_users``: users whose limits are tracked (least recently seen dropped)."""
+
+    staff_rate: Rate = 500.0
+    staff_burst: Burst = 1000
+    user_rate: Rate = 5.0
+    user_burst: Burst = 20
+    stranger_rate: Rate = 5.0
+    stranger_burst: Burst = 20
+    refusals_rate: Rate = 20.0
+    refusals_burst: Burst = 100
+    max_users: Annotated[int, Field(ge=16, le=1_000_000, strict=True)] = 1024
+
+
 class AccessSection(_Model):
     """Who may command the table: MQTT username -> role (``dealer``: play the hand;
     ``floor``: also adjust stacks, seat players, kill hands, clear errors; ``display``:
     nothing). Users not listed are refused. ``max_command_age`` (seconds) refuses commands
-    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under."""
+    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under;
+    ``[access.rate_limit]`` bounds how fast each user may send commands."""
 
     roles: dict[str, str] = Field(default_factory=dict)
     max_command_age: Annotated[float, Field(gt=0, le=3600)] = 10.0
     keypad_user: str = "keypad"
+    rate_limit: RateLimitSection = RateLimitSection()
 
     @field_validator("roles")
     @classmethod
@@ -335,6 +386,10 @@ class AccessSection(_Model):
         bad = {user: role for user, role in roles.items() if role not in ROLES}
         if bad:
             raise ValueError(f"unknown role(s) {bad}: roles are {', '.join(sorted(ROLES))}")
+        users = [user for user in roles if not _USER_RE.match(user)]
+        if users:
+            raise ValueError(f"not a broker username: {users[0][:40]!r} (letters, digits, "
+                             "_ . -, at most 64; it is a level of the command topic)")
         return roles
 
 
@@ -480,14 +535,10 @@ def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
     Raises:
         ConfigError: the file cannot be read or parsed, or any value is invalid.
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read config: {exc.strerror}")], source=str(path)) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError([("", "not UTF-8 text")], source=str(path)) from exc
+    data = read_toml(path)
+    problems = hostile_values(data)
+    if problems:
+        raise ConfigError(problems, source=str(path))
     _apply_env(data, os.environ if env is None else env)
     for dotted, value in (overrides or {}).items():
         _set_dotted(data, dotted.split("."), value)

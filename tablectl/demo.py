@@ -91,7 +91,7 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path) -> Ta
                   "antenna_map": str(antennas)}
     blue = REPO_ROOT / "config" / "decks" / "demo-blue.csv"
     raw: dict[str, object] = {
-        "table": {"id": table, "name": f"tablectl demo - {scenario.stem}"},
+        "table": {"id": table, "name": f"demo {scenario.stem}"[:32]},
         "game": {"variant": game["variant"], "structure": game["structure"],
                  "preset": game.get("preset", "casino"), "stakes": dict(game["stakes"])},
         "seats": data["seats"], "sources": [source], "deck": str(deck),

@@ -33,6 +33,7 @@ from tablectl.controller.reply import ErrorCode, Refused
 from tablectl.controller.table import TableSetup
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.jsonvalue import JsonObject
+from tablectl.domain.strictjson import MAX_NAME, StrictJsonError, check_text, display_name
 
 _KIND_WORDS: Final[dict[type, str]] = {int: "an integer", str: "a string",
                                        bool: "true or false", list: "a list of cards"}
@@ -105,7 +106,9 @@ class Args:
         """Refuse the arguments no read asked for."""
         extra = self._fields.unused()
         if extra:
-            raise Refused(ErrorCode.BAD_ARGS, f"unknown argument(s): {', '.join(extra)}")
+            names = ", ".join(name[:32] for name in extra[:5])
+            more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+            raise Refused(ErrorCode.BAD_ARGS, f"unknown argument(s): {names}{more}")
 
 
 class ArgKind(Enum):
@@ -117,7 +120,17 @@ class ArgKind(Enum):
     CARD = "card"
     """A card's name (``"As"``), read as a :class:`~tablectl.domain.cards.Card`."""
     CARDS = "cards"
-    """A list of card names."""
+    """A list of card names (at most :data:`MAX_CARDS`)."""
+    NAME = "name"
+    """A player's name as a display shows it (:func:`~tablectl.domain.strictjson.display_name`:
+    at most 32 characters, none of them a control or format character), normalised."""
+
+
+MAX_TEXT: Final = 64
+"""The default bound of a text argument (characters)."""
+
+MAX_CARDS: Final = 8
+"""The most cards one argument names (a stud hand is seven)."""
 
 
 ArgCheck: TypeAlias = Callable[[object, TableSetup | None], str | None]
@@ -134,15 +147,18 @@ class Arg:
         required: a missing (or ``null``) one is refused.
         check: a check of a given value against the table's setup (after every argument is
             read and none is unknown).
+        max_len: the longest text (characters) a ``TEXT`` argument takes; every text is
+            also free of control characters.
     """
 
     key: str
     kind: ArgKind
     required: bool = False
     check: ArgCheck | None = None
+    max_len: int = MAX_TEXT
 
     def __post_init__(self) -> None:
-        if self.required and self.kind not in (ArgKind.INT, ArgKind.TEXT):
+        if self.required and self.kind not in (ArgKind.INT, ArgKind.TEXT, ArgKind.NAME):
             raise ValueError(f"argument {self.key!r}: only ints and texts can be required")
 
 
@@ -205,7 +221,7 @@ def _read(args: Args, arg: Arg) -> object:
     match arg.kind:
         case ArgKind.INT:
             return args.integer(arg.key) if arg.required else args.opt_int(arg.key)
-        case ArgKind.TEXT:
+        case ArgKind.TEXT | ArgKind.NAME:
             return args.text(arg.key) if arg.required else args.opt_str(arg.key)
         case ArgKind.BOOL:
             return args.opt_bool(arg.key)
@@ -215,7 +231,7 @@ def _read(args: Args, arg: Arg) -> object:
             return args.opt_cards(arg.key)
 
 
-_SCALAR: Final = {ArgKind.INT: int, ArgKind.TEXT: str, ArgKind.BOOL: bool}
+_SCALAR: Final = {ArgKind.INT: int, ArgKind.TEXT: str, ArgKind.BOOL: bool, ArgKind.NAME: str}
 
 
 def _well_formed(schema: ArgSchema, args: object) -> dict[str, object] | None:
@@ -239,6 +255,28 @@ def _well_formed(schema: ArgSchema, args: object) -> dict[str, object] | None:
     return values
 
 
+def _bounded(arg: Arg, value: object) -> object:
+    """``value`` within its argument's bounds (a name normalised as a display shows it).
+
+    Raises:
+        Refused: ``bad_args``: too long, a control character, too many cards.
+    """
+    try:
+        match arg.kind:
+            case ArgKind.TEXT:
+                return check_text(value, max_len=arg.max_len, where=f"argument {arg.key!r}",
+                                  empty=True)
+            case ArgKind.NAME:
+                return display_name(value, max_len=MAX_NAME, where=f"argument {arg.key!r}")
+            case ArgKind.CARDS:
+                if isinstance(value, tuple) and len(value) > MAX_CARDS:
+                    raise Refused(ErrorCode.BAD_ARGS, f"argument {arg.key!r}: {len(value)} "
+                                  f"cards, more than {MAX_CARDS}")
+    except StrictJsonError as exc:
+        raise Refused(ErrorCode.BAD_ARGS, str(exc)) from None
+    return value
+
+
 def read_args(schema: ArgSchema, args: JsonObject, setup: TableSetup | None) -> ArgValues:
     """Read ``args`` by ``schema``: each in order, then unknown ones, then the value checks.
 
@@ -252,6 +290,8 @@ def read_args(schema: ArgSchema, args: JsonObject, setup: TableSetup | None) -> 
         reader.done()
     for arg in schema:
         value = values[arg.key]
+        if value is not None:
+            value = values[arg.key] = _bounded(arg, value)
         if arg.check is not None and value is not None:
             reason = arg.check(value, setup)
             if reason is not None:

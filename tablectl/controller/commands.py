@@ -366,7 +366,7 @@ class CommandHandlers(ReadHygiene):
 
     def _cmd_seat_player(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         seat = args.integer("seat")
-        name = args.text("name").strip()
+        name = args.text("name")       # a display name, normalised (args.ArgKind.NAME)
         stack = args.integer("stack")
         if seat in self._seats:
             raise Refused(ErrorCode.BAD_ARGS,
@@ -519,12 +519,12 @@ COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "adjust_stack": CommandRule(
         CommandHandlers._cmd_adjust_stack, _BETWEEN,
         (_SEAT, Arg("amount", ArgKind.INT, required=True),
-         Arg("reason", ArgKind.TEXT, required=True, check=_reason_given)),
+         Arg("reason", ArgKind.TEXT, required=True, check=_reason_given, max_len=200)),
         _NOT_IN_HAND),
     "seat_player": CommandRule(
         CommandHandlers._cmd_seat_player, _BETWEEN,
         (Arg("seat", ArgKind.INT, required=True, check=_seat_number),
-         Arg("name", ArgKind.TEXT, required=True),
+         Arg("name", ArgKind.NAME, required=True),
          Arg("stack", ArgKind.INT, required=True, check=_not_negative)),
         _NOT_IN_HAND),
     "unseat_player": CommandRule(CommandHandlers._cmd_unseat_player, _BETWEEN, (_SEAT,),

@@ -31,6 +31,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Final
 
+from pydantic import ValidationError
+
 from tablectl import __version__
 from tablectl.clock import Clock
 from tablectl.controller import HandController
@@ -44,6 +46,7 @@ from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
 from tablectl.domain.jsonvalue import JsonValue
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
     EventRecord,
     InputRecord,
@@ -51,10 +54,12 @@ from tablectl.journal import (
     JournalError,
     JournalStateError,
     JournalWriteError,
+    RefusalRecord,
 )
 from tablectl.metrics import TableMetrics
+from tablectl.publish.admission import AccessLimits, Admission, Turned
 from tablectl.publish.base import IncomingMessage, Publisher, send_reply
-from tablectl.publish.commands import command_from_message
+from tablectl.publish.commands import bounded, command_from_message, refusal
 from tablectl.publish.envelope import (
     ReplyError,
     ReplyPayload,
@@ -68,6 +73,32 @@ from tablectl.sources.base import SourceEvent
 _LOGGER = logging.getLogger(__name__)
 
 JOURNAL_UNAVAILABLE: Final = "journal_unavailable"
+INTERNAL_ERROR: Final = "internal_error"
+TABLE_ID_CONFLICT: Final = "table_id_conflict"
+
+_STATUS_LIMITS: Final = JsonLimits(max_bytes=4096, max_depth=2, max_string=256)
+
+
+def online_elsewhere(retained: bytes | None, journal_id: str) -> str | None:
+    """The journal id of another daemon that says (retained status) it is online for this
+    table; None when the status is absent, offline, this journal's own (a crash left it
+    online), of a daemon older than journal ids, or not a status at all.
+
+    >>> online_elsewhere(b'{"v":1,"table":"t","state":"online","version":"1",'
+    ...                  b'"journal":"00ff","epoch":3}', "1234")
+    '00ff'
+    >>> online_elsewhere(b'{"state":"online","journal":"1234"}', "1234") is None
+    True
+    """
+    if not retained:
+        return None
+    try:
+        status = StatusPayload.model_validate(decode_object(retained, _STATUS_LIMITS))
+    except (StrictJsonError, ValidationError):
+        return None
+    if status.state != "online" or status.journal is None or status.journal == journal_id:
+        return None
+    return status.journal
 
 
 def status_payloads(table: str, epoch: int, journal: str | None = None) -> tuple[bytes, bytes]:
@@ -90,10 +121,12 @@ class TableDaemon:
         publisher: where to publish (an :class:`~tablectl.publish.mqtt.MqttPublisher` or the
             in-memory twin).
         clock: the injected clock (input times).
+        limits: the rate limits of commands from the broker (defaults: AccessLimits()).
     """
 
     def __init__(self, setup: TableSetup, initial: TableState, journal: Journal,
-                 publisher: Publisher, *, clock: Clock) -> None:
+                 publisher: Publisher, *, clock: Clock,
+                 limits: AccessLimits | None = None) -> None:
         self.setup = setup
         self.table = setup.table
         self.journal = journal
@@ -112,6 +145,12 @@ class TableDaemon:
         """Told of every applied input and published event (:mod:`tablectl.metrics`)."""
         self.on_secure_snapshot: Callable[[SnapshotEnvelope], None] | None = None
         """Called with every secure snapshot published (the live odds value it)."""
+        self.admission = Admission(self.table, setup.roles, setup.permissions,
+                                   limits or AccessLimits())
+        """The refusals before any journal or controller work, and the rate limits."""
+        self._refusals_failing = False
+        self.conflict: str | None = None
+        """Another journal's id while its daemon is online for this table too."""
 
     @property
     def hand_id(self) -> int | None:
@@ -245,12 +284,38 @@ class TableDaemon:
 
     # ---- snapshots --------------------------------------------------------------------------
 
+    def table_conflict(self, other: str | None) -> None:
+        """Another daemon (journal ``other``) is online for this table, or no longer (None):
+        an ERROR once per other journal, and a ``table_id_conflict`` error on the snapshot
+        while it lasts (docs/reliability.md, "Two daemons with one table id")."""
+        if other == self.conflict:
+            return
+        if other is not None:
+            _LOGGER.error("table %s: another daemon, with journal %s, is online for this "
+                          "table too: displays see two tables as one; stop the other table "
+                          "computer, or give one of them another table id", self.table,
+                          bounded(other), extra={"table": self.table})
+        else:
+            _LOGGER.info("table %s: no other daemon online for this table any more",
+                         self.table, extra={"table": self.table})
+        self.conflict = other
+        self.outbox.touch(public=True)
+
     def public_snapshot(self) -> dict[str, JsonValue]:
-        """The public snapshot body, with the journal fault shown as an error if any."""
+        """The public snapshot body, with the journal fault and a table id conflict shown as
+        errors if any."""
         body = dict(self.controller.public_snapshot_view())
-        if self.faulted is not None:
+        if self.conflict is not None:
             shown = body.get("errors")
             errors: list[JsonValue] = list(shown) if isinstance(shown, list) else []
+            errors.append({"code": TABLE_ID_CONFLICT, "message": (
+                f"another table computer (journal {self.conflict}) runs table {self.table} "
+                "too: stop it, or give one of them another table id"),
+                "since": self.clock.now().isoformat()})
+            body["errors"] = errors
+        if self.faulted is not None:
+            shown = body.get("errors")
+            errors = list(shown) if isinstance(shown, list) else []
             errors.append({"code": JOURNAL_UNAVAILABLE, "message": self.faulted,
                            "since": self.clock.now().isoformat()})
             body["errors"] = errors
@@ -291,11 +356,19 @@ class TableDaemon:
         return command_from_message(msg, self.clock.now())
 
     async def handle_message(self, msg: IncomingMessage) -> None:
-        """A command from the broker: recall/replay from the journal, the rest through
-        :meth:`apply`; exactly one reply either way."""
-        made = self.command_from_message(msg)
-        if isinstance(made, ReplyPayload):
-            await self._reply(msg, made)
+        """A command from the broker: refused before any journal or controller work by
+        :class:`~tablectl.publish.admission.Admission` (a bounded refusal record, never the
+        payload), else recall/replay from the journal, the rest through :meth:`apply`;
+        exactly one reply either way, except for a run of ``rate_limited`` refusals (the
+        first is answered) and a topic that names no sender."""
+        now = self.clock.monotonic()
+        made = self.admission.admit(msg, now, self.clock.now())
+        if isinstance(made, Turned):
+            if made.record is not None:
+                self.keep_refusals([made.record])
+            self.flush_refusals(now)
+            if made.reply is not None and made.code != "bad_topic":
+                await self._reply(msg, made.reply)
             return
         if made.name in ("recall", "replay"):
             await self._reply(msg, answer_from_journal(self.journal, self.setup, made))
@@ -315,11 +388,51 @@ class TableDaemon:
                 code=reply.code.value, message=reply.reason),
             data=json.loads(json.dumps(dict(reply.result)))))
 
+    def flush_refusals(self, now: float | None = None, *, force: bool = False) -> None:
+        """Journal the counted refusals when their time has come (``force``: now)."""
+        mono = self.clock.monotonic() if now is None else now
+        records = self.admission.due(mono, self.clock.now(), force=force)
+        if records:
+            self.keep_refusals(records)
+
+    def keep_refusals(self, records: list[RefusalRecord]) -> None:
+        """Journal refusal records; a journal that cannot take them is logged once per
+        fault, never a reason to refuse the next input (that input finds out by itself)."""
+        if self.faulted is not None:
+            return
+        try:
+            for record in records:
+                self.journal.append_refusal(record)
+            self._refusals_failing = False
+        except JournalError as exc:
+            if not self._refusals_failing:
+                _LOGGER.error("table %s: refusal records not journaled: %s", self.table,
+                              bounded(str(exc)), extra={"table": self.table})
+            self._refusals_failing = True
+
+    async def run_refusal_flusher(self) -> None:
+        """Journal the counted refusals every ``aggregate_every`` seconds (forever)."""
+        while True:
+            await self.clock.sleep(self.admission.limits.aggregate_every)
+            self.flush_refusals()
+
+    async def answer_internal_error(self, msg: IncomingMessage) -> None:
+        """Answer ``internal_error`` to a command whose handling failed (the caller logged
+        why); nothing is raised, a reply that cannot be sent is only logged."""
+        try:
+            await self._reply(msg, refusal("unknown", INTERNAL_ERROR,
+                                           "the table could not handle this command; it was "
+                                           "not applied unless a later state shows it"))
+        except Exception as exc:
+            _LOGGER.error("table %s: internal_error reply not sent: %s", self.table,
+                          type(exc).__name__)
+
     async def _reply(self, msg: IncomingMessage, payload: ReplyPayload) -> None:
         try:
             await send_reply(self.publisher, msg, encode(payload))
         except (PublishError, ValueError) as exc:
-            _LOGGER.warning("table %s: reply %s not sent: %s", self.table, payload.id, exc)
+            _LOGGER.warning("table %s: reply %s not sent: %s", self.table,
+                            bounded(payload.id), bounded(str(exc)))
 
     # ---- the loop --------------------------------------------------------------------------
 

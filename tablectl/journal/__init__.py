@@ -18,6 +18,7 @@ from tablectl.journal.records import (
     JournalRecord,
     JournalWriteError,
     NewEvent,
+    RefusalRecord,
 )
 from tablectl.journal.sqlite import SqliteJournal
 
@@ -35,5 +36,6 @@ __all__ = [
     "JournalWriteError",
     "MemoryJournal",
     "NewEvent",
+    "RefusalRecord",
     "SqliteJournal",
 ]

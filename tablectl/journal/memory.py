@@ -30,6 +30,7 @@ from tablectl.journal.records import (
     InputRecord,
     JournalRecord,
     NewEvent,
+    RefusalRecord,
     check_aware,
     check_count,
     check_new_error,
@@ -50,6 +51,7 @@ class MemoryJournal:
         self._events: list[EventRecord] = []
         self._hands: list[HandRecord] = []
         self._errors: list[ErrorRecord] = []
+        self._refusals: list[RefusalRecord] = []
         self._closed = False
         self._in_transaction = False
 
@@ -94,6 +96,18 @@ class MemoryJournal:
         self._live()
         self._epoch += 1
         return self._epoch
+
+    def append_refusal(self, record: RefusalRecord) -> None:
+        """Keep a refused command's record (see :meth:`Journal.append_refusal`)."""
+        self._need_epoch()
+        if not isinstance(record, RefusalRecord):
+            raise JournalStateError(f"not a RefusalRecord: {record!r}")
+        self._refusals.append(record)
+
+    def refusals(self) -> list[RefusalRecord]:
+        """Every refusal record, oldest first."""
+        self._live()
+        return list(self._refusals)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

@@ -238,6 +238,49 @@ class ErrorRecord:
         return self.cleared_at is None
 
 
+MAX_REFUSAL_TEXT: Final = 160
+"""The longest topic or reason a refusal record keeps (characters)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalRecord:
+    """A command refused before it reached the controller: what is kept of it instead of its
+    payload (a few hundred bytes however large the payload was).
+
+    Attributes:
+        at: when it was refused (for an aggregate: when the aggregate was written).
+        user: the sender named by the topic, None when the topic names none.
+        topic: the topic it came on (cut to :data:`MAX_REFUSAL_TEXT` characters).
+        size: the payload's size in bytes (for an aggregate: of all its refusals).
+        digest: SHA-256 of the payload (None for an aggregate).
+        code: the refusal's code (``bad_request``, ``not_authorised``, ``rate_limited``...).
+        reason: why, in one bounded sentence.
+        count: how many refusals the record stands for (1, or an aggregate's count).
+    """
+
+    at: datetime
+    user: str | None
+    topic: str
+    size: int
+    digest: bytes | None
+    code: str
+    reason: str
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        check_aware(self.at)
+        _check_name(self.code, "refusal code")
+        if self.user is not None:
+            _check_name(self.user, "refusal user")
+        if len(self.topic) > MAX_REFUSAL_TEXT or len(self.reason) > MAX_REFUSAL_TEXT:
+            raise JournalStateError("refusal topic and reason are bounded")
+        if self.digest is not None and len(self.digest) != 32:
+            raise JournalStateError("a refusal digest is a SHA-256")
+        for name, value in (("size", self.size), ("count", self.count)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise JournalStateError(f"refusal {name} must be a non-negative int")
+
+
 def check_new_error(code: str, detail: JsonObject | None, by: str | None,
                     hand_id: int | None) -> JsonObject:
     """Validate :meth:`Journal.raise_error` arguments; return the frozen detail."""
@@ -377,6 +420,16 @@ class Journal(Protocol):
 
     def active_errors(self) -> list[ErrorRecord]:
         """Errors raised and not cleared (they survive restarts), oldest first."""
+        ...
+
+    def append_refusal(self, record: RefusalRecord) -> None:
+        """Keep a bounded record of a command refused before the controller (not an input:
+        a replay never sees it). Written without an fsync of its own: the next input's
+        commit makes it durable, a process kill cannot lose it (a power cut can)."""
+        ...
+
+    def refusals(self) -> list[RefusalRecord]:
+        """Every refusal record, oldest first."""
         ...
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 """The SQLite journal's schema: its tables, append-only triggers and upgrades, and the codec
 of its rows (column lists and row -> record).
 
-Tables (schema version 2)::
+Tables (schema version 3)::
 
     meta(key, value)                 -- schema_version, epoch, journal_id
     hands(id, number, epoch, started_at, ended_at, summary)
@@ -10,6 +10,7 @@ Tables (schema version 2)::
     events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)
            UNIQUE(epoch, topic, seq)
     errors(id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, cleared_by)
+    refusals(id, epoch, at, user, topic, size, digest, code, reason, count)
 
 ``journal_id`` is a random number written when the file is created (and on the first open of
 a journal made before it existed): it tells this journal's epochs from another journal's.
@@ -17,7 +18,8 @@ a journal made before it existed): it tells this journal's epochs from another j
 Append-only: triggers refuse ``DELETE`` on every table and ``UPDATE`` on inputs. Times are
 ISO 8601 strings of aware UTC datetimes. Version 2 added ``inputs.decision`` (what was decided
 about the input, JSON; NULL in rows written before): a version 1 journal is upgraded in place
-when opened.
+when opened. Version 3 added ``refusals``: commands refused before the controller, a bounded
+record each (never the payload), or one row for an aggregate of many.
 """
 
 from __future__ import annotations
@@ -33,11 +35,17 @@ from tablectl.journal.records import (
     EventRecord,
     HandRecord,
     JournalRecord,
+    RefusalRecord,
     new_journal_id,
 )
 
-SCHEMA_VERSION: Final = 2
-_UPGRADES: Final = {1: "ALTER TABLE inputs ADD COLUMN decision TEXT"}
+SCHEMA_VERSION: Final = 3
+_REFUSALS: Final = """CREATE TABLE IF NOT EXISTS refusals(
+    id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, at TEXT NOT NULL, user TEXT,
+    topic TEXT NOT NULL, size INTEGER NOT NULL, digest BLOB, code TEXT NOT NULL,
+    reason TEXT NOT NULL, count INTEGER NOT NULL)"""
+_UPGRADES: Final = {1: "ALTER TABLE inputs ADD COLUMN decision TEXT",
+                    2: _REFUSALS}
 """schema version -> the statement that brings a journal of that version to the next one"""
 
 _SCHEMA = """
@@ -60,6 +68,9 @@ CREATE TABLE IF NOT EXISTS errors(
     id INTEGER PRIMARY KEY, code TEXT NOT NULL, detail TEXT NOT NULL, epoch INTEGER NOT NULL,
     hand_id INTEGER REFERENCES hands(id), raised_at TEXT NOT NULL, raised_by TEXT,
     cleared_at TEXT, cleared_by TEXT);
+""" + _REFUSALS + """;
+CREATE TRIGGER IF NOT EXISTS refusals_no_delete BEFORE DELETE ON refusals
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS inputs_append_only BEFORE UPDATE ON inputs
     BEGIN SELECT RAISE(ABORT, 'journal inputs are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS inputs_no_delete BEFORE DELETE ON inputs
@@ -75,6 +86,7 @@ CREATE TRIGGER IF NOT EXISTS errors_no_delete BEFORE DELETE ON errors
 INPUT_COLS = "seq, epoch, at, source, kind, payload, actor, hand_id, decision"
 EVENT_COLS = "id, epoch, seq, topic, type, payload, hand_id, created_at, published_at"
 HAND_COLS = "id, number, epoch, started_at, ended_at, summary"
+REFUSAL_COLS = "at, user, topic, size, digest, code, reason, count"
 ERROR_COLS = ("id, code, detail, epoch, hand_id, raised_at, raised_by, cleared_at, "
                "cleared_by")
 
@@ -139,6 +151,15 @@ def error_row(row: Row) -> ErrorRecord:
                        epoch=as_int(row[3]), hand_id=_opt_int(row[4]), raised_at=_time(row[5]),
                        raised_by=_opt_str(row[6]), cleared_at=_opt_time(row[7]),
                        cleared_by=_opt_str(row[8]))
+
+
+def refusal_row(row: Row) -> RefusalRecord:
+    """A ``refusals`` row (``REFUSAL_COLS``) as a record."""
+    digest = row[4]
+    assert digest is None or isinstance(digest, bytes)
+    return RefusalRecord(at=_time(row[0]), user=_opt_str(row[1]), topic=_str(row[2]),
+                         size=as_int(row[3]), digest=digest, code=_str(row[5]),
+                         reason=_str(row[6]), count=as_int(row[7]))
 
 
 def create_or_upgrade(conn: sqlite3.Connection, path: str) -> None:

@@ -39,6 +39,7 @@ from tablectl.journal.records import (
     JournalRecord,
     JournalWriteError,
     NewEvent,
+    RefusalRecord,
     check_aware,
     check_count,
     check_new_error,
@@ -50,12 +51,14 @@ from tablectl.journal.schema import (
     EVENT_COLS,
     HAND_COLS,
     INPUT_COLS,
+    REFUSAL_COLS,
     as_int,
     create_or_upgrade,
     error_row,
     event_row,
     hand_row,
     input_row,
+    refusal_row,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -492,6 +495,31 @@ class SqliteJournal:
         return self._read(lambda c: [event_row(r) for r in c.execute(
             f"SELECT {EVENT_COLS} FROM events WHERE topic=? AND epoch=? AND seq BETWEEN ? "
             "AND ? ORDER BY seq", (topic, epoch, from_seq, to_seq))])
+
+    # -- refusals -------------------------------------------------------------------------
+
+    def append_refusal(self, record: RefusalRecord) -> None:
+        """Keep a refused command's bounded record (see :meth:`Journal.append_refusal`): a
+        commit without an fsync of its own, outside any input's transaction.
+
+        Raises:
+            JournalWriteError: it could not be written.
+        """
+        if not isinstance(record, RefusalRecord):
+            raise JournalStateError(f"not a RefusalRecord: {record!r}")
+
+        def do(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO refusals(epoch, at, user, topic, size, digest, code, reason, "
+                "count) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (self._need_epoch(conn), record.at.isoformat(), record.user, record.topic,
+                 record.size, record.digest, record.code, record.reason, record.count))
+        self._write("append_refusal", do, durable=False)
+
+    def refusals(self) -> list[RefusalRecord]:
+        """Every refusal record, oldest first."""
+        return self._read(lambda c: [refusal_row(r) for r in c.execute(
+            f"SELECT {REFUSAL_COLS} FROM refusals ORDER BY id")])
 
     # -- error states ---------------------------------------------------------------------
 

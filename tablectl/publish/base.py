@@ -10,11 +10,11 @@ publishes so callers can test their failure paths.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Protocol, Self
+from typing import Final, Protocol, Self
 
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.publish.errors import NotConnectedError, PublishError, PublishRefusedError
 from tablectl.publish.topics import (
     Topic,
@@ -24,6 +24,10 @@ from tablectl.publish.topics import (
     parse_command,
     topic_matches,
 )
+
+_REPLY_TO_LIMITS: Final = JsonLimits(max_bytes=16 * 1024, max_depth=6, max_string=512,
+                                     max_items=64)
+"""A command payload's limits (:data:`tablectl.publish.commands.COMMAND_LIMITS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +146,14 @@ def payload_reply_to(payload: bytes) -> str | None:
     'poker/v1/replies/d/c'
     >>> payload_reply_to(b"not json") is None
     True
+    >>> payload_reply_to(b"[" * 5000) is None      # read by the strict decoder: never raises
+    True
     """
     try:
-        body = json.loads(payload)
-    except ValueError:
+        body = decode_object(payload, _REPLY_TO_LIMITS)
+    except StrictJsonError:
         return None
-    value = body.get("reply_to") if isinstance(body, dict) else None
+    value = body.get("reply_to")
     return value if isinstance(value, str) and value else None
 
 

@@ -38,3 +38,8 @@ class PublishRefusedError(PublishError):
     def __init__(self, message: str, topic: str | None, reason_code: int) -> None:
         self.reason_code = reason_code
         super().__init__(message, topic)
+
+
+class BirthRefusedError(PublishError):
+    """The availability guard refused to publish the birth (another daemon is online for
+    this table): the client left the broker without firing its will and stays off."""

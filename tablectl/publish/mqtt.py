@@ -59,6 +59,7 @@ from firmware_bridge.outage import Outage
 from tablectl.clock import SystemClock
 from tablectl.publish.base import IncomingMessage, MessageProps
 from tablectl.publish.errors import (
+    BirthRefusedError,
     ConnectionLostError,
     NotConnectedError,
     PublishError,
@@ -84,6 +85,7 @@ _LOGGER = logging.getLogger(__name__)
 _DISCONNECTED = "disconnected"
 _MISC_INTERVAL = 1.0        # seconds between loop_misc calls (keepalive checks)
 _MAX_SOCKET_TIMEOUT = 5.0   # paho's default bound on a blocking TCP connect / TLS handshake
+_MAX_HELD = 1000            # messages kept while a connection's birth is under way
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -136,6 +138,11 @@ class MqttPublisher:
         self._writer_fd: int | None = None
         self._lost = asyncio.Event()           # set when the current socket closes
         self._in_call = False                  # inside a call into paho made by this class
+        self._born = False                     # the birth of this connection is out
+        self._held: list[IncomingMessage] = []  # messages that came before the birth
+        self._retained: asyncio.Future[bytes | None] | None = None  # the guard's read
+        self._refused: BirthRefusedError | None = None
+        self._takeovers = 0
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -154,6 +161,7 @@ class MqttPublisher:
         self._messages = asyncio.Queue()
         self._connections = asyncio.Queue()
         self._count = 0
+        self._refused = None
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id,
                              protocol=mqtt.MQTTv5, transport=s.transport,
                              manual_ack=self._manual_ack)
@@ -204,7 +212,7 @@ class MqttPublisher:
         """
         if self._client is None:
             return
-        if self._connected and self._availability is not None:
+        if self._connected and self._availability is not None and self._refused is None:
             a = self._availability
             try:
                 async with asyncio.timeout(self._settings.connect_timeout):
@@ -246,8 +254,9 @@ class MqttPublisher:
 
     @property
     def connected(self) -> bool:
-        """True between a CONNACK and the next disconnect."""
-        return self._connected
+        """True from the birth after a CONNACK (the CONNACK itself without availability) to
+        the next disconnect."""
+        return self._connected and self._born
 
     @property
     def inflight(self) -> int:
@@ -322,9 +331,17 @@ class MqttPublisher:
         self._call(client, client.ack, msg.mid, msg.qos)
 
     async def messages(self) -> AsyncIterator[IncomingMessage]:
-        """Incoming messages (all subscriptions, one stream) until the client closes."""
+        """Incoming messages (all subscriptions, one stream) until the client closes; those
+        of a connection come after its birth. Messages on the availability topic are the
+        client's own.
+
+        Raises:
+            BirthRefusedError: the availability guard refused the birth.
+        """
         while (msg := await self._messages.get()) is not None:
             yield msg
+        if self._refused is not None:
+            raise self._refused
 
     async def connections(self) -> AsyncIterator[ConnectInfo]:
         """One :class:`ConnectInfo` per (re)connection, after re-subscribe and birth.
@@ -334,6 +351,8 @@ class MqttPublisher:
         """
         while (info := await self._connections.get()) is not None:
             yield info
+        if self._refused is not None:
+            raise self._refused
 
     # -- driving paho from the loop -------------------------------------------------------
 
@@ -409,15 +428,21 @@ class MqttPublisher:
         """Connect, serve the connection until it is lost, back off, and again, forever."""
         s = self._settings
         delay = 0.0
-        while True:
+        while not self._stays_off():
             self._connack_ok = False
             if await self._open(client):
                 await self._serve(client)
+            if self._stays_off():
+                return
             if self._connack_ok:               # as paho: a successful CONNACK resets it
                 delay = 0.0
             delay = float(s.reconnect_min) if delay == 0 else min(delay * 2, s.reconnect_max)
             _LOGGER.debug("mqtt: next connection attempt in %.0f s", delay)
             await self._clock.sleep(delay)
+
+    def _stays_off(self) -> bool:
+        """The birth was refused: no more connections."""
+        return self._refused is not None
 
     async def _open(self, client: mqtt.Client) -> bool:
         """One blocking ``reconnect()`` in a worker thread; register the socket it opened."""
@@ -517,19 +542,70 @@ class MqttPublisher:
                     _LOGGER.error("mqtt: re-subscribe refused: %s", exc)
             if self._availability is not None:
                 a = self._availability
+                if a.guard is not None:
+                    a.guard(await self._read_retained(a.topic))
                 await self.publish(a.topic, a.online, retain=True)
+        except BirthRefusedError as exc:
+            self._refuse(exc)
+            return
         except PublishError as exc:
             _LOGGER.warning("mqtt: after-connect work failed (%s); waiting for the next "
                             "connection", exc)
             return
+        self._born = True
+        held, self._held = self._held, []
+        for msg in held:
+            self._messages.put_nowait(msg)
         self._connections.put_nowait(info)
+
+    async def _read_retained(self, topic: Topic) -> bytes | None:
+        """The payload retained on ``topic`` now, None when there is none.
+
+        Subscribed at QoS 0 (not held back by the inflight window), twice: the broker sends
+        a subscription's retained message before it answers the next SUBSCRIBE, so by the
+        second SUBACK what is retained has come. Unsubscribed after.
+        """
+        client = self._client
+        assert client is not None
+        self._retained = asyncio.get_running_loop().create_future()
+        try:
+            await self._subscribe(topic.value, 0)
+            await self._subscribe(topic.value, 0)
+            return self._retained.result() if self._retained.done() else None
+        finally:
+            self._retained = None
+            if self._connected:
+                self._call(client, client.unsubscribe, topic.value)
+
+    def _refuse(self, exc: BirthRefusedError) -> None:
+        """Leave the broker without the will (a clean DISCONNECT) and stay off."""
+        _LOGGER.debug("mqtt: birth refused: %s", exc)
+        self._refused = exc
+        client = self._client
+        if client is not None and client.socket() is not None:
+            self._connected = False
+            self._call(client, client.disconnect)
+        if self._first is not None and not self._first.done():
+            self._first.set_exception(exc)
+        self._messages.put_nowait(None)
+        self._connections.put_nowait(None)
 
     def _handle_disconnect(self, reason: str) -> None:
         was = self._connected
         self._connected = False
+        self._born = False
         self._fail_pending(reason)
-        if was:
+        if not was:
+            return
+        if "taken over" not in reason.lower():
             _LOGGER.warning("mqtt: disconnected: %s", reason)
+            return
+        # another client with this client id: said at 1, 10, 100... times, not every second
+        self._takeovers += 1
+        level = (logging.WARNING if str(self._takeovers).rstrip("0") == "1"
+                 else logging.DEBUG)
+        _LOGGER.log(level, "mqtt: disconnected: %s (%d times: another client uses the "
+                    "client id %s)", reason, self._takeovers, self._settings.client_id)
 
     def _handle_puback(self, mid: int, code: int, failed: bool, reason: str) -> None:
         fut = self._pending_pub.get(mid)
@@ -597,8 +673,18 @@ class MqttPublisher:
         try:
             topic = Topic(msg.topic)
         except TopicError:
-            _LOGGER.warning("mqtt: ignoring message on %r", msg.topic)
+            _LOGGER.warning("mqtt: ignoring message on %r", msg.topic[:160])
             return
-        self._messages.put_nowait(IncomingMessage(topic, bytes(msg.payload), msg.qos,
-                                                  bool(msg.retain), props_in(msg.properties),
-                                                  msg.mid, self._count))
+        a = self._availability
+        if a is not None and topic == a.topic:     # the guard's read; never a command
+            if self._retained is not None and not self._retained.done():
+                self._retained.set_result(bytes(msg.payload) if msg.payload else None)
+            return
+        incoming = IncomingMessage(topic, bytes(msg.payload), msg.qos, bool(msg.retain),
+                                   props_in(msg.properties), msg.mid, self._count)
+        if self._born:
+            self._messages.put_nowait(incoming)
+        elif len(self._held) < _MAX_HELD:
+            self._held.append(incoming)
+        else:     # a birth that does not come: the sender resends what got no reply
+            _LOGGER.debug("mqtt: message on %s dropped before the birth", topic.value[:160])

@@ -4,6 +4,7 @@ the broker (validated), the birth and will, and each successful connection."""
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,11 +73,18 @@ class MqttSettings:
 
 @dataclass(frozen=True, slots=True)
 class Availability:
-    """Birth and will: retained ``online`` after each CONNACK, ``offline`` as the LWT."""
+    """Birth and will: retained ``online`` after each CONNACK, ``offline`` as the LWT.
+
+    ``guard``, if given, is called after each CONNACK and before the birth with the payload
+    retained on ``topic`` (None when there is none): it may raise
+    :class:`~tablectl.publish.errors.BirthRefusedError` to refuse the birth; the client then
+    leaves the broker without its will firing and reconnects no more.
+    """
 
     topic: Topic
     online: bytes
     offline: bytes
+    guard: Callable[[bytes | None], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

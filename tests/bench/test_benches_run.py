@@ -33,6 +33,8 @@ CASES = [
                    "--latency-samples", "0"],
      ["phevaluator_max_equity_difference", "omaha_hi_lo_over_high"]),
     ("soak.py", ["--hands", "2", "--variants", "1"], ["hands_played", "hands_mismatched"]),
+    ("hostile.py", ["--commands", "10", "--rate", "200", "--burst", "200"],
+     ["p99_ratio", "burst_dealer_s", "journal_bytes_per_refused", "rss_after_mb"]),
     ("latency.py", ["--samples", "20", "--metrics", "--odds", "both"],
      ["read_p50", "read_p99", "floor_p50", "rss_peak_mb", "p50_over_floor",
       "odds_p50_growth_ms"]),

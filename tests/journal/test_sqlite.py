@@ -296,7 +296,7 @@ def test_a_version_1_journal_is_upgraded_and_keeps_its_inputs(tmp_path: Path) ->
         assert [r.decision for r in j.inputs()] == [None, {"applied": True}]
         assert j.pragma("user_version") == 0
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (2,)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (3,)
     conn.close()
     with SqliteJournal.open(path, ManualClock()) as j, pytest.raises(JournalError,
                                                                     match="no input 9"):
