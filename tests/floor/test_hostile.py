@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablectl.floor.pg import PgStore
 from tablectl.floor.service import FloorService, FloorSettings
 from tablectl.floor.store import MemoryStore
-from tests.conftest import BrokerFactory
+from tests.conftest import BrokerFactory, free_port
 from tests.floor.stack import FloorProcess, db_rows
 from tests.floor.streams import T0, body, events_of, stream
 from tests.floor.test_cli import Run
@@ -110,6 +111,14 @@ def publisher(port: int) -> Iterator[Publisher]:
         pub.close()
 
 
+def scrape(port: int) -> dict[str, float]:
+    """The worker's Prometheus counters."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        lines = resp.read().decode().splitlines()
+    return {line.split()[0]: float(line.split()[1]) for line in lines
+            if line and not line.startswith("#")}
+
+
 def count(db: str, query: str, *args: Any) -> int:
     rows = db_rows(db, query, args)
     return int(rows[0][0]) if rows else 0
@@ -128,8 +137,9 @@ async def subscribed(db: str, tables: tuple[str, ...]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def floor_process(port: int, db: str, log: Path, user: str) -> AsyncIterator[FloorProcess]:
-    floor = FloorProcess(port, db, log, user=user)
+async def floor_process(port: int, db: str, log: Path, user: str, *extra: str
+                        ) -> AsyncIterator[FloorProcess]:
+    floor = FloorProcess(port, db, log, user=user, extra=extra)
     floor.start()
     try:
         yield floor
@@ -142,11 +152,12 @@ async def test_hostile_events_are_quarantined_and_every_table_goes_on(
         capsys: pytest.CaptureFixture[str]) -> None:
     broker = mosquitto_factory()
     good = {t: stream(t, 1, 1) for t in TABLES}
+    metrics = free_port()
     with publisher(broker.port) as pub:
         for t in TABLES:
             retained_snapshot(pub, t)
-        async with floor_process(broker.port, pg_url, tmp_path / "floor.log",
-                                 "floor-h") as floor:
+        async with floor_process(broker.port, pg_url, tmp_path / "floor.log", "floor-h",
+                                 "--metrics-port", str(metrics)) as floor:
             await subscribed(pg_url, TABLES)
             for i, (name, table, payload, _why) in enumerate(HOSTILE):
                 pub.send(topic(table), payload)
@@ -167,6 +178,10 @@ async def test_hostile_events_are_quarantined_and_every_table_goes_on(
             await poll_until(lambda: count(pg_url, "SELECT count(*) FROM hands WHERE result "
                                                    "= 'settled'") == len(TABLES), WAIT, 0.1)
             assert floor.alive
+            scraped = await asyncio.to_thread(scrape, metrics)
+            assert scraped["tablectl_floor_quarantined_total"] == len(HOSTILE)
+            assert scraped["tablectl_floor_undecodable_total"] == len(HOSTILE)
+            assert scraped["tablectl_floor_store_failures_total"] == 0
     # every table's hand as the same events make it without the hostile ones
     twin = MemoryStore()
     twin.ingest(events_of([e for t in TABLES for e in good[t]]))
