@@ -52,7 +52,6 @@ MAX_INT4: Final = 2**31 - 1
 MAX_CHIPS: Final = 2**53 - 1
 """Chips: what a browser's Number and PostgreSQL's bigint both hold."""
 
-_TABLE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _TOPIC: Final = re.compile(r"^poker/v1/tables/([A-Za-z0-9][A-Za-z0-9_.\-]{0,63})/(events|state)$")
 _CARD: Final = re.compile(r"^[2-9TJQKA][cdhs]$")
 _WORD: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -74,17 +73,6 @@ def topic_table(topic: str) -> str:
     if match is None:
         raise FloorInputError(f"topic {topic[:120]!r} is not a table's events or state")
     return match.group(1)
-
-
-def table_id(value: object, what: str = "table") -> str:
-    """A table id as topics carry it (letters, digits, ``_ . -``, at most 64).
-
-    Raises:
-        FloorInputError: anything else.
-    """
-    if not isinstance(value, str) or not _TABLE.fullmatch(value):
-        raise FloorInputError(f"{what}: not a table id: {_show(value)}")
-    return value
 
 
 def _object(raw: bytes, what: str, limits: JsonLimits) -> dict[str, Any]:
@@ -352,4 +340,4 @@ def _show(value: object) -> str:
 
 __all__ = ["EVENT_LIMITS", "MAX_CHIPS", "MAX_INT4", "MAX_SEATS", "REPLY_LIMITS",
            "SNAPSHOT_LIMITS", "decode_event", "decode_reply", "decode_snapshot",
-           "event_from_body", "table_id", "topic_table"]
+           "event_from_body", "topic_table"]

@@ -32,6 +32,7 @@ import json
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -43,7 +44,6 @@ from tablectl.floor.decode import (
     decode_reply,
     decode_snapshot,
     event_from_body,
-    table_id,
     topic_table,
 )
 from tablectl.floor.gaps import GapTracker, ReplayRequest
@@ -72,6 +72,8 @@ _LOGGER = logging.getLogger(__name__)
 
 FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
 _SEP: Final = "\x1f"
+MAX_ASKED: Final = 4096
+"""Replay requests remembered (a reply is taken only for one of them)."""
 
 
 class FloorFailedError(RuntimeError):
@@ -183,6 +185,7 @@ class FloorService:
         self._queue: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-store")
         self._stopping = asyncio.Event()
+        self._asked: OrderedDict[str, ReplayRequest] = OrderedDict()
 
     def stop(self) -> None:
         """End :meth:`run` after the batch under way."""
@@ -269,8 +272,9 @@ class FloorService:
         table: str | None = None
         try:
             if msg.topic == self.settings.reply_topic:
-                table = self._reply_table(msg)
-                return _Part(msg, self._replayed(msg, table), [])
+                request = self._reply_request(msg)
+                table = request.table
+                return _Part(msg, self._replayed(msg, request), [])
             table = topic_table(msg.topic.value)
             if msg.topic.value.endswith(EVENTS_SUFFIX):
                 return _Part(msg, [decode_event(msg.payload, table)], [])
@@ -292,20 +296,22 @@ class FloorService:
                         row.topic, row.size, row.digest[:16], row.reason)
         return row
 
-    @staticmethod
-    def _reply_table(msg: IncomingMessage) -> str:
+    def _reply_request(self, msg: IncomingMessage) -> ReplayRequest:
+        """The request of ours a reply answers, by the nonce of its correlation data: a
+        reply to anything else (a bridge user forging another table's events, or a reply
+        to a request of before a restart) is refused."""
         corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
-        table, sep, _epoch = corr.partition(_SEP)
-        if not sep:
-            raise FloorInputError("a reply without our correlation data")
-        return table_id(table, "reply's correlation data")
+        _LOGGER.info("floor: replay reply %s (%d bytes)",
+                     safe_text(corr, 200).replace("\\x1f", " "), len(msg.payload))
+        nonce = corr.rsplit(_SEP, 1)[-1]
+        request = self._asked.get(nonce)
+        if request is None or corr != _correlation(request, nonce):
+            raise FloorInputError("a reply to no request of this worker's (forged, or to a "
+                                  "request of before a restart)")
+        return request
 
-    @staticmethod
-    def _replayed(msg: IncomingMessage, table: str) -> list[FloorEvent]:
-        corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
-        _LOGGER.info("floor: replay reply %s (%d bytes)", safe_text(corr, 200).replace(
-            "\\x1f", " "), len(msg.payload))
-        epoch = corr.partition(_SEP)[2]
+    def _replayed(self, msg: IncomingMessage, request: ReplayRequest) -> list[FloorEvent]:
+        table, epoch = request.table, request.epoch
         body = decode_reply(msg.payload)
         if body.get("status") != "ok":
             error = body.get("error")
@@ -327,6 +333,9 @@ class FloorService:
                                     what=f"reply.data.events[{i}]")
             if event.epoch != epoch:
                 raise FloorInputError(f"reply: epoch {event.epoch} where {epoch} was asked")
+            if not request.from_seq <= event.seq <= request.to_seq:
+                raise FloorInputError(f"reply: seq {event.seq} where {request.from_seq}.."
+                                      f"{request.to_seq} was asked")
             out.append(event)
         return out
 
@@ -430,8 +439,12 @@ class FloorService:
                               "args": {**epoch_wire(request.epoch),
                                        "from_seq": request.from_seq,
                                        "to_seq": request.to_seq}}).encode()
+        nonce = uuid.uuid4().hex
+        self._asked[nonce] = request
+        while len(self._asked) > MAX_ASKED:
+            self._asked.popitem(last=False)
         props = MessageProps(response_topic=s.reply_topic.value,
-                             correlation_data=f"{request.table}{_SEP}{request.epoch}".encode(),
+                             correlation_data=_correlation(request, nonce).encode(),
                              message_expiry=10, content_type="application/json")
         with contextlib.suppress(PublishError):   # asked again at the tracker's next interval
             self.stats.replays += 1
@@ -446,6 +459,12 @@ class _Part:
     msg: IncomingMessage
     events: list[FloorEvent]
     snapshots: list[FloorSnapshot]
+
+
+def _correlation(request: ReplayRequest, nonce: str) -> str:
+    """A replay request's correlation data: its table, its run and a nonce, which a
+    bridge user who did not see the request cannot guess."""
+    return f"{request.table}{_SEP}{request.epoch}{_SEP}{nonce}"
 
 
 def _table_of(part: _Part) -> str | None:

@@ -24,6 +24,8 @@ import paho.mqtt.client as mqtt
 import psycopg
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from tablectl.floor.pg import PgStore
 from tablectl.floor.service import FloorService, FloorSettings
@@ -269,3 +271,78 @@ async def test_a_batch_the_database_refuses_is_split_and_only_the_bad_message_is
     assert count(pg_url, "SELECT count(*) FROM events") == len(bodies)
     rows = db_rows(pg_url, "SELECT table_id, reason FROM quarantine")
     assert len(rows) == 1 and rows[0][0] == "t3" and "no_poison" in rows[0][1], rows
+
+
+class ReplayingTable:
+    """A table's daemon as far as replays go: answers ``cmd/replay`` with the asked events
+    (from ``events``), echoing the correlation data, on the reply topic it was given."""
+
+    def __init__(self, port: int, table: str, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.asked: list[tuple[bytes, int, int]] = []
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id=f"daemon-{table}")
+        self.client.on_message = self._on_message
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe(f"poker/v1/tables/{table}/cmd/replay/+", qos=1)
+        self.client.loop_start()
+
+    def _on_message(self, client: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+        args = json.loads(msg.payload)["args"]
+        lo, hi = args["from_seq"], args["to_seq"]
+        self.asked.append((msg.properties.CorrelationData, lo, hi))
+        reply = {"v": 1, "id": "r", "status": "ok", "data": {
+            "events": [{k: v for k, v in e.items() if k != "table"} for e in self.events
+                       if lo <= e["seq"] <= hi]}}
+        props = Properties(PacketTypes.PUBLISH)
+        props.CorrelationData = msg.properties.CorrelationData
+        client.publish(msg.properties.ResponseTopic, json.dumps(reply).encode(), qos=1,
+                       properties=props)
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+async def test_a_reply_to_no_request_of_the_worker_is_quarantined_and_a_real_one_fills_the_gap(
+        mosquitto_factory: BrokerFactory, pg_url: str) -> None:
+    """Every bridge user may write replay replies (docs/floor.md's ACL): before, a reply
+    whose correlation data named table t2 was stored as t2's history, whoever sent it."""
+    broker = mosquitto_factory()
+    t1 = stream("t1", 1, 1)[:10]
+    forged_events = [{k: v for k, v in e.items() if k != "table"}
+                     for e in stream("t2", 1, 1)[:5]]
+    forged = json.dumps({"v": 1, "id": "x", "status": "ok",
+                         "data": {"events": forged_events}}).encode()
+    store = PgStore(pg_url)
+    table = ReplayingTable(broker.port, "t1", t1)
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(table.close)
+        stack.callback(store.close)
+        client = await stack.enter_async_context(worker_client(broker.port, "floor-f", 50))
+        service = FloorService(FloorSettings(user="floor-f", reorder=0.2, sweep=0.2), store,
+                               client)
+        task = asyncio.create_task(service.run())
+        stack.push_async_callback(asyncio.wait_for, task, 10)
+        stack.callback(service.stop)
+        for topic_filter in service.settings.filters():   # subscribed before publishing
+            await client.subscribe(topic_filter, qos=1)
+        with publisher(broker.port) as pub:
+            reply_topic = service.settings.reply_topic.value
+            for corr in (b"t2\x1f1", b"t2\x1f1\x1f" + b"0" * 32, b""):
+                props = Properties(PacketTypes.PUBLISH)
+                if corr:
+                    props.CorrelationData = corr
+                pub.client.publish(reply_topic, forged, qos=1,
+                                   properties=props).wait_for_publish(10)
+            await poll_until(lambda: service.stats.quarantined == 3, WAIT, every=0.05)
+            # t1 with events 4..6 lost: the worker asks t1, whose answer fills the gap
+            for event in t1[:3] + t1[6:]:
+                pub.send(topic("t1"), json.dumps(event).encode())
+            await poll_until(lambda: count(pg_url, "SELECT applied FROM streams WHERE "
+                                                   "table_id = 't1'") == len(t1), WAIT, 0.05)
+    assert count(pg_url, "SELECT count(*) FROM events WHERE table_id = 't2'") == 0
+    assert table.asked and all(corr.startswith(b"t1\x1f1\x1f") for corr, _, _ in table.asked)
+    assert db_rows(pg_url, "SELECT id FROM tables ORDER BY id") == [("t1",)]
+    rows = db_rows(pg_url, "SELECT count, reason FROM quarantine")   # one payload, 3 times
+    assert len(rows) == 1 and rows[0][0] == 3 and "no request of this worker" in rows[0][1]
