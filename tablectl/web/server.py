@@ -240,9 +240,10 @@ def page_reply(raw: bytes) -> dict[str, object] | None:
                       "reason": str(err.get("message") or "")}}
 
 
-REPLY_LIMITS: Final = JsonLimits(max_bytes=4 * 1024 * 1024, max_string=64 * 1024,
-                                 max_items=8192)
-"""A daemon's reply as the console takes it (a recall of many hands is large)."""
+REPLY_LIMITS: Final = JsonLimits(max_bytes=4 * 1024 * 1024, max_depth=32,
+                                 max_string=64 * 1024, max_items=8192)
+"""A daemon's reply as the console takes it (a recall of many hands is large and deep: hands,
+steps, their events, their seats)."""
 
 
 def _dumps(obj: object) -> str:
