@@ -197,7 +197,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
                         if own_console else public_settings)
     console_user = console_settings.username or console_settings.client_id
     settings = WebSettings(table=config.table.id, table_name=config.table.name,
-                           broadcast_delay=web.broadcast_delay, four_colour=web.four_colour)
+                           broadcast_delay=web.broadcast_delay, four_colour=web.four_colour,
+                           secure_cookie=web.secure_cookie)
     public_feed = _QueueFeed()
     secure_feed = _QueueFeed() if web.secure_url else None
     async with contextlib.AsyncExitStack() as stack:

@@ -291,7 +291,10 @@ class WebSection(_Model):
     makes a hash). The secure feed for the broadcast overlay is read over the mTLS listener
     ``secure_url`` with ``secure_certfile``/``secure_keyfile`` (CA: ``mqtt.cafile``); without
     ``secure_url`` the overlay is disabled. Hole cards reach overlay browsers only
-    ``broadcast_delay`` seconds after the server received them.
+    ``broadcast_delay`` seconds after the server received them. ``secure_cookie`` marks the
+    session cookie ``Secure`` (sent over HTTPS only): true or false, or unset to mark it when
+    the login came over HTTPS (a TLS proxy on the same machine that sends
+    ``X-Forwarded-Proto: https``); set it true behind any HTTPS proxy.
     """
 
     host: str = "127.0.0.1"
@@ -304,6 +307,7 @@ class WebSection(_Model):
     secure_certfile: Path | None = None
     secure_keyfile: Path | None = None
     four_colour: bool = False
+    secure_cookie: Annotated[bool | None, Field(strict=True)] = None
 
     @field_validator("secure_url")
     @classmethod

@@ -12,11 +12,11 @@ a late LWT of an older run is ignored; a message that names no run is ignored.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.floor.model import epoch_text
 from tablectl.floor.money import money_format
 from tablectl.publish.runs import Run, RunOrder, RunTracker
@@ -103,6 +103,10 @@ def _stakes(s: Mapping[str, Any]) -> str:
     return f"{text} {cur}".strip()
 
 
+PAGE_LIMITS: Final = JsonLimits(max_bytes=256 * 1024)
+"""A table's snapshot, status or a flag, as the floor page takes it."""
+
+
 class FloorBoard:
     """Every table's line and the latest flags (see the module docstring)."""
 
@@ -113,11 +117,11 @@ class FloorBoard:
     def on_message(self, topic: str, payload: bytes) -> bool:
         """Fold one message in; True when the view changed."""
         levels = topic.split("/")
-        try:
-            body = json.loads(payload) if payload else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        if not payload:
             return False
-        if not isinstance(body, dict):
+        try:       # strict: a NaN kept here would break every browser's page (JSON.parse)
+            body = decode_object(payload, PAGE_LIMITS)
+        except StrictJsonError:
             return False
         if levels[-1] == "flags":
             self.flags = [body, *self.flags][:MAX_FLAGS]

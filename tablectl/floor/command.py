@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import signal
@@ -67,6 +68,16 @@ def _since(text: str) -> datetime:
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"expected a number 1..1000000, got {text!r}")
+    return value
+
+
 def mqtt_settings(url: str, *, user: str, credentials: Path | None,
                   cafile: Path | None, batch_max: int | None = None) -> MqttSettings:
     """A worker's connection: its username is its client id, the session persists a day
@@ -123,8 +134,16 @@ def _run(args: argparse.Namespace) -> int:
                            batch_max=settings.batch_max)
 
     async def main() -> None:
-        async with MqttPublisher(broker, wait_connected=False, manual_ack=True) as client:
+        async with contextlib.AsyncExitStack() as stack:
+            client = await stack.enter_async_context(
+                MqttPublisher(broker, wait_connected=False, manual_ack=True))
             service = FloorService(settings, store, client)
+            if args.metrics_port is not None:
+                from tablectl.floor.metrics import FloorMetrics
+                from tablectl.metrics.http import serve_metrics
+                await stack.enter_async_context(serve_metrics(
+                    FloorMetrics(lambda: service.stats).registry, args.metrics_host,
+                    args.metrics_port, key="--metrics-port"))
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, service.stop)
@@ -133,8 +152,8 @@ def _run(args: argparse.Namespace) -> int:
             await service.run()
             s = service.stats
             _LOGGER.info("floor: stopped after %d batches of %d messages, %d events applied, "
-                         "%d duplicates, %d replay requests", s.batches, s.messages, s.applied,
-                         s.duplicates, s.replays)
+                         "%d duplicates, %d quarantined, %d replay requests", s.batches,
+                         s.messages, s.applied, s.duplicates, s.quarantined, s.replays)
 
     try:
         asyncio.run(main())
@@ -173,6 +192,32 @@ def _hands(args: argparse.Namespace) -> int:
         _say(f"{h.id}  {h.table}  #{h.number}  {h.game or '?'}  "
              f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
              f"pot {pot}  won: {won}{flags}")
+    return 0
+
+
+# ---- floor quarantine ---------------------------------------------------------------------
+
+def _quarantine(args: argparse.Namespace) -> int:
+    from tablectl.floor.pg import PgStore
+
+    store = PgStore(args.db)
+    try:
+        rows = store.quarantined(table=args.table, limit=args.limit)
+    except StoreUnavailableError as exc:
+        return _fail(str(exc), 1)
+    finally:
+        store.close()
+    if args.json:
+        for row in rows:
+            _say(json.dumps(row.to_json(), ensure_ascii=True))
+        return 0
+    if not rows:
+        _say("no quarantined messages")
+    for r in rows:
+        times = f" x{r.count}, last {r.last_at:%Y-%m-%d %H:%M:%S}" if r.count > 1 and r.last_at \
+            else ""
+        _say(f"{r.received_at:%Y-%m-%d %H:%M:%S}{times}  {r.table or '-'}  {r.topic}  "
+             f"{r.size} bytes  sha256 {r.digest[:16]}  {r.reason}")
     return 0
 
 
@@ -267,6 +312,11 @@ def add_floor(sub: _Subparsers) -> None:
                      help="how long to wait for the database at start (default 30 s)")
     run.add_argument("--no-share", action="store_true",
                      help="a plain subscription (a single worker on a broker without $share)")
+    run.add_argument("--metrics-port", type=int, metavar="PORT",
+                     help="serve Prometheus metrics on /metrics at this port (messages, "
+                          "events applied, quarantined, store failures; default: none)")
+    run.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST",
+                     help="listen address of the metrics (default %(default)s)")
     run.set_defaults(handler=_guard(_run))
 
     hands = inner.add_parser("hands", help="list recorded hands (id, table, game, pot, "
@@ -282,6 +332,24 @@ def add_floor(sub: _Subparsers) -> None:
                        help="one JSON object per line, amounts in chip units as stored, with "
                             "the hand's stakes (units_per_currency, currency)")
     hands.set_defaults(handler=_guard(_hands))
+
+    quarantine = inner.add_parser(
+        "quarantine", help="list the messages the floor set aside (could not decode or store)",
+        description="Each message the floor could not decode (not strict JSON, a field of the "
+                    "wrong type or range, another table's id in the payload) or that the "
+                    "database refused, the most recent first: when, its table and topic, "
+                    "its size and SHA-256, and why. The same message again is one line "
+                    "(xN). The first 16 KB of each payload is kept (--json shows it).")
+    quarantine.add_argument("--db", required=True, type=_check_db, metavar="URL",
+                            help="the floor's database, postgresql://user@host:port/database")
+    quarantine.add_argument("--table", help="only messages on this table's topics")
+    quarantine.add_argument("--limit", type=_positive, default=100, metavar="N",
+                            help="at most this many, the most recent first (default "
+                                 "%(default)s)")
+    quarantine.add_argument("--json", action="store_true",
+                            help="one JSON object per line, with the kept payload as text "
+                                 "(bytes that are not UTF-8 and control characters escaped)")
+    quarantine.set_defaults(handler=_guard(_quarantine))
 
     export = inner.add_parser(
         "export", help="write recorded settled hands as PHH files",

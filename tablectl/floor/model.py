@@ -2,14 +2,14 @@
 
 The floor treats a table's ``epoch`` as an opaque value: it is stored as text and only ever
 compared for equality; ``(table, epoch, seq)`` names one event everywhere (docs/floor.md).
-Payloads are parsed here loosely on purpose: the floor must keep recording when a daemon adds
-a field, so only what the floor uses is checked, and anything else that is malformed is
-refused with :class:`FloorInputError` (the message is dropped and logged, nothing written).
+Payloads are decoded by :mod:`tablectl.floor.decode` (strict JSON, then a typed check of what
+the floor uses; a daemon may add a field); what it refuses raises :class:`FloorInputError` and
+goes to the quarantine (:class:`QuarantineRow`), nothing of it into the history.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +17,10 @@ from typing import Any, Final
 
 EVENTS_SUFFIX: Final = "/events"
 STATE_SUFFIX: Final = "/state"
+
+
+MAX_KEPT_PAYLOAD: Final = 16 * 1024
+"""Bytes of a quarantined payload kept (its size and SHA-256 are kept whole)."""
 
 
 class FloorInputError(ValueError):
@@ -52,34 +56,6 @@ def epoch_wire(text: str) -> dict[str, int | str]:
     return {"journal": journal, "epoch": value} if sep else {"epoch": value}
 
 
-def _object(raw: bytes, what: str) -> dict[str, Any]:
-    try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FloorInputError(f"{what}: not JSON ({exc})") from None
-    if not isinstance(body, dict):
-        raise FloorInputError(f"{what}: not a JSON object")
-    return body
-
-
-def _int(body: Mapping[str, Any], key: str, what: str, low: int) -> int:
-    value = body.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise FloorInputError(f"{what}: {key} must be an integer >= {low}, not {value!r}")
-    return value
-
-
-def _time(body: Mapping[str, Any], what: str) -> datetime:
-    value = body.get("ts")
-    try:
-        stamp = datetime.fromisoformat(str(value))
-    except ValueError:
-        raise FloorInputError(f"{what}: ts is not an ISO time: {value!r}") from None
-    if stamp.tzinfo is None:
-        raise FloorInputError(f"{what}: ts has no time zone: {value!r}")
-    return stamp
-
-
 @dataclass(frozen=True, slots=True)
 class FloorEvent:
     """One public event of one table.
@@ -111,35 +87,6 @@ class FloorEvent:
         """``(table, epoch)``: the stream whose seq this continues."""
         return (self.table, self.epoch)
 
-    @classmethod
-    def from_body(cls, body: Mapping[str, Any], *, table: str | None = None,
-                  journal: str | None = None, what: str = "event") -> FloorEvent:
-        """From an envelope's JSON object (``table`` and ``journal`` fill in for replayed
-        events, whose reply names them once)."""
-        name = body.get("table", table)
-        if not isinstance(name, str) or not name:
-            raise FloorInputError(f"{what}: table must be a non-empty string")
-        if table is not None and name != table:
-            raise FloorInputError(f"{what}: table {name!r} where {table!r} was asked")
-        etype = body.get("type")
-        if not isinstance(etype, str) or not etype:
-            raise FloorInputError(f"{what}: type must be a non-empty string")
-        hand = body.get("hand")
-        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int)):
-            raise FloorInputError(f"{what}: hand must be an integer or null")
-        data = body.get("data", {})
-        if not isinstance(data, dict):
-            raise FloorInputError(f"{what}: data must be an object")
-        return cls(table=name, epoch=epoch_text(body.get("epoch"),
-                                                body.get("journal", journal)),
-                   seq=_int(body, "seq", what, 1), type=etype, ts=_time(body, what),
-                   hand=hand, data=data)
-
-    @classmethod
-    def parse(cls, raw: bytes) -> FloorEvent:
-        """From an ``events`` message payload."""
-        return cls.from_body(_object(raw, "event"))
-
 
 @dataclass(frozen=True, slots=True)
 class FloorSnapshot:
@@ -155,20 +102,6 @@ class FloorSnapshot:
     def stream(self) -> tuple[str, str]:
         """``(table, epoch)``."""
         return (self.table, self.epoch)
-
-    @classmethod
-    def parse(cls, raw: bytes) -> FloorSnapshot:
-        """From a ``state`` message payload."""
-        body = _object(raw, "snapshot")
-        name = body.get("table")
-        if not isinstance(name, str) or not name:
-            raise FloorInputError("snapshot: table must be a non-empty string")
-        data = body.get("data", {})
-        if not isinstance(data, dict):
-            raise FloorInputError("snapshot: data must be an object")
-        return cls(table=name, epoch=epoch_text(body.get("epoch"), body.get("journal")),
-                   seq=_int(body, "seq", "snapshot", 0), ts=_time(body, "snapshot"),
-                   data=data)
 
 
 # ---- rows ---------------------------------------------------------------------------------
@@ -336,3 +269,76 @@ class HandSummary:
                 "result": self.result, "pot": self.pot, "winners": list(self.winners),
                 "flags": list(self.flags),
                 "stakes": dict(self.stakes) if self.stakes is not None else None}
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantineRow:
+    """A message the floor could not decode or store, kept for a person to look at.
+
+    Attributes:
+        received_at: when the worker set it aside.
+        topic: where it came (control characters escaped).
+        table: the table of the topic, or None (a reply, or a topic that names none).
+        reason: why, in words (what and where).
+        payload: its first :data:`MAX_KEPT_PAYLOAD` bytes, as they came (bytes: a payload
+            that is not UTF-8 or holds a NUL is kept too).
+        size: its whole size in bytes.
+        digest: the SHA-256 of the whole payload, hex (the same message twice is one row).
+        count: how many times it came (a listing's figure; 1 when set aside).
+        last_at: when it came last (a listing's figure).
+    """
+
+    received_at: datetime
+    topic: str
+    table: str | None
+    reason: str
+    payload: bytes
+    size: int
+    digest: str
+    count: int = 1
+    last_at: datetime | None = None
+
+    @classmethod
+    def of(cls, *, topic: str, table: str | None, reason: str, raw: bytes,
+           received_at: datetime) -> QuarantineRow:
+        """The row of ``raw`` (texts made safe for a PostgreSQL text column and a terminal).
+
+        >>> from datetime import UTC
+        >>> row = QuarantineRow.of(topic="a/\\x00b", table=None, reason="bad\\nthing",
+        ...                        raw=b"\\x00" * 20000, received_at=datetime.now(UTC))
+        >>> row.topic, row.reason, row.size, len(row.payload), row.digest[:8]
+        ('a/\\\\x00b', 'bad\\\\nthing', 20000, 16384, '28b4f41a')
+        """
+        return cls(received_at=received_at, topic=safe_text(topic, 1024),
+                   table=table, reason=safe_text(reason, 1024),
+                   payload=bytes(raw[:MAX_KEPT_PAYLOAD]), size=len(raw),
+                   digest=hashlib.sha256(raw).hexdigest())
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``tablectl floor quarantine --json`` prints it (the payload as text, invalid
+        UTF-8 and control characters escaped)."""
+        return {"received_at": self.received_at.isoformat(),
+                "last_at": self.last_at.isoformat() if self.last_at else None,
+                "count": self.count, "topic": self.topic, "table": self.table,
+                "reason": self.reason, "size": self.size, "sha256": self.digest,
+                "payload": safe_text(self.payload.decode("utf-8", "backslashreplace"),
+                                     MAX_KEPT_PAYLOAD * 4),
+                "truncated": self.size > len(self.payload)}
+
+
+def safe_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, its control characters and lone surrogates
+    escaped (``\\x00``), so that PostgreSQL text, a log line and a terminal take it.
+
+    >>> safe_text("a\\x00b\\nc\\ud800", 100)
+    'a\\\\x00b\\\\nc\\\\ud800'
+    """
+    out = []
+    for ch in text[:limit]:
+        code = ord(ch)
+        if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or 0xD800 <= code < 0xE000:
+            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       if code < 0xD800 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -14,9 +14,14 @@ under an advisory lock so that several workers starting at once apply each file 
    state, and the rows it yields are written, keyed by the event that caused them;
 4. the streams' new states are written and the transaction commits.
 
-A lost connection (the server restarted, or the backend was terminated) raises
-:class:`~tablectl.floor.store.StoreUnavailableError`: the transaction rolled back, nothing of
-the batch is kept, and the next call reconnects.
+A lost connection (the server restarted, or the backend was terminated; psycopg's
+``OperationalError`` and ``InterfaceError``, deadlocks and serialisation failures among them)
+raises :class:`~tablectl.floor.store.StoreUnavailableError`: the transaction rolled back,
+nothing of the batch is kept, and the next call reconnects; the service tries the same batch
+again. Any other database error (a value a column cannot hold, a constraint) is about the
+batch itself and raises :class:`~tablectl.floor.store.StoreRefusedError`: trying it again would
+fail the same, so the service splits it and quarantines the message that fails
+(docs/floor.md, "Quarantine").
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from tablectl.floor.model import (
     HandRow,
     HandSummary,
     PotRow,
+    QuarantineRow,
     Row,
     ShowdownRow,
     UndoRow,
@@ -53,6 +59,7 @@ from tablectl.floor.model import (
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.store import (
     IngestResult,
+    StoreRefusedError,
     StoreUnavailableError,
     latest_by_stream,
     table_info,
@@ -172,6 +179,16 @@ class PgStore:
         self._conn = None
         return StoreUnavailableError(f"database connection lost: {_one_line(exc)}")
 
+    def _failed(self, exc: psycopg.Error) -> StoreUnavailableError | StoreRefusedError:
+        """What a database error means: the database is away (try again), or it refused
+        what it was given (do not)."""
+        if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+            return self._lost(exc)
+        with contextlib.suppress(psycopg.Error):
+            self.close()             # a fresh connection, whatever state the pipeline is in
+        self._conn = None
+        return StoreRefusedError(f"database refused it: {_one_line(exc)[:500]}")
+
     # ---- ingest -------------------------------------------------------------------------
 
     def ingest(self, events: Sequence[FloorEvent],
@@ -181,8 +198,42 @@ class PgStore:
         try:
             with conn.transaction(), conn.pipeline():
                 return self._ingest(conn, events, snapshots)
-        except psycopg.Error as exc:    # lost connection, aborted pipeline, deadlock...
-            raise self._lost(exc) from exc
+        except psycopg.Error as exc:    # lost connection, aborted pipeline, deadlock, a value
+            raise self._failed(exc) from exc
+
+    def quarantine(self, rows: Sequence[QuarantineRow]) -> None:
+        """See :meth:`tablectl.floor.store.Store.quarantine`."""
+        if not rows:
+            return
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                conn.cursor().executemany(
+                    "INSERT INTO quarantine (received_at, last_at, topic, table_id, reason, "
+                    "payload, size, sha256) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (topic, sha256) DO UPDATE SET count = quarantine.count + 1, "
+                    "last_at = excluded.last_at, reason = excluded.reason",
+                    [(r.received_at, r.received_at, r.topic, r.table, r.reason, r.payload,
+                      r.size, r.digest) for r in rows])
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+
+    def quarantined(self, *, table: str | None = None, limit: int = 100
+                    ) -> list[QuarantineRow]:
+        """See :meth:`tablectl.floor.store.Store.quarantined`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT received_at, topic, table_id, reason, payload, size, sha256, "
+                    "count, last_at FROM quarantine WHERE (%(t)s::text IS NULL OR "
+                    "table_id = %(t)s) ORDER BY last_at DESC, id DESC LIMIT %(n)s",
+                    {"t": table, "n": limit}).fetchall()
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        return [QuarantineRow(received_at=r[0], topic=r[1], table=r[2], reason=r[3],
+                              payload=bytes(r[4]), size=r[5], digest=r[6], count=r[7],
+                              last_at=r[8]) for r in rows]
 
     def _ingest(self, conn: psycopg.Connection[Any], events: Sequence[FloorEvent],
                 snapshots: Sequence[FloorSnapshot]) -> IngestResult:
@@ -426,7 +477,7 @@ class PgStore:
         out = {}
         with conn.transaction():
             for name in ("tables", "events", "hands", "actions", "boards", "pots",
-                         "showdowns", "winners", "flags"):
+                         "showdowns", "winners", "flags", "quarantine"):
                 row = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
                     sql.Identifier(name))).fetchone()
                 out[name] = int(row[0]) if row else 0

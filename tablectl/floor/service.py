@@ -9,8 +9,15 @@ One worker (there may be several, each with its own broker user):
   the first), hands each batch to the store in a worker thread (one transaction), and only
   then acknowledges the batch's messages (QoS 1, persistent session, manual PUBACK): a worker
   killed before the commit gets them again on its next connection;
+* decodes every message with :mod:`tablectl.floor.decode` (the table is the topic's) and sets
+  aside in the quarantine what it cannot decode, with the reason (docs/floor.md,
+  "Quarantine");
 * retries a batch the store could not take (database restarted, connection killed) until it
-  can, with the messages still unacknowledged;
+  can, with the messages still unacknowledged; a batch the store *refused* (a value it cannot
+  hold: trying again would fail the same) is split in halves until the message that fails is
+  alone, and that one goes to the quarantine: the others are stored, and every message of the
+  batch is acknowledged, so a poison message is neither retried for ever nor redelivered
+  after a restart;
 * every ``sweep`` seconds asks the store for gaps and sends ``cmd/replay`` for those the
   :class:`~tablectl.floor.gaps.GapTracker` says are due; the replies come back on its reply
   topic and are ingested like any event;
@@ -25,23 +32,37 @@ import json
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
+from tablectl.floor.decode import (
+    decode_event,
+    decode_reply,
+    decode_snapshot,
+    event_from_body,
+    topic_table,
+)
 from tablectl.floor.gaps import GapTracker, ReplayRequest
 from tablectl.floor.model import (
     EVENTS_SUFFIX,
-    STATE_SUFFIX,
     FlagRow,
     FloorEvent,
     FloorInputError,
     FloorSnapshot,
+    QuarantineRow,
     epoch_wire,
+    safe_text,
 )
-from tablectl.floor.store import IngestResult, Store, StoreUnavailableError
+from tablectl.floor.store import (
+    IngestResult,
+    Store,
+    StoreRefusedError,
+    StoreUnavailableError,
+)
 from tablectl.publish import topics
 from tablectl.publish.base import IncomingMessage, MessageProps
 from tablectl.publish.errors import PublishError
@@ -51,6 +72,8 @@ _LOGGER = logging.getLogger(__name__)
 
 FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
 _SEP: Final = "\x1f"
+MAX_ASKED: Final = 4096
+"""Replay requests remembered (a reply is taken only for one of them)."""
 
 
 class FloorFailedError(RuntimeError):
@@ -132,7 +155,9 @@ class FloorSettings:
 
 @dataclass(slots=True)
 class FloorStats:
-    """Counters of one worker (the bench reads them)."""
+    """Counters of one worker (the bench and the tests read them; ``refused``: messages
+    that could not be decoded, ``quarantined``: messages set aside, those and the ones the
+    store refused)."""
 
     batches: int = 0
     messages: int = 0
@@ -140,6 +165,7 @@ class FloorStats:
     duplicates: int = 0
     rows: int = 0
     refused: int = 0
+    quarantined: int = 0
     replays: int = 0
     store_failures: int = 0
     flags: int = 0
@@ -159,6 +185,7 @@ class FloorService:
         self._queue: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-store")
         self._stopping = asyncio.Event()
+        self._asked: OrderedDict[str, ReplayRequest] = OrderedDict()
 
     def stop(self) -> None:
         """End :meth:`run` after the batch under way."""
@@ -203,8 +230,10 @@ class FloorService:
 
     async def _consume(self) -> None:
         while (batch := await self._next_batch()) is not None:
-            events, snapshots = self._parse(batch)
-            result = await self._ingest(events, snapshots)
+            rejected: list[QuarantineRow] = []
+            parts = [part for msg in batch if (part := self._decode(msg, rejected)) is not None]
+            result = await self._store_parts(parts, rejected)
+            await self._set_aside(rejected)
             for msg in batch:
                 self.client.ack(msg)
             self.stats.batches += 1
@@ -237,58 +266,121 @@ class FloorService:
             batch.append(msg)
         return batch
 
-    def _parse(self, batch: Sequence[IncomingMessage]
-               ) -> tuple[list[FloorEvent], list[FloorSnapshot]]:
-        events: list[FloorEvent] = []
-        snapshots: list[FloorSnapshot] = []
-        for msg in batch:
-            try:
-                if msg.topic == self.settings.reply_topic:
-                    events.extend(self._replayed(msg))
-                elif msg.topic.value.endswith(EVENTS_SUFFIX):
-                    events.append(FloorEvent.parse(msg.payload))
-                elif msg.topic.value.endswith(STATE_SUFFIX) and msg.payload:
-                    snapshots.append(FloorSnapshot.parse(msg.payload))  # (b"": cleared)
-            except ReplayRefusedError as exc:
-                self.tracker.refused(exc.table, exc.epoch, exc.error, time.monotonic())
-                self._log_notices()
-            except FloorInputError as exc:
-                self.stats.refused += 1
-                _LOGGER.warning("floor: dropped a message on %s: %s", msg.topic.value, exc)
-        return events, snapshots
-
-    @staticmethod
-    def _replayed(msg: IncomingMessage) -> list[FloorEvent]:
-        corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
-        _LOGGER.info("floor: replay reply %s (%d bytes)", corr.replace(_SEP, " "),
-                     len(msg.payload))
-        table, sep, epoch = corr.partition(_SEP)
-        if not sep:
-            raise FloorInputError("a reply without our correlation data")
+    def _decode(self, msg: IncomingMessage, rejected: list[QuarantineRow]) -> _Part | None:
+        """One message's events and snapshot; None (and a row in ``rejected``) when it
+        cannot be decoded, or when it brings nothing (a cleared snapshot, a refused replay)."""
+        table: str | None = None
         try:
-            body = json.loads(msg.payload)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FloorInputError(f"reply: not JSON ({exc})") from None
-        if not isinstance(body, dict) or body.get("status") != "ok":
-            error = body.get("error") if isinstance(body, dict) else None
+            if msg.topic == self.settings.reply_topic:
+                request = self._reply_request(msg)
+                table = request.table
+                return _Part(msg, self._replayed(msg, request), [])
+            table = topic_table(msg.topic.value)
+            if msg.topic.value.endswith(EVENTS_SUFFIX):
+                return _Part(msg, [decode_event(msg.payload, table)], [])
+            if not msg.payload:
+                return None                      # a retained snapshot cleared
+            return _Part(msg, [], [decode_snapshot(msg.payload, table)])
+        except ReplayRefusedError as exc:
+            self.tracker.refused(exc.table, exc.epoch, exc.error, time.monotonic())
+            self._log_notices()
+        except FloorInputError as exc:
+            self.stats.refused += 1
+            rejected.append(self._row(msg, table, str(exc)))
+        return None
+
+    def _row(self, msg: IncomingMessage, table: str | None, reason: str) -> QuarantineRow:
+        row = QuarantineRow.of(topic=msg.topic.value, table=table, reason=reason,
+                               raw=msg.payload, received_at=datetime.now(UTC))
+        _LOGGER.warning("floor: quarantined a message on %s (%d bytes, sha256 %s): %s",
+                        row.topic, row.size, row.digest[:16], row.reason)
+        return row
+
+    def _reply_request(self, msg: IncomingMessage) -> ReplayRequest:
+        """The request of ours a reply answers, by the nonce of its correlation data: a
+        reply to anything else (a bridge user forging another table's events, or a reply
+        to a request of before a restart) is refused."""
+        corr = (msg.props.correlation_data or b"").decode("utf-8", "replace")
+        _LOGGER.info("floor: replay reply %s (%d bytes)",
+                     safe_text(corr, 200).replace("\\x1f", " "), len(msg.payload))
+        nonce = corr.rsplit(_SEP, 1)[-1]
+        request = self._asked.get(nonce)
+        if request is None or corr != _correlation(request, nonce):
+            raise FloorInputError("a reply to no request of this worker's (forged, or to a "
+                                  "request of before a restart)")
+        return request
+
+    def _replayed(self, msg: IncomingMessage, request: ReplayRequest) -> list[FloorEvent]:
+        table, epoch = request.table, request.epoch
+        body = decode_reply(msg.payload)
+        if body.get("status") != "ok":
+            error = body.get("error")
             if isinstance(error, dict):        # the daemon's {"code", "message"}
                 error = ": ".join(str(error[k]) for k in ("code", "message") if error.get(k))
-            raise ReplayRefusedError(table, epoch, error)
+            raise ReplayRefusedError(table, epoch, safe_text(str(error), 300))
         data = body.get("data")
         items = data.get("events") if isinstance(data, dict) else None
-        if not isinstance(items, list):
+        if not isinstance(data, dict) or not isinstance(items, list):
             raise FloorInputError("reply: data.events must be a list")
-        journal = data.get("journal") if isinstance(data, dict) else None
+        journal = data.get("journal")
+        if journal is not None and not isinstance(journal, str):
+            raise FloorInputError("reply: data.journal must be a string")
         out = []
-        for item in items:
+        for i, item in enumerate(items):
             if not isinstance(item, dict):
-                raise FloorInputError("reply: every event must be an object")
-            event = FloorEvent.from_body(item, table=table, what="replayed event",
-                                         journal=journal if isinstance(journal, str) else None)
+                raise FloorInputError(f"reply.data.events[{i}]: must be an object")
+            event = event_from_body(item, table, journal=journal,
+                                    what=f"reply.data.events[{i}]")
             if event.epoch != epoch:
                 raise FloorInputError(f"reply: epoch {event.epoch} where {epoch} was asked")
+            if not request.from_seq <= event.seq <= request.to_seq:
+                raise FloorInputError(f"reply: seq {event.seq} where {request.from_seq}.."
+                                      f"{request.to_seq} was asked")
             out.append(event)
         return out
+
+    async def _store_parts(self, parts: list[_Part], rejected: list[QuarantineRow]
+                           ) -> IngestResult:
+        """Store the parts' events and snapshots in one transaction; if the store refuses
+        them, store each half the same way, down to the one message that fails (quarantined
+        with the store's reason)."""
+        try:
+            return await self._ingest([e for p in parts for e in p.events],
+                                      [s for p in parts for s in p.snapshots])
+        except StoreRefusedError as exc:
+            reason = str(exc)
+        except Exception as exc:  # a bug on one message must not stop every table
+            _LOGGER.error("floor: batch of %d messages failed", len(parts), exc_info=exc)
+            reason = f"floor could not fold it: {type(exc).__name__}: {exc}"
+        if len(parts) == 1:
+            rejected.append(self._row(parts[0].msg, _table_of(parts[0]), reason))
+            return IngestResult()
+        half = len(parts) // 2
+        first = await self._store_parts(parts[:half], rejected)
+        second = await self._store_parts(parts[half:], rejected)
+        return IngestResult(applied=first.applied + second.applied,
+                            duplicates=first.duplicates + second.duplicates,
+                            waiting=first.waiting + second.waiting,
+                            rows=first.rows + second.rows, flags=first.flags + second.flags,
+                            gaps=second.gaps)
+
+    async def _set_aside(self, rows: list[QuarantineRow]) -> None:
+        """Quarantine ``rows``, waiting for a database that is away like :meth:`_ingest`."""
+        delay = 0.5
+        while rows:
+            try:
+                await self._store(self.store.quarantine, rows)
+            except StoreUnavailableError as exc:
+                self.stats.store_failures += 1
+                _LOGGER.warning("floor: %d quarantined messages not stored (%s); again in "
+                                "%.1f s", len(rows), exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            except StoreRefusedError as exc:     # nothing else can be done with them
+                _LOGGER.error("floor: %d quarantined messages dropped: %s", len(rows), exc)
+            self.stats.quarantined += len(rows)
+            return
 
     async def _ingest(self, events: list[FloorEvent], snapshots: list[FloorSnapshot]
                       ) -> IngestResult:
@@ -347,13 +439,37 @@ class FloorService:
                               "args": {**epoch_wire(request.epoch),
                                        "from_seq": request.from_seq,
                                        "to_seq": request.to_seq}}).encode()
+        nonce = uuid.uuid4().hex
+        self._asked[nonce] = request
+        while len(self._asked) > MAX_ASKED:
+            self._asked.popitem(last=False)
         props = MessageProps(response_topic=s.reply_topic.value,
-                             correlation_data=f"{request.table}{_SEP}{request.epoch}".encode(),
+                             correlation_data=_correlation(request, nonce).encode(),
                              message_expiry=10, content_type="application/json")
         with contextlib.suppress(PublishError):   # asked again at the tracker's next interval
             self.stats.replays += 1
             await self.client.publish(topics.cmd(request.table, "replay", s.user), payload,
                                       qos=1, props=props)
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One message of a batch, decoded."""
+
+    msg: IncomingMessage
+    events: list[FloorEvent]
+    snapshots: list[FloorSnapshot]
+
+
+def _correlation(request: ReplayRequest, nonce: str) -> str:
+    """A replay request's correlation data: its table, its run and a nonce, which a
+    bridge user who did not see the request cannot guess."""
+    return f"{request.table}{_SEP}{request.epoch}{_SEP}{nonce}"
+
+
+def _table_of(part: _Part) -> str | None:
+    first = part.events[0] if part.events else (part.snapshots[0] if part.snapshots else None)
+    return first.table if first is not None else None
 
 
 __all__ = ["FLAGS_TOPIC", "FloorClient", "FloorFailedError", "FloorService", "FloorSettings",

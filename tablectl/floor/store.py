@@ -13,8 +13,8 @@ nothing is applied twice (an event at or below a stream's ``applied`` seq is a d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ from tablectl.floor.model import (
     HandRow,
     HandSummary,
     PotRow,
+    QuarantineRow,
     Row,
     ShowdownRow,
     UndoRow,
@@ -40,6 +41,12 @@ from tablectl.floor.rules import HouseRules
 
 class StoreUnavailableError(RuntimeError):
     """The store cannot be reached (the database went away): nothing of the batch was kept."""
+
+
+class StoreRefusedError(ValueError):
+    """The store refused the batch for what is in it (a value its columns cannot hold):
+    nothing of the batch was kept, and the same batch would be refused again. The service
+    splits the batch to store the good messages and quarantine the bad one."""
 
 
 @dataclass(slots=True)
@@ -77,6 +84,20 @@ class Store(Protocol):
 
     def gaps(self) -> list[Gap]:
         """Every stream's first missing range (events beyond it are waiting)."""
+        ...
+
+    def quarantine(self, rows: Sequence[QuarantineRow]) -> None:
+        """Set messages aside atomically (the same topic and digest again: one row, its
+        count and last time go up).
+
+        Raises:
+            StoreUnavailableError: nothing was kept; try again later.
+        """
+        ...
+
+    def quarantined(self, *, table: str | None = None, limit: int = 100
+                    ) -> list[QuarantineRow]:
+        """Messages set aside, the most recent first, optionally of one table."""
         ...
 
     def hands(self, *, table: str | None = None, since: datetime | None = None,
@@ -127,6 +148,10 @@ class MemoryStore:
         tables: per table, its latest snapshot's game, stakes and data.
         fail_next: when set, the next :meth:`ingest` raises :class:`StoreUnavailableError`
             (and keeps nothing), as a database that went away does.
+        refuse: when set, :meth:`ingest` raises :class:`StoreRefusedError` (and keeps
+            nothing) for a batch holding an event it returns a reason for, as a database
+            refuses a value its column cannot hold.
+        held: the messages set aside, by ``(topic, digest)``.
     """
 
     def __init__(self, rules: HouseRules | None = None) -> None:
@@ -139,6 +164,8 @@ class MemoryStore:
         self.undone: set[tuple[str, str, int]] = set()
         self.tables: dict[str, dict[str, Any]] = {}
         self.fail_next = False
+        self.refuse: Callable[[FloorEvent], str | None] | None = None
+        self.held: dict[tuple[str, str], QuarantineRow] = {}
 
     def ingest(self, events: Sequence[FloorEvent],
                snapshots: Sequence[FloorSnapshot] = ()) -> IngestResult:
@@ -146,6 +173,10 @@ class MemoryStore:
         if self.fail_next:
             self.fail_next = False
             raise StoreUnavailableError("memory store told to fail")
+        if self.refuse is not None:
+            for ev in events:
+                if (why := self.refuse(ev)) is not None:
+                    raise StoreRefusedError(why)
         result = IngestResult()
         for snap in snapshots:
             game, stakes = table_info(snap)
@@ -221,6 +252,21 @@ class MemoryStore:
             out.append(Gap(key[0], key[1], stream.state.applied + 1, end))
         return out
 
+    def quarantine(self, rows: Sequence[QuarantineRow]) -> None:
+        """See :meth:`Store.quarantine`."""
+        for row in rows:
+            key = (row.topic, row.digest)
+            old = self.held.get(key)
+            self.held[key] = replace(row, last_at=row.received_at) if old is None else replace(
+                old, count=old.count + 1, last_at=row.received_at)
+
+    def quarantined(self, *, table: str | None = None, limit: int = 100
+                    ) -> list[QuarantineRow]:
+        """See :meth:`Store.quarantined`."""
+        rows = [r for r in self.held.values() if table is None or r.table == table]
+        rows.sort(key=lambda r: r.last_at or r.received_at, reverse=True)
+        return rows[:limit]
+
     def hands(self, *, table: str | None = None, since: datetime | None = None,
               limit: int = 100) -> list[HandSummary]:
         """See :meth:`Store.hands`."""
@@ -260,6 +306,6 @@ class MemoryStore:
 _KIND: dict[type, str] = {ActionRow: "actions", BoardRow: "boards", PotRow: "pots",
                           ShowdownRow: "showdowns", WinnerRow: "winners", FlagRow: "flags"}
 
-__all__ = ["IngestResult", "MemoryStore", "Store", "StoreUnavailableError", "latest_by_stream",
-           "table_info"]
+__all__ = ["IngestResult", "MemoryStore", "Store", "StoreRefusedError", "StoreUnavailableError",
+           "latest_by_stream", "table_info"]
 

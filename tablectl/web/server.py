@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import uvicorn
 from starlette.applications import Starlette
@@ -59,7 +59,17 @@ from starlette.types import Message as AsgiMessage
 
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.errors import TablectlError
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.web.auth import LoginRole, LoginThrottle, Session, SessionStore, Users
+from tablectl.web.body import (
+    MAX_BODY,
+    MAX_FORM,
+    BadRequest,
+    command_args,
+    login_form,
+    read_body,
+    token,
+)
 from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
 from tablectl.web.sync import OverlaySync, PublicSync
 
@@ -73,8 +83,10 @@ COMMANDS: Final = frozenset({
     "clear_error",
 })
 """Commands the console may send (``replay`` is for audit clients, not the console)."""
-MAX_BODY: Final = 16 * 1024
 HEARTBEAT: Final = 15.0
+MAX_HEAD: Final = 16 * 1024
+"""Bytes of a request line and headers (uvicorn answers 400 beyond; a cookie and a CSRF
+token are well under 1 KB)."""
 
 _SECURITY_HEADERS: Final = (
     ("content-security-policy",
@@ -96,7 +108,10 @@ class WebSettings:
         four_colour: draw a four-colour deck unless the page asks otherwise.
         command_expiry: seconds a console command waits for the daemon's reply.
         session_ttl: seconds a login lasts.
-        secure_cookie: add ``Secure`` to the session cookie (behind HTTPS).
+        secure_cookie: add ``Secure`` to the session cookie (True), never (False), or when
+            the login came over HTTPS (None, the default: a TLS-terminating proxy on this
+            machine says so with ``X-Forwarded-Proto: https``, which uvicorn trusts from
+            127.0.0.1 only).
     """
 
     table: str
@@ -105,7 +120,7 @@ class WebSettings:
     four_colour: bool = False
     command_expiry: float = 10.0
     session_ttl: float = 12 * 3600
-    secure_cookie: bool = False
+    secure_cookie: bool | None = None
 
 
 class Hub:
@@ -205,12 +220,14 @@ def page_reply(raw: bytes) -> dict[str, object] | None:
     {'code': 'out_of_turn', 'reason': 'seat 3 is not to act'}
     >>> page_reply(b'{"id":"a3","ok":true}') is None
     True
+    >>> page_reply(b'{"v":1,"id":"a4","status":"ok","data":{"x":NaN}}') is None
+    True
     """
     try:
-        reply = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        reply = decode_object(raw, REPLY_LIMITS)
+    except StrictJsonError:
         return None
-    if not isinstance(reply, dict) or reply.get("status") not in ("ok", "error"):
+    if reply.get("status") not in ("ok", "error"):
         return None
     data = reply.get("data")
     if reply["status"] == "ok":
@@ -221,6 +238,12 @@ def page_reply(raw: bytes) -> dict[str, object] | None:
     return {"id": reply.get("id"), "ok": False,
             "error": {"code": str(err.get("code") or "error"),
                       "reason": str(err.get("message") or "")}}
+
+
+REPLY_LIMITS: Final = JsonLimits(max_bytes=4 * 1024 * 1024, max_depth=32,
+                                 max_string=64 * 1024, max_items=8192)
+"""A daemon's reply as the console takes it (a recall of many hands is large and deep: hands,
+steps, their events, their seats)."""
 
 
 def _dumps(obj: object) -> str:
@@ -303,7 +326,8 @@ class WebServer:
     async def _run(self, host: str, port: int, sock: socket.socket | None) -> None:
         config = uvicorn.Config(self.app, host=host, port=port, log_config=None,
                                 access_log=False, lifespan="off", ws="none",
-                                timeout_graceful_shutdown=2)
+                                timeout_graceful_shutdown=2, http="h11",
+                                h11_max_incomplete_event_size=MAX_HEAD)
         server = _Uvicorn(config)
         self._uvicorn = server
         async with asyncio.TaskGroup() as tg:
@@ -360,7 +384,7 @@ class WebServer:
     # --- sessions --------------------------------------------------------------------------
 
     def _session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(COOKIE))
+        return self.sessions.get(token(request.cookies.get(COOKIE)))
 
     def _page(self, request: Request, role: LoginRole, name: str) -> Response:
         session = self._session(request)
@@ -372,6 +396,12 @@ class WebServer:
                                      status_code=403)
         return FileResponse(STATIC_DIR / name, headers={"cache-control": "no-store"})
 
+    def _secure_cookie(self, request: Request) -> bool:
+        """Whether the session cookie is ``Secure`` (see :class:`WebSettings`)."""
+        if self.settings.secure_cookie is not None:
+            return self.settings.secure_cookie
+        return request.url.scheme == "https"
+
     @staticmethod
     def _same_origin(request: Request) -> bool:
         origin = request.headers.get("origin")
@@ -380,8 +410,9 @@ class WebServer:
         return origin == f"{request.url.scheme}://{request.url.netloc}"
 
     def _csrf_ok(self, request: Request, session: Session) -> bool:
-        token = request.headers.get("x-csrf-token", "")
-        return self._same_origin(request) and hmac.compare_digest(token, session.csrf)
+        sent = token(request.headers.get("x-csrf-token"))
+        return (sent is not None and self._same_origin(request)
+                and hmac.compare_digest(sent.encode("ascii"), session.csrf.encode("ascii")))
 
     # --- pages -----------------------------------------------------------------------------
 
@@ -409,13 +440,10 @@ class WebServer:
     async def _login(self, request: Request) -> Response:
         if not self._same_origin(request):
             return PlainTextResponse("cross-site login refused", status_code=403)
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            return PlainTextResponse("request too large", status_code=413)
-        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
-        name = form.get("user", [""])[0]
-        password = form.get("password", [""])[0]
-        wanted = form.get("next", [""])[0]
+        try:
+            name, password, wanted = login_form(await read_body(request, MAX_FORM))
+        except BadRequest as exc:
+            return JSONResponse(exc.to_json(), status_code=exc.status)
         target = wanted if wanted in ("/console", "/overlay") else ""
         if self.throttle.blocked(name):
             _LOGGER.warning("page login for %r refused: too many failures", name)
@@ -433,7 +461,7 @@ class WebServer:
                                     status_code=303)
         response.set_cookie(COOKIE, session.token, max_age=int(self.settings.session_ttl),
                             path="/", httponly=True, samesite="strict",
-                            secure=self.settings.secure_cookie)
+                            secure=self._secure_cookie(request))
         return response
 
     async def _logout(self, request: Request) -> Response:
@@ -444,7 +472,8 @@ class WebServer:
             return JSONResponse({"ok": False, "error": "csrf"}, status_code=403)
         self.sessions.drop(session.token)
         response = JSONResponse({"ok": True})
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict",
+                               secure=self._secure_cookie(request))
         return response
 
     async def _session_info(self, request: Request) -> Response:
@@ -473,18 +502,13 @@ class WebServer:
         name = request.path_params["name"]
         if name not in COMMANDS:
             return JSONResponse({"ok": False, "error": {"code": "unknown_command", "reason":
-                                 f"no console command {name!r}"}}, status_code=404)
-        body = await request.body()
+                                 f"no console command {name[:40]!r}"}}, status_code=404)
         try:
-            if len(body) > MAX_BODY:
-                raise ValueError("request too large")
-            data = json.loads(body.decode("utf-8")) if body else {}
-            args = data.get("args", {}) if isinstance(data, dict) else None
-            if not isinstance(args, dict):
-                raise ValueError("args must be a JSON object")
-        except (ValueError, UnicodeDecodeError) as exc:
-            return JSONResponse({"ok": False, "error": {"code": "bad_request",
-                                                        "reason": str(exc)}}, status_code=400)
+            args = command_args(await read_body(request, MAX_BODY))
+        except BadRequest as exc:
+            _LOGGER.warning("console %s: %s refused: %s", session.user, name, exc,
+                            extra={"table": self.settings.table})
+            return JSONResponse(exc.to_json(), status_code=exc.status)
         cmd_id = secrets.token_hex(12)
         if self._commands is None:
             return JSONResponse({"id": cmd_id, "ok": False, "error": {

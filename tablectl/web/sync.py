@@ -24,12 +24,12 @@ takes the monotonic time as an argument.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import deque
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.web.link import FeedItem, LinkChange, LinkState, Message
 
@@ -46,16 +46,19 @@ LOG_TYPES: Final = frozenset({
 REVEAL_PHASES: Final = frozenset({"showdown", "settled"})
 
 
+FEED_LIMITS: Final = JsonLimits(max_bytes=256 * 1024)
+"""A snapshot or event of the feeds (ten seats, their cards, pots, errors)."""
+
+
 def _decode(message: Message) -> JsonObject | None:
+    """The payload as a strict JSON object (no NaN that a browser's JSON.parse would choke
+    on, bounded), or None (logged)."""
     try:
-        data = json.loads(message.payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        _LOGGER.warning("ignoring a payload on %s that is not JSON: %s", message.topic, exc)
+        data = decode_object(message.payload, FEED_LIMITS)
+    except StrictJsonError as exc:
+        _LOGGER.warning("ignoring a payload on %s: %s", message.topic, exc)
         return None
-    if not isinstance(data, dict):
-        _LOGGER.warning("ignoring a payload on %s that is not a JSON object", message.topic)
-        return None
-    return data
+    return dict(data)
 
 
 def _int(data: JsonObject, key: str) -> int | None:

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tablectl.floor.decode import decode_event, decode_snapshot
 from tablectl.floor.model import FloorEvent, FloorSnapshot
 
 T0 = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
@@ -80,15 +81,15 @@ def stream(table: str, epoch: object, hands: int, *, first_hand: int = 1, seq0: 
 
 def events_of(bodies: list[dict[str, Any]]) -> list[FloorEvent]:
     """Parsed, as the service parses messages."""
-    return [FloorEvent.parse(json.dumps(b).encode()) for b in bodies]
+    return [decode_event(json.dumps(b).encode(), b["table"]) for b in bodies]
 
 
 def snapshot(table: str, epoch: object, seq: int, game: str = "holdem",
              stakes: dict[str, object] | None = None) -> FloorSnapshot:
     """A snapshot that names the table's game and stakes (50/100 chips unless given)."""
-    return FloorSnapshot.parse(json.dumps({
+    return decode_snapshot(json.dumps({
         "v": 1, "table": table, "epoch": epoch, "seq": seq, "type": "snapshot",
         "ts": T0.isoformat(), "hand": None,
         "data": {"game": {"variant": game, "structure": "no-limit", "preset": "casino",
                           "label": "No-Limit Hold'em"},
-                 "stakes": stakes or {"small_blind": 50, "big_blind": 100}}}).encode())
+                 "stakes": stakes or {"small_blind": 50, "big_blind": 100}}}).encode(), table)

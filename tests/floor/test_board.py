@@ -122,3 +122,17 @@ def test_amounts_are_money_in_the_currency_the_stakes_are_shown_in() -> None:
     assert board.on_message("poker/v1/tables/t1/state", json.dumps(payload).encode())
     line = board.to_json()["tables"][0]
     assert (line["pot_text"], line["players"][0]["stack_text"]) == ("400", "12,345")
+
+
+def test_a_hostile_snapshot_changes_nothing_and_the_page_stays_json() -> None:
+    """Before, a NaN went into the page's JSON (every browser's JSON.parse refuses it) and
+    1,200 levels of nesting raised RecursionError out of the page's consumer."""
+    board = FloorBoard()
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4))
+    page = json.dumps(board.to_json(), allow_nan=False)
+    for bad in (snap(1, 11, 4).replace(b'"bet": 50', b'"bet": NaN'),
+                snap(1, 11, 4).replace(b'"bet": 50', b'"bet": ' + b"[" * 1200 + b"]" * 1200),
+                snap(1, 11, 4).replace(b'"Ada"', b'"A\\u0000da"'), b"\xff", b"[]"):
+        assert not board.on_message("poker/v1/tables/t1/state", bad)
+        assert json.dumps(board.to_json(), allow_nan=False) == page
+    assert board.on_message("poker/v1/tables/t1/state", snap(1, 11, 5))

@@ -103,3 +103,33 @@ def test_every_floor_option_has_help_and_states_its_default() -> None:
             elif (action.default not in (None, False) and "default" not in action.help):
                 missing.append(f"{option}: default {action.default!r} not stated")
     assert missing == []
+
+
+def test_quarantine_lists_what_was_set_aside_and_refuses_a_bad_limit(
+        pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from datetime import UTC, datetime
+
+    from tablectl.floor.model import QuarantineRow
+
+    store = PgStore(pg_url)
+    store.connect()
+    empty = Run(["floor", "quarantine", "--db", pg_url], capsys)
+    assert empty.returncode == 0 and empty.stdout == "no quarantined messages\n"
+    raw = b'{"seq":\x00\xff' + b"x" * 40000
+    row = QuarantineRow.of(topic="poker/v1/tables/t1/events", table="t1",
+                           reason="event: $: not UTF-8 text (byte 8)", raw=raw,
+                           received_at=datetime.now(UTC))
+    store.quarantine([row])
+    store.quarantine([row])                      # the same again: one row, counted twice
+    store.close()
+    out = Run(["floor", "quarantine", "--db", pg_url, "--json"], capsys)
+    assert out.returncode == 0, out.stderr
+    (held,) = [json.loads(line) for line in out.stdout.splitlines()]
+    assert held["count"] == 2 and held["size"] == len(raw) and held["truncated"] is True
+    assert held["payload"].startswith('{"seq":\\x00\\xff') and held["table"] == "t1"
+    text = Run(["floor", "quarantine", "--db", pg_url, "--table", "t1"], capsys)
+    assert " x2, last " in text.stdout and "not UTF-8" in text.stdout
+    assert Run(["floor", "quarantine", "--db", pg_url, "--table", "t2"], capsys
+               ).stdout == "no quarantined messages\n"
+    bad = Run(["floor", "quarantine", "--db", pg_url, "--limit", "0"], capsys)
+    assert bad.returncode == 2 and "--limit" in bad.stderr

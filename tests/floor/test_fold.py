@@ -8,6 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tablectl.floor.decode import event_from_body
 from tablectl.floor.model import FlagRow, FloorEvent, Gap
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.store import MemoryStore
@@ -56,8 +57,8 @@ def test_a_gap_is_reported_and_filled_by_a_replay() -> None:
     assert first.applied == 4 and first.waiting == 3
     assert first.gaps == [Gap("t01", "1", 5, 9)] == store.gaps()
     # a replay reply's events carry no table and no hand
-    replayed = [FloorEvent.from_body({k: v for k, v in _body(e).items() if k != "table"},
-                                     table="t01") for e in lost]
+    replayed = [event_from_body({k: v for k, v in _body(e).items() if k != "table"},
+                                "t01") for e in lost]
     second = store.ingest(replayed)
     assert second.applied == 8 and not second.gaps
     tail = store.ingest([], [snapshot("t01", 1, len(events))])
