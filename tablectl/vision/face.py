@@ -7,7 +7,7 @@ enrolment the warped card's face is kept as one small vector per photo, and a re
 compared with the enrolled faces of every card.
 
 The face vector: the canonical warped card (``recognise.CARD_W`` x ``CARD_H``) in grey,
-flat-fielded against its own paper level, shrunk to :data:`GRID` cells (blurred first, so a
+relative to its own paper level, averaged down to :data:`GRID` cells (and blurred, so a
 quad a few pixels off costs little), its four corners masked out (:data:`CORNER_MASK`: the
 indices, in all four corners on some decks) and a thin border dropped (the card's edge and
 whatever table a loose quad took in), then made zero-mean and unit-norm over the cells
@@ -59,12 +59,14 @@ KEEP: Final = _mask()
 
 def face_cells(card: Image) -> npt.NDArray[np.float32]:
     """The warped card's face as ``GRID`` cells of relative darkness (0 paper, 1 black),
-    before masking: ``(rows, cols)``."""
+    before masking: ``(rows, cols)``. Averaged down to twice the grid first (cheap), the
+    paper level and blur taken there."""
     grey = card if card.ndim == 2 else cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
-    g = grey.astype(np.float32)
-    paper = float(np.percentile(g, 90)) + 1.0
-    ink = 1.0 - np.clip(g / paper, 0.0, 1.0)
-    ink = cv2.GaussianBlur(ink, (0, 0), 4.0)
+    gw, gh = GRID
+    mid = cv2.resize(grey, (2 * gw, 2 * gh), interpolation=cv2.INTER_AREA).astype(np.float32)
+    paper = float(np.percentile(mid, 90)) + 1.0
+    ink = 1.0 - np.clip(mid / paper, 0.0, 1.0)
+    ink = cv2.GaussianBlur(ink, (0, 0), 0.8)
     small = cv2.resize(ink, GRID, interpolation=cv2.INTER_AREA)
     return np.asarray(small, np.float32)
 
