@@ -46,6 +46,7 @@ from tablectl.vision.recognise import (
     Recogniser,
     corner_crops,
     find_cards,
+    is_card_crop,
     warp_card,
     whole_frame_quad,
 )
@@ -255,6 +256,11 @@ class Enroller:
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
 
+        if is_card_crop(frame, quads):  # the photo may be the card, and what was found part
+            card = warp_card(frame, whole_frame_quad(frame))  # of it: if its corners show
+            crops, scale = self._card_crops(card)  # an index (else a card on paper)
+            if crops:
+                return crops, scale, card
         if quads:
             card = warp_card(frame, max(quads, key=area))
             crops, scale = self._card_crops(card)

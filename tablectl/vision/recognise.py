@@ -18,6 +18,7 @@ all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card*
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -117,6 +118,30 @@ _PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
 def find_cards(frame: Image, min_width: float = 40.0) -> list[Quad]:
     """The quads of the cards wholly inside a BGR frame (see :func:`locate_cards`)."""
     return [f.quad for f in locate_cards(frame, min_width) if not f.cut]
+
+
+CROP_BORDER: Final = 0.03
+"""The border ring, as a share of the frame's short side, that :func:`is_card_crop` looks at."""
+CROP_LARGEST: Final = 0.5
+"""A frame whose largest card found covers less than this share of it may be a crop."""
+
+
+def is_card_crop(frame: Image, quads: Sequence[Quad]) -> bool:
+    """Whether a single-card photo is the card itself (a tight crop or scan): paper all round
+    its border (the ring's median grey at least 90% of the frame's brightest, its 99th
+    percentile) and no
+    card found covering half of it (what was found is part of the card: a court picture's
+    frame, an index box). Enrolment and recognition both ask this, so they find the card of
+    such a photo the same way."""
+    h, w = frame.shape[:2]
+    area = float(h * w)
+    if any(_quad_area(q) >= CROP_LARGEST * area for q in quads):
+        return False
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    b = max(2, round(CROP_BORDER * min(h, w)))
+    ring = np.concatenate([grey[:b].ravel(), grey[-b:].ravel(), grey[:, :b].ravel(),
+                           grey[:, -b:].ravel()])
+    return float(np.median(ring)) >= 0.9 * float(np.percentile(grey[::4, ::4], 99))
 
 
 def whole_frame_quad(frame: Image) -> Quad:
@@ -303,12 +328,18 @@ class Recogniser:
         """Every card found on a board frame with the full verdict on it; a card that runs
         into the frame's edge is ``OUT_OF_FRAME`` and not read.
 
-        With ``whole_frame``, a frame where no card shows an index is read as one tightly
-        cropped card (photos and scans of single cards); nothing is added if that shows no
-        index either.
+        With ``whole_frame``, a frame that is a card's own crop (:func:`is_card_crop`), or
+        where no card shows an index, is read as one tightly cropped card (photos and scans
+        of single cards); nothing is added if that shows no index either.
         """
+        located = locate_cards(frame)
+        if whole_frame and is_card_crop(frame, [f.quad for f in located]):
+            q = whole_frame_quad(frame)
+            r = self.read_card(warp_card(frame, q))
+            if r.card is not None:
+                return [(q, r)]
         found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
-                 for f in locate_cards(frame)]
+                 for f in located]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
