@@ -9,8 +9,9 @@ accepted only if
 * no face can be compared (a card found by its index corner, overlapped or fanned, a card
   whose face was not enrolled, a shoe's index window) or the face is unclear (a quad a bit
   off, part of the card covered), and its index passes **the card's index-only gate**
-  measured at enrolment (:mod:`tablectl.vision.margins`), which is stricter: a card whose
-  index comes too close to another card's cannot pass it at all.
+  measured at enrolment (:mod:`tablectl.vision.margins`), which is stricter (and both its
+  glyphs must correlate :data:`INDEX_ONLY_GLYPHS`): a card whose index comes too close to
+  another card's cannot pass it at all.
 
 A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
 :data:`FACE_MARGIN` the other way) refuses the read whatever the index says.
@@ -37,6 +38,11 @@ FACE_ACCEPT: Final = 0.60
 """Least correlation of the face with an enrolled face of the card read."""
 FACE_MARGIN: Final = 0.05
 """How much better the face must fit the card read than any card of another rank."""
+INDEX_ONLY_GLYPHS: Final = 0.95
+"""On its index alone a read's rank and suit glyphs must both correlate at least this well
+with the enrolled ones (the general gate asks 0.80 of a read whose face agrees): on the
+development decks every right index-only read reached 0.979, and two suits of designs never
+enrolled, accepted wrong before this, 0.90 and 0.92 (docs/camera.md §6)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +69,12 @@ class Evidence:
         self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
                       if profile.face_vecs is not None and profile.face_cards else None)
 
-    def judge(self, card: Card, rank_margin: float, card_img: Image | None) -> Judgement:
+    def judge(self, card: Card, rank_margin: float, glyphs: float,
+              card_img: Image | None) -> Judgement:
         """Judge the index read ``card`` (``rank_margin``: its rank glyph's correlation with
-        the rank read minus that with the best other rank) and, where there is one, the
-        warped canonical card ``card_img`` it was read from."""
+        the rank read minus that with the best other rank; ``glyphs``: the weaker of its rank
+        and suit correlations) and, where there is one, the warped canonical card
+        ``card_img`` it was read from."""
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
@@ -77,7 +85,7 @@ class Evidence:
                 return Judgement(True, "index+face", face)
             if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
                 return Judgement(False, "", face)  # the face is another rank's
-        if self._index_only(card, rank_margin):
+        if glyphs >= INDEX_ONLY_GLYPHS and self._index_only(card, rank_margin):
             return Judgement(True, "index", face)
         return Judgement(False, "", face)
 

@@ -88,13 +88,14 @@ def test_a_read_needs_the_face_or_the_stricter_index_gate() -> None:
     nine, ten = Card.parse("9h"), Card.parse("Th")
     gates = {nine: IndexGate(ten, 0.7, 0.15), ten: IndexGate(nine, 0.99, None)}
     ev = Evidence(_profile_with(gates, faces=True))
-    assert ev.judge(nine, 0.02, _card(NINE)).evidence == "index+face"
-    refused = ev.judge(ten, 0.9, _card(NINE))  # the index says ten, the face nine
+    assert ev.judge(nine, 0.02, 0.85, _card(NINE)).evidence == "index+face"
+    refused = ev.judge(ten, 0.9, 0.99, _card(NINE))  # the index says ten, the face nine
     assert not refused.accept and refused.face is not None and refused.face < 0
-    only = ev.judge(nine, 0.2, None)  # no face seen: the index-only gate
+    only = ev.judge(nine, 0.2, 0.99, None)  # no face seen: the index-only gate
     assert only.accept and only.evidence == "index"
-    assert not ev.judge(nine, 0.1, None).accept
-    assert not ev.judge(ten, 0.9, None).accept  # too close to the nine by its index alone
+    assert not ev.judge(nine, 0.2, 0.9, None).accept  # glyphs not close enough alone
+    assert not ev.judge(nine, 0.1, 0.99, None).accept
+    assert not ev.judge(ten, 0.9, 0.99, None).accept  # too close to the nine by its index
 
 
 def test_profile_keeps_faces_and_gates_and_older_profiles_load(tmp_path: Path) -> None:
@@ -115,7 +116,7 @@ def test_profile_keeps_faces_and_gates_and_older_profiles_load(tmp_path: Path) -
     np.savez_compressed(tmp_path / "p" / "glyphs.npz", allow_pickle=False, **arrays)
     old = DeckProfile.load(tmp_path / "p")
     assert not old.two_kinds and old.face_vecs is None
-    assert Evidence(old).judge(ten, 0.0, None).accept  # the index alone, as before
+    assert Evidence(old).judge(ten, 0.0, 0.8, None).accept  # the index alone, as before
 
 
 def test_enrolled_board_deck_keeps_a_face_and_a_gate_per_card() -> None:
