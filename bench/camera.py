@@ -12,6 +12,12 @@ found cards and of every card in the scenes (found by outline or index corner), 
 photos of the enrolled deck, and ``many_designs`` (other designs and jokers: wrong among
 accepted). ``--real-step N`` uses every N-th scene and design image.
 
+Then one table row per development deck (tests/vision/decks.py: ``webcam_deck``,
+``blackjack_webcam``, ``handheld_low``): enrolled on one photo per card where the set allows,
+the rest read (right, wrong accepted, refused, not found), its scenes, and ``many_designs``
+read with that deck's profile. Each deck is judged on its own row, never pooled.
+``--deck-step N`` reads every N-th single photo of a deck.
+
 Each timing is given as wall-clock median and p95 and as the median CPU time of the call
 (``cpu_median_ms``), which a loaded, shared machine inflates far less.
 
@@ -41,7 +47,7 @@ from tablectl.vision.model import FaceStatus, Image
 from tablectl.vision.recognise import Recogniser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.vision import corpus
+from tests.vision import corpus, decks
 
 
 def _times(fn: Callable[[Image], object], items: Sequence[Image],
@@ -74,8 +80,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--real-step", type=int, default=1,
                     help="use every N-th real photo (1: all)")
+    ap.add_argument("--deck-step", type=int, default=1,
+                    help="read every N-th single photo of each development deck (1: all)")
+    ap.add_argument("--decks-only", action="store_true",
+                    help="only the per-deck table (no timings, no cluttered scenes)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.decks_only:
+        print(json.dumps({"decks": _decks(args.deck_step, args.real_step)}))
+        return
     style = random_style(21)
 
     # Enrol board and shoe profiles of one deck (not timed).
@@ -130,7 +143,27 @@ def main() -> None:
           f"({shoe['cpu_median_ms']:.2f} ms CPU; {w}x{h} window; target <= 5); grey+Otsu "
           f"baseline {base['median_ms']:.3f} ms")
     results["real"] = _real(args.real_step)
+    results["decks"] = _decks(args.deck_step, args.real_step)
     print(json.dumps(results))
+
+
+def _decks(step: int, design_step: int) -> dict[str, object]:
+    """One row per development deck (skipped where its folder is absent)."""
+    out: dict[str, object] = {}
+    print(decks.HEADER)
+    print("|" + " --- |" * decks.HEADER.count(" | ") + " --- |")
+    sets: list[tuple[Path, Callable[[], decks.DeckPhotos]]] = [
+        (decks.WEBCAM, lambda: decks.webcam_deck(step)),
+        (decks.BLACKJACK, decks.blackjack_webcam),
+        (decks.HANDHELD, lambda: decks.handheld_low(step))]
+    for folder, photos in sets:
+        if not decks.available(folder) or not corpus.available():
+            print(f"{folder.name}: skipped, {decks.skip_reason(folder)}")
+            continue
+        row = decks.deck_row(photos(), design_step)
+        print(row.line(), flush=True)
+        out[row.name] = row.as_json()
+    return out
 
 
 def _table(rec: Recogniser, style: DeckStyle, n: int, repeat: int) -> dict[str, object]:
@@ -145,7 +178,7 @@ def _table(rec: Recogniser, style: DeckStyle, n: int, repeat: int) -> dict[str, 
     cards = found = right = accepted = wrong = 0
     for frame, truth in shots:
         reads = [r for r in rec.read_board(frame) if r.quad is not None]
-        boxes = [quad_box(tuple(t.quad)) for t in truth]
+        boxes = [quad_box((t.quad[0], t.quad[1], t.quad[2], t.quad[3])) for t in truth]
         quads = [quad_box(r.quad) for r in reads if r.quad is not None]
         cards += len(truth)
         for i, j in corpus.matches(quads, boxes):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tablectl.cli.camera_live import enrol_live, print_unseen
+from tablectl.cli.camera_live import enrol_live, print_margins, print_unseen
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, print_json
 from tablectl.domain.cards import FULL_DECK, Card
@@ -61,6 +61,7 @@ def _camera_enrol(args: argparse.Namespace) -> int:
     print(f"{out}: deck {profile.deck_id!r}, {len(profile.cards)} exemplars from "
           f"{report.total} images; {report.summary()}")
     print_unseen(profile)
+    print_margins(profile)
     for item, read in report.failures:
         print(f"  {item}: read {read}")
     for item, card in report.skipped:
@@ -84,7 +85,11 @@ def _camera_recognise(args: argparse.Namespace) -> int:
     if not rec.profile.verified:
         print(f"{args.profile}: profile not verified ({rec.profile.verification}); "
               "nothing will be accepted", file=sys.stderr)
-    elif rec.profile.held_back:
+    elif not rec.profile.two_kinds:
+        print(f"{args.profile}: saved before faces and index-only gates were measured: "
+              "reads rest on the index alone (enrol the deck again for both)",
+              file=sys.stderr)
+    if rec.profile.verified and rec.profile.held_back:
         print(f"{args.profile}: held back at verification, never accepted: "
               + " ".join(map(str, rec.profile.held_back)), file=sys.stderr)
     if explain is not None:

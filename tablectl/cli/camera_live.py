@@ -67,9 +67,36 @@ def enrol_live(args: argparse.Namespace, out: Path) -> int:
     profile.save(out)
     print(f"{out}: deck {profile.deck_id!r} enrolled live; {report.summary()}")
     print_unseen(profile)
+    print_margins(profile)
     for item, read in report.failures:
         print(f"  {item}: read {read}")
     return Exit.OK if report.passed else Exit.FAILED
+
+
+def print_margins(profile: DeckProfile, n: int = 8) -> None:
+    """Print what enrolment measured of its own deck: the closest pairs of cards by their
+    index (leave-one-out over the photos), and the cards that need the face as well."""
+    from tablectl.vision.margins import closest_pairs
+
+    if not profile.gates:
+        return
+    pairs = closest_pairs(profile.gates, n)
+    print(f"  closest pairs by index (rank glyph correlation; the deck's own noise "
+          f"{profile.noise:.3f}):")
+    for card, gate in pairs:
+        verdict = ("too close to tell by the index alone: accepted only when the face "
+                   "agrees" if gate.margin is None
+                   else f"index alone needs a rank margin of {gate.margin:.2f}")
+        print(f"    {card}/{gate.rival} {gate.closeness:.3f}: {verdict}")
+    need = sorted((c for c, g in profile.gates.items() if g.margin is None),
+                  key=lambda c: c.index)
+    if need:
+        print(f"  {len(need)} card(s) accepted only when their face agrees with the index: "
+              + " ".join(map(str, need)))
+    faceless = sorted(set(profile.cards) - set(profile.face_cards), key=lambda c: c.index)
+    if faceless:
+        print(f"  no face enrolled for {' '.join(map(str, faceless))} (no outline found in "
+              "its photo): those are judged by their index-only gate")
 
 
 def print_unseen(profile: DeckProfile) -> None:

@@ -7,8 +7,13 @@ Importing this package loads nothing heavy; OpenCV is loaded by the modules that
 * :mod:`~tablectl.vision.glyphs` -- index segmentation and glyph normalisation
 * :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames)
 * :mod:`~tablectl.vision.locate` -- finding cards by their outline (with
-  :mod:`~tablectl.vision.split` and :mod:`~tablectl.vision.grow`)
+  :mod:`~tablectl.vision.split`, :mod:`~tablectl.vision.grow` and
+  :mod:`~tablectl.vision.tighten`)
 * :mod:`~tablectl.vision.corners` -- finding cards by their index corner
+* :mod:`~tablectl.vision.face` -- the enrolled faces a read is compared with
+* :mod:`~tablectl.vision.margins` -- enrolment's leave-one-out margins, each card's
+  index-only gate (numpy only)
+* :mod:`~tablectl.vision.evidence` -- two kinds of evidence before a card is accepted
 * :mod:`~tablectl.vision.enrol` -- ``Enroller``, ``verify``, ``enrol_images``
 * :mod:`~tablectl.vision.decide` -- vote, deck guard, presence trigger (sans-IO, no cv2)
 * :mod:`~tablectl.vision.source` -- ``CameraCardSource``, ``VideoCaptureFrames``,

@@ -26,6 +26,7 @@ import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
 from tablectl.vision.corners import matching_corners
+from tablectl.vision.face import Vec, face_vector
 from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
 from tablectl.vision.model import (
     EnrolmentError,
@@ -45,6 +46,7 @@ from tablectl.vision.recognise import (
     Recogniser,
     corner_crops,
     find_cards,
+    is_card_crop,
     warp_card,
     whole_frame_quad,
 )
@@ -224,6 +226,7 @@ class Enroller:
         self._exemplars: list[Exemplar] = []
         self._places: list[tuple[float, float, float]] = []
         self._seen: set[Card] = set()
+        self._faces: list[tuple[Card, Vec]] = []
         self._captures = 0
 
     @property
@@ -236,33 +239,42 @@ class Enroller:
         """Cards of the deck not captured yet, in deck order (for the console's prompt)."""
         return tuple(c for c in self.deck if c not in self._seen)
 
-    def _crops(self, frame: Image, item: str) -> tuple[list[Image], float]:
-        """The index crops of ``frame`` and, for a warped board card, the card px per
-        canonical crop px (0: not a warped card)."""
+    def _crops(self, frame: Image, item: str) -> tuple[list[Image], float, Image | None]:
+        """The index crops of ``frame``, for a warped board card the card px per canonical
+        crop px (0: not a warped card), and the warped card (its face is enrolled too)."""
         if self.mode == "shoe":
             roi = self.shoe_roi
             if roi is None:
-                return [frame], 0.0
+                return [frame], 0.0, None
             x, y, w, h = roi
             if x < 0 or y < 0 or x + w > frame.shape[1] or y + h > frame.shape[0]:
                 raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
                                      f"{frame.shape[0]} frame", item)
-            return [frame[y:y + h, x:x + w]], 0.0
+            return [frame[y:y + h, x:x + w]], 0.0, None
         quads = find_cards(frame)
 
         def area(q: tuple[tuple[float, float], ...]) -> float:
             return float(cv2.contourArea(np.array(q, np.float32)))
 
-        if quads:
-            crops, scale = self._card_crops(warp_card(frame, max(quads, key=area)))
+        if is_card_crop(frame, quads):  # the photo may be the card, and what was found part
+            card = warp_card(frame, whole_frame_quad(frame))  # of it: if its corners show
+            crops, scale = self._card_crops(card)  # an index (else a card on paper)
             if crops:
-                return crops, scale
+                return crops, scale, card
+        if quads:
+            card = warp_card(frame, max(quads, key=area))
+            crops, scale = self._card_crops(card)
+            if crops:
+                return crops, scale, card
         # no outline (a card on paper or a pale box), or one with no index: the card's two
-        # index corners found by themselves, else the photo as one tightly cropped card
+        # index corners found by themselves (no face), else the photo as one tightly
+        # cropped card
         both = matching_corners(frame)
         if both:
-            return both, 0.0
-        return self._card_crops(warp_card(frame, whole_frame_quad(frame)))
+            return both, 0.0, None
+        card = warp_card(frame, whole_frame_quad(frame))
+        crops, scale = self._card_crops(card)
+        return crops, scale, card
 
     @staticmethod
     def _card_crops(card: Image) -> tuple[list[Image], float]:
@@ -288,7 +300,7 @@ class Enroller:
         if card not in self.deck:
             raise EnrolmentError(f"{card} is not in this deck", item)
         new: list[Exemplar] = []
-        crops, scale = self._crops(frame, item)
+        crops, scale, card_img = self._crops(frame, item)
         places: list[tuple[float, float, float]] = []
         for crop in crops:
             self._captures += 1
@@ -315,6 +327,8 @@ class Enroller:
                        for k, v in enumerate(variants))
         if not new:
             raise NoIndexError(f"no card index found for {card}", item)
+        if card_img is not None:
+            self._faces.append((card, face_vector(card_img)))
         self._places.extend(places)
         self._exemplars.extend(new)
         self._seen.add(card)
@@ -332,7 +346,8 @@ class Enroller:
             med = np.median(np.array(self._places), axis=0)
             place = (float(med[0]), float(med[1]), float(med[2]))
         return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
-                                          thresholds, self.deck, index_on_card=place)
+                                          thresholds, self.deck, index_on_card=place,
+                                          faces=self._faces)
 
 
 def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],

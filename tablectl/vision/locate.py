@@ -41,6 +41,7 @@ import numpy.typing as npt
 
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.split import COVER, best_cut
+from tablectl.vision.tighten import tightened
 
 Box = tuple[float, float, float, float]
 DETECT_MAX: Final = 640
@@ -427,8 +428,12 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
             for p in ([q] if _is_cut(q, sw, sh, 0.75)
                       else split_quads(q, lines, paper, white, max(8.0, min_width * scale)))]
     for score, q in kept:
-        cut = _is_cut(q, sw, sh, 0.75)
         full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
+        cut = _is_cut(full, w, h, 0.75 / scale)
+        inner = tightened(frame, full) if cut else None
+        if inner is not None:  # a card inside the frame, taken with pale table up to its edge
+            full = order_quad(inner)
+            cut = _is_cut(full, w, h, 0.75 / scale)
         out.append(Found(full, cut, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out

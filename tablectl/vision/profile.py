@@ -1,8 +1,14 @@
 """Deck profiles: the glyph exemplars enrolled from the deck in use, saved to a directory.
 
 A profile directory holds ``profile.json`` (deck id, shoe ROI, thresholds, ink colours,
-whether the verification pass enabled it) and ``glyphs.npz`` (exemplar vectors and labels).
-A profile that has not passed verification never lets a read be auto-accepted.
+whether the verification pass enabled it, each card's index-only gate) and ``glyphs.npz``
+(exemplar vectors and labels, and the enrolled faces). A profile that has not passed
+verification never lets a read be auto-accepted.
+
+Profiles saved before faces and index-only gates were measured (no ``gates`` in
+``profile.json``) still load: they hold no faces and no gates, and their reads are judged on
+the index alone, as they were when saved (``DeckProfile.two_kinds`` is then false, and
+``camera recognise`` says so); enrol the deck again to get both kinds of evidence.
 
 Only numpy is needed here (no OpenCV).
 """
@@ -19,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import FULL_DECK, Card, Rank, Suit
+from tablectl.vision.margins import IndexGate, measure
 from tablectl.vision.model import ProfileError, Thresholds
 
 Vecs = npt.NDArray[np.float32]
@@ -126,6 +133,11 @@ class DeckProfile:
             is then assumed). Used to place a card found by its index alone.
         held_back: cards whose verification read was unsure: never accepted (always sent
             to the dealer) until the deck is enrolled again.
+        face_cards, face_vecs: the enrolled faces (:mod:`tablectl.vision.face`), one row
+            per board photo whose card was found whole; empty for a shoe profile.
+        gates: each enrolled card's index-only gate (:mod:`tablectl.vision.margins`);
+            empty in a profile saved before they were measured.
+        noise: the deck's capture-to-capture index noise the gates were set from.
     """
 
     deck_id: str
@@ -142,6 +154,16 @@ class DeckProfile:
     deck: tuple[Card, ...] = FULL_DECK
     index_on_card: tuple[float, float, float] | None = None
     held_back: tuple[Card, ...] = ()
+    face_cards: tuple[Card, ...] = ()
+    face_vecs: Vecs | None = None
+    gates: dict[Card, IndexGate] = field(default_factory=dict)
+    noise: float = 0.0
+
+    @property
+    def two_kinds(self) -> bool:
+        """Whether reads are judged on two kinds of evidence (index and face, else the
+        per-card index-only gate); false for a profile saved before those were measured."""
+        return bool(self.gates)
 
     @classmethod
     def from_exemplars(cls, deck_id: str, exemplars: Sequence[Exemplar],
@@ -149,6 +171,7 @@ class DeckProfile:
                        thresholds: Thresholds | None = None,
                        deck: Collection[Card] = FULL_DECK, *,
                        index_on_card: tuple[float, float, float] | None = None,
+                       faces: Sequence[tuple[Card, Vecs]] = (),
                        ) -> DeckProfile:
         """Assemble a (not yet verified) profile of ``deck``; without ``thresholds``, the
         defaults as :func:`calibrate` relaxes them for this rig.
@@ -174,10 +197,14 @@ class DeckProfile:
             rows = np.stack([e.chroma for e in order if e.card.suit is s])
             med = np.median(rows, axis=0)
             chroma[s] = (float(med[0]), float(med[1]))
+        rank_vecs = np.stack([e.rank for e in order]).astype(np.float32)
+        margins = measure([e.card for e in order], rank_vecs, [e.capture for e in order],
+                          [e.derived for e in order])
+        faces = [f for f in faces if f[0] in set(cards)]
         return cls(
             deck_id=deck_id,
             cards=tuple(e.card for e in order),
-            rank_vecs=np.stack([e.rank for e in order]).astype(np.float32),
+            rank_vecs=rank_vecs,
             suit_vecs=np.stack([e.suit for e in order]).astype(np.float32),
             index_vecs=np.stack([e.index for e in order]).astype(np.float32),
             layouts=np.stack([e.layout for e in order]).astype(np.float32),
@@ -186,6 +213,10 @@ class DeckProfile:
             thresholds=thresholds or calibrate(order, Thresholds()),
             deck=cards,
             index_on_card=index_on_card,
+            face_cards=tuple(c for c, _ in faces),
+            face_vecs=np.stack([v for _, v in faces]).astype(np.float32) if faces else None,
+            gates=margins.gates,
+            noise=margins.noise,
         )
 
     @property
@@ -216,13 +247,17 @@ class DeckProfile:
             "deck": [str(c) for c in self.deck],
             "index_on_card": list(self.index_on_card) if self.index_on_card else None,
             "held_back": [str(c) for c in self.held_back],
+            "gates": {str(c): g.as_json() for c, g in self.gates.items()},
+            "noise": round(self.noise, 4),
         }
-        np.savez_compressed(
-            directory / _NPZ,
-            cards=np.array([str(c) for c in self.cards]),
-            rank=self.rank_vecs, suit=self.suit_vecs, index=self.index_vecs,
-            layout=self.layouts,
-        )
+        arrays: dict[str, npt.NDArray[np.generic]] = {
+            "cards": np.array([str(c) for c in self.cards]),
+            "rank": self.rank_vecs, "suit": self.suit_vecs, "index": self.index_vecs,
+            "layout": self.layouts}
+        if self.face_vecs is not None:
+            arrays["face_cards"] = np.array([str(c) for c in self.face_cards])
+            arrays["face"] = self.face_vecs
+        np.savez_compressed(directory / _NPZ, allow_pickle=False, **arrays)
         (directory / _JSON).write_text(json.dumps(meta, indent=2) + "\n")
 
     @classmethod
@@ -237,6 +272,9 @@ class DeckProfile:
             meta = json.loads(meta_path.read_text())
             with np.load(npz_path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in ("cards", "rank", "suit", "index", "layout")}
+                if "face" in data:  # absent in profiles saved before faces were enrolled
+                    arrays["face"] = data["face"]
+                    arrays["face_cards"] = data["face_cards"]
         except FileNotFoundError as exc:
             raise ProfileError(f"not a deck profile (missing {Path(exc.filename).name})",
                                str(directory)) from exc
@@ -268,6 +306,11 @@ class DeckProfile:
                       else tuple(Card.parse(str(c)) for c in meta["deck"])),
                 index_on_card=_geometry(meta.get("index_on_card")),
                 held_back=tuple(Card.parse(str(c)) for c in meta.get("held_back", [])),
+                face_cards=tuple(Card.parse(str(c)) for c in arrays.get("face_cards", ())),
+                face_vecs=(arrays["face"].astype(np.float32) if "face" in arrays else None),
+                gates={Card.parse(k): IndexGate.from_json(v)
+                       for k, v in meta.get("gates", {}).items()},
+                noise=float(meta.get("noise", 0.0)),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc

@@ -18,7 +18,8 @@ all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card*
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Final
 
 import cv2
@@ -35,6 +36,7 @@ from tablectl.vision.corners import (
     realigned,
     upright_crop,
 )
+from tablectl.vision.evidence import Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial
 from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
@@ -99,6 +101,12 @@ class IndexRead:
     """How far the card's axes are turned from the crop's, in radians (positive: the
     card's "down" leans towards the crop's right), judged from where the suit sits under
     the rank compared with the enrolled layout."""
+    face: float | None = None
+    """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
+    face fits the card read than any card of another rank; ``None``: no face compared."""
+    evidence: str = ""
+    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
+    index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -110,6 +118,30 @@ _PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
 def find_cards(frame: Image, min_width: float = 40.0) -> list[Quad]:
     """The quads of the cards wholly inside a BGR frame (see :func:`locate_cards`)."""
     return [f.quad for f in locate_cards(frame, min_width) if not f.cut]
+
+
+CROP_BORDER: Final = 0.03
+"""The border ring, as a share of the frame's short side, that :func:`is_card_crop` looks at."""
+CROP_LARGEST: Final = 0.5
+"""A frame whose largest card found covers less than this share of it may be a crop."""
+
+
+def is_card_crop(frame: Image, quads: Sequence[Quad]) -> bool:
+    """Whether a single-card photo is the card itself (a tight crop or scan): paper all round
+    its border (the ring's median grey at least 90% of the frame's brightest, its 99th
+    percentile) and no
+    card found covering half of it (what was found is part of the card: a court picture's
+    frame, an index box). Enrolment and recognition both ask this, so they find the card of
+    such a photo the same way."""
+    h, w = frame.shape[:2]
+    area = float(h * w)
+    if any(_quad_area(q) >= CROP_LARGEST * area for q in quads):
+        return False
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    b = max(2, round(CROP_BORDER * min(h, w)))
+    ring = np.concatenate([grey[:b].ravel(), grey[-b:].ravel(), grey[:, :b].ravel(),
+                           grey[:, -b:].ravel()])
+    return float(np.median(ring)) >= 0.9 * float(np.percentile(grey[::4, ::4], 99))
 
 
 def whole_frame_quad(frame: Image) -> Quad:
@@ -162,6 +194,7 @@ class Recogniser:
         self._ranks = ranks
         self._suits = suits
         self._held_back = frozenset(profile.held_back)
+        self._evidence = Evidence(profile)
         chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
         self._chroma = chroma
         # Suits whose inks are close form one colour group (red / black, or four groups).
@@ -254,42 +287,59 @@ class Recogniser:
         return frame[roi[1]:roi[1] + roi[3], roi[0]:roi[0] + roi[2]]
 
     def inspect_shoe(self, frame: Image) -> IndexRead:
-        """The full verdict on a shoe frame's index window."""
-        return self.read_index(self.shoe_crop(frame))
+        """The full verdict on a shoe frame's index window (no face is seen: an accepted
+        index must pass the card's index-only gate)."""
+        return self.second_look(self.read_index(self.shoe_crop(frame)), None)
 
     def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""
         r = self.inspect_shoe(frame)
         return FaceRead(r.card, r.confidence, r.status, None, frame_time)
 
+    def second_look(self, r: IndexRead, card_img: Image | None) -> IndexRead:
+        """An index read the index gates accepted, judged again on the card's face
+        (``card_img``, the warped canonical card, where there is one) or else on the card's
+        index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
+        if r.status is not FaceStatus.ACCEPTED or r.card is None:
+            return r
+        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img)
+        status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
+        return replace(r, status=status, face=j.face, evidence=j.evidence)
+
     def read_card(self, card_img: Image) -> IndexRead:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
         the first was accepted (the card may lie either way up); the better read wins. If
         neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
-        indices)."""
+        indices). An accepted index is then judged on the face (:meth:`second_look`)."""
         best = _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl)
             if a.status is FaceStatus.ACCEPTED:
-                return a
+                return self.second_look(a, card_img)
             b, seen_b = self._read_index(br)
             best = max((best, a, b), key=_rank)
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
-        return best
+        return self.second_look(best, card_img)
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
         """Every card found on a board frame with the full verdict on it; a card that runs
         into the frame's edge is ``OUT_OF_FRAME`` and not read.
 
-        With ``whole_frame``, a frame where no card shows an index is read as one tightly
-        cropped card (photos and scans of single cards); nothing is added if that shows no
-        index either.
+        With ``whole_frame``, a frame that is a card's own crop (:func:`is_card_crop`), or
+        where no card shows an index, is read as one tightly cropped card (photos and scans
+        of single cards); nothing is added if that shows no index either.
         """
+        located = locate_cards(frame)
+        if whole_frame and is_card_crop(frame, [f.quad for f in located]):
+            q = whole_frame_quad(frame)
+            r = self.read_card(warp_card(frame, q))
+            if r.card is not None:
+                return [(q, r)]
         found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
-                 for f in locate_cards(frame)]
+                 for f in located]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
@@ -384,11 +434,18 @@ class Recogniser:
             if hit is not None:
                 hits.append(hit)
         out = list(found)
-        for pair, r in sorted(hits, key=lambda t: -t[1].confidence):
-            if r.card in accepted or r.box is None:
+        for pair, first in sorted(hits, key=lambda t: -t[1].confidence):
+            if first.card in accepted or first.box is None:
+                continue
+            q = card_quad(pair, first.box, first.tilt,
+                          self.profile.index_on_card or INDEX_ON_CARD)
+            inside = inside_share(q, w, h)
+            # the face as far as it is in the frame (outside it is black): it must agree,
+            # else the card's index-only gate decides, and a face of another rank refuses
+            r = self.second_look(first, warp_card(frame, q))
+            if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)
-            q = card_quad(pair, r.box, r.tilt, self.profile.index_on_card or INDEX_ON_CARD)
             at = (float(pair.top[0]), float(pair.top[1]))
             around = [i for i, (fq, _) in enumerate(out)
                       if cv2.pointPolygonTest(np.array(fq, np.float32), at, False) >= 0]
@@ -409,7 +466,6 @@ class Recogniser:
             if part:
                 out[part[0]] = (q, r)
                 continue
-            inside = inside_share(q, w, h)
             cut = [i for i in around if out[i][1].status is FaceStatus.OUT_OF_FRAME
                    and _quad_area(out[i][0]) <= 1.5 * _quad_area(q)]
             if cut:  # a card already reported running out of the frame: read after all

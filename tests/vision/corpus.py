@@ -14,6 +14,7 @@ corpus has 4032x3024 phone pictures; a table camera gives 1280x720 or so).
 from __future__ import annotations
 
 import csv
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,21 @@ from tablectl.vision.model import FaceRead, FaceStatus, Image
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
-CORPUS: Final = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "cards"
+
+def _corpus() -> Path:
+    """``shared/corpus/cards`` beside the repository, or beside a folder holding it (a git
+    worktree under ``wt/``); ``TABLECTL_CARD_CORPUS`` names another place."""
+    named = os.environ.get("TABLECTL_CARD_CORPUS")
+    if named:
+        return Path(named)
+    repo = Path(__file__).resolve().parents[2]
+    for up in repo.parents:
+        if (up / "shared" / "corpus" / "cards").is_dir():
+            return up / "shared" / "corpus" / "cards"
+    return repo.parent / "shared" / "corpus" / "cards"
+
+
+CORPUS: Final = _corpus()
 SCENES: Final = CORPUS / "cluttered_scenes"
 DESIGNS: Final = CORPUS / "many_designs"
 SUITS_CSV: Final = Path(__file__).resolve().parents[1] / "data" / "cards" / "cluttered_suits.csv"

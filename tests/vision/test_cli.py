@@ -131,7 +131,10 @@ def test_shoe_mode_enrol_with_roi_and_csv(tmp_path: Path,
     out = tmp_path / "shoe-profile"
     assert main(["camera", "enrol", "--deck-id", "shoe", "--out", str(out), "--mode", "shoe",
                  "--roi", roi, "--labels", str(labels), *images]) == 0
-    capsys.readouterr()
+    enrolled = capsys.readouterr().out
+    # enrolment measured its own deck: the closest pairs by index, each with its verdict
+    assert "closest pairs by index" in enrolled
+    assert "index alone needs a rank margin of" in enrolled or "face agrees" in enrolled
     probe = tmp_path / "probe.png"
     cv2.imwrite(str(probe), cam.shoe_frame(FULL_DECK[33]))
     explained = tmp_path / "explained"

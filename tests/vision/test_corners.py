@@ -123,7 +123,10 @@ def test_a_tight_fan_is_read_from_its_index_corners(board_profile: DeckProfile,
         assert set(accepted) <= set(cards), (accepted, cards)
         read += len(set(accepted))
         total += len(cards)
-    assert read >= total - 2, f"{read}/{total}"
+    # each card shows only its index, so each is read on its index alone: its glyphs must
+    # correlate 0.95 (tablectl/vision/evidence.py INDEX_ONLY_GLYPHS); 13 of 15 were read
+    # at the general gate's 0.80, 11 are at 0.95
+    assert read >= total - 4, f"{read}/{total}"
 
 
 def test_a_printed_page_is_never_read_as_cards(board_profile: DeckProfile,

@@ -1,0 +1,99 @@
+"""Two kinds of evidence before a card is accepted: its index, and the rest of its face.
+
+A read whose index passes the glyph and deck gates (:mod:`tablectl.vision.recognise`) is
+accepted only if
+
+* its **face agrees** (:mod:`tablectl.vision.face`): the warped card's face, corners masked
+  out, fits an enrolled face of the card read at least :data:`FACE_ACCEPT` and better by
+  :data:`FACE_MARGIN` than any enrolled card of another rank; or
+* no face can be compared (a card found by its index corner, overlapped or fanned, a card
+  whose face was not enrolled, a shoe's index window) or the face is unclear (a quad a bit
+  off, part of the card covered), and its index passes **the card's index-only gate**
+  measured at enrolment (:mod:`tablectl.vision.margins`), which is stricter (and both its
+  glyphs must correlate :data:`INDEX_ONLY_GLYPHS`): a card whose index comes too close to
+  another card's cannot pass it at all.
+
+A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
+:data:`FACE_MARGIN` the other way) refuses the read whatever the index says.
+
+A card of the deck that was never enrolled (a partial enrolment) has no face and no gate of
+its own: it passes on its index alone only if no enrolled card of its rank has a rival too
+close to tell apart by the index.
+
+Profiles saved before faces and gates were measured (``DeckProfile.two_kinds`` false) are
+judged on the index alone, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from tablectl.domain.cards import Card
+from tablectl.vision.face import FaceBook
+from tablectl.vision.model import Image
+from tablectl.vision.profile import DeckProfile
+
+FACE_ACCEPT: Final = 0.60
+"""Least correlation of the face with an enrolled face of the card read."""
+FACE_MARGIN: Final = 0.05
+"""How much better the face must fit the card read than any card of another rank."""
+INDEX_ONLY_GLYPHS: Final = 0.95
+"""On its index alone a read's rank and suit glyphs must both correlate at least this well
+with the enrolled ones (the general gate asks 0.80 of a read whose face agrees): on the
+development decks every right index-only read reached 0.979, and two suits of designs never
+enrolled, accepted wrong before this, 0.90 and 0.92 (docs/camera.md §6)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The second look at an index read the index gates accepted.
+
+    Attributes:
+        accept: whether the read stays accepted.
+        evidence: ``"index+face"``, ``"index"`` (the index-only gate) or ``""`` (refused,
+            or a profile without faces and gates).
+        face: the face's margin, ``None`` when no face was compared.
+    """
+
+    accept: bool
+    evidence: str
+    face: float | None = None
+
+
+class Evidence:
+    """Judges accepted index reads against a profile's faces and index-only gates."""
+
+    def __init__(self, profile: DeckProfile) -> None:
+        self.profile = profile
+        self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
+                      if profile.face_vecs is not None and profile.face_cards else None)
+
+    def judge(self, card: Card, rank_margin: float, glyphs: float,
+              card_img: Image | None) -> Judgement:
+        """Judge the index read ``card`` (``rank_margin``: its rank glyph's correlation with
+        the rank read minus that with the best other rank; ``glyphs``: the weaker of its rank
+        and suit correlations) and, where there is one, the warped canonical card
+        ``card_img`` it was read from."""
+        if not self.profile.two_kinds:
+            return Judgement(True, "")
+        face: float | None = None
+        if card_img is not None and self.faces is not None and self.faces.has(card):
+            v = self.faces.judge(card, card_img)
+            face = v.margin
+            if v.score >= FACE_ACCEPT and v.margin >= FACE_MARGIN:
+                return Judgement(True, "index+face", face)
+            if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
+                return Judgement(False, "", face)  # the face is another rank's
+        if glyphs >= INDEX_ONLY_GLYPHS and self._index_only(card, rank_margin):
+            return Judgement(True, "index", face)
+        return Judgement(False, "", face)
+
+    def _index_only(self, card: Card, rank_margin: float) -> bool:
+        gate = self.profile.gates.get(card)
+        if gate is None:  # a card never enrolled: the strictest gate of its rank's cards
+            same_rank = [g for c, g in self.profile.gates.items() if c.rank is card.rank]
+            if not same_rank or any(g.margin is None for g in same_rank):
+                return False
+            return rank_margin >= max(g.margin or 0.0 for g in same_rank)
+        return gate.margin is not None and rank_margin >= gate.margin

@@ -1,0 +1,154 @@
+"""The second kind of evidence: the card's face away from its index corners.
+
+A card accepted on its index alone rests on a few strokes of two glyphs; a jack read as the
+queen of its suit, or a nine as a ten, can correlate 0.99 there. The rest of the face tells
+those apart at a glance: the court picture, the count and layout of the pips. So at
+enrolment the warped card's face is kept as one small vector per photo, and a read is
+compared with the enrolled faces of every card.
+
+The face vector: the canonical warped card (``recognise.CARD_W`` x ``CARD_H``) in grey,
+relative to its own paper level, averaged down to :data:`GRID` cells (and blurred, so a
+quad a few pixels off costs little), its four corners masked out (:data:`CORNER_MASK`: the
+indices, in all four corners on some decks) and a thin border dropped (the card's edge and
+whatever table a loose quad took in), then made zero-mean and unit-norm over the cells
+kept: correlation is one dot product. The mask is symmetric under a half turn, so the
+vector of the card lying the other way up is the same vector reversed.
+
+Only numpy and OpenCV; no state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.domain.cards import Card
+from tablectl.vision.model import Image
+
+Vec = npt.NDArray[np.float32]
+
+GRID: Final = (20, 28)
+"""Face cells across and down (one cell is 10 canonical card px)."""
+CORNER_MASK: Final = (0.24, 0.26)
+"""Each corner's masked rectangle as fractions of the card's width and height."""
+BORDER: Final = 1
+"""Cells dropped along each side."""
+SHIFTS: Final = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+"""Cell shifts tried when comparing a read with the enrolled faces (a quad that is off by
+up to a cell, 5% of the card, still lines up)."""
+
+
+def _mask() -> npt.NDArray[np.bool_]:
+    gw, gh = GRID
+    keep = np.zeros((gh, gw), bool)
+    keep[BORDER:gh - BORDER, BORDER:gw - BORDER] = True
+    cw, ch = round(gw * CORNER_MASK[0]), round(gh * CORNER_MASK[1])
+    for ys in (slice(0, ch), slice(gh - ch, gh)):
+        for xs in (slice(0, cw), slice(gw - cw, gw)):
+            keep[ys, xs] = False
+    return keep
+
+
+KEEP: Final = _mask()
+
+
+def face_cells(card: Image) -> npt.NDArray[np.float32]:
+    """The warped card's face as ``GRID`` cells of relative darkness (0 paper, 1 black),
+    before masking: ``(rows, cols)``. Averaged down to twice the grid first (cheap), the
+    paper level and blur taken there."""
+    grey = card if card.ndim == 2 else cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    gw, gh = GRID
+    mid = cv2.resize(grey, (2 * gw, 2 * gh), interpolation=cv2.INTER_AREA).astype(np.float32)
+    paper = float(np.percentile(mid, 90)) + 1.0
+    ink = 1.0 - np.clip(mid / paper, 0.0, 1.0)
+    ink = cv2.GaussianBlur(ink, (0, 0), 0.8)
+    small = cv2.resize(ink, GRID, interpolation=cv2.INTER_AREA)
+    return np.asarray(small, np.float32)
+
+
+def _normed(cells: npt.NDArray[np.float32]) -> Vec:
+    v = cells[KEEP].astype(np.float32)
+    v = v - float(v.mean())
+    n = float(np.linalg.norm(v))
+    return (v / n).astype(np.float32) if n > 1e-6 else np.zeros_like(v)
+
+
+def face_vector(card: Image) -> Vec:
+    """One warped canonical card's face vector (see the module docstring)."""
+    return _normed(face_cells(card))
+
+
+def face_views(card: Image) -> npt.NDArray[np.float32]:
+    """The face vectors of ``card`` at every shift of :data:`SHIFTS` and both ways up:
+    ``(2 * len(SHIFTS), n)``; row 0 is :func:`face_vector` itself."""
+    cells = face_cells(card)
+    out = []
+    for dx, dy in SHIFTS:
+        shifted = np.roll(cells, (dy, dx), axis=(0, 1))
+        v = _normed(shifted)
+        out.append(v)
+    views = np.stack(out)
+    return np.concatenate([views, views[:, ::-1]]).astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class FaceVerdict:
+    """How a warped card's face compares with the enrolled faces.
+
+    Attributes:
+        card: the card the index read.
+        score: best correlation with an enrolled face of that card (``-1`` if none).
+        rival: the best-matching enrolled card of another rank, and ``rival_score`` its
+            correlation (the face's own answer when it disagrees).
+    """
+
+    card: Card
+    score: float
+    rival: Card | None
+    rival_score: float
+
+    @property
+    def margin(self) -> float:
+        """``score - rival_score``: how much better the face fits the index's card than any
+        card of another rank."""
+        return self.score - self.rival_score
+
+
+class FaceBook:
+    """The enrolled faces of one deck, for comparing a read with.
+
+    Args:
+        cards: the card of each row of ``vecs``.
+        vecs: one :func:`face_vector` per enrolled photo.
+    """
+
+    def __init__(self, cards: Sequence[Card], vecs: npt.NDArray[np.float32]) -> None:
+        self.cards = tuple(cards)
+        self.vecs = vecs.astype(np.float32)
+        self._index = {c: i for i, c in enumerate(sorted(set(self.cards),
+                                                         key=lambda c: c.index))}
+        self._row_card = np.array([self._index[c] for c in self.cards], np.intp)
+        self._by_index = sorted(self._index, key=self._index.__getitem__)
+
+    def has(self, card: Card) -> bool:
+        """Whether ``card`` has an enrolled face."""
+        return card in self._index
+
+    def judge(self, card: Card, card_img: Image) -> FaceVerdict:
+        """Compare the warped canonical ``card_img`` with every enrolled face."""
+        views = face_views(card_img)
+        scores = (self.vecs @ views.T).max(axis=1)
+        best = np.full(len(self._index), -1.0, np.float32)
+        np.maximum.at(best, self._row_card, scores)
+        own = float(best[self._index[card]]) if card in self._index else -1.0
+        rival: Card | None = None
+        rival_score = -1.0
+        for i, c in enumerate(self._by_index):
+            if c.rank is not card.rank and float(best[i]) > rival_score:
+                rival, rival_score = c, float(best[i])
+        return FaceVerdict(card, own, rival, rival_score)
