@@ -22,6 +22,7 @@ from tablectl.controller.inputs import Location
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.deck import Deck
 from tablectl.sources.base import load_antenna_map
+from tests.conftest import free_port
 from tests.registration.conftest import DECKS, Cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -104,9 +105,11 @@ async def test_register_refuses_to_overwrite_without_force(tmp_path: Path,
 
 
 async def test_register_times_out_and_writes_nothing(tmp_path: Path, tablectl: Start) -> None:
+    # a reader that never answers (a path that cannot be opened is bad usage at once: below)
     out = tmp_path / "never.csv"
-    cli = await tablectl("deck", "register", "--device", str(tmp_path / "no-such-port"),
-                         "--out", str(out), "--timeout", "1")
+    cli = await tablectl("deck", "register", "--device",
+                         f"socket://127.0.0.1:{free_port()}", "--out", str(out),
+                         "--timeout", "1")
     code, _, err = await cli.finish()
     assert code == 1 and "never came online" in err and "nothing written" in err
     assert not out.exists()
