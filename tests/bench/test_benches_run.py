@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = [
     ("bridge.py", ["--frames", "2000", "--samples", "50", "--corrupt", "2000"],
      ["decode_frames_per_s"]),
-    ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30"], ["threads"]),
+    ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30", "--deck-step", "10"],
+     ["threads"]),
     ("controller.py", ["--hands", "2", "--runs", "1"], []),
     ("floor.py", ["--tables", "3,6", "--window", "2", "--real", "1"],
      ["events_per_s", "lag_p99_ms", "lost", "doubled"]),
