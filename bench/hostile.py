@@ -52,10 +52,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import Broker, free_port  # noqa: E402
-from tests.reliability.harness import DaemonProcess  # noqa: E402
-
-TABLE = "hx"
-FLOOR = "floor-hx"
+from tests.reliability.harness import HOSTILE_FLOOR as FLOOR  # noqa: E402
+from tests.reliability.harness import HOSTILE_TABLE as TABLE  # noqa: E402
+from tests.reliability.harness import DaemonProcess, hostile_config  # noqa: E402
 
 
 def make_broker(workdir: Path) -> Broker:
@@ -68,39 +67,6 @@ def make_broker(workdir: Path) -> Broker:
     broker = Broker("127.0.0.1", port, workdir, conf)
     broker.start()
     return broker
-
-
-def write_config(workdir: Path, broker: Broker) -> Path:
-    path = workdir / "table.toml"
-    path.write_text(f"""
-deck = "{ROOT}/config/decks/demo-red.csv"
-button = 1
-[table]
-id = "{TABLE}"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 1
-big_blind = 2
-[[seats]]
-number = 1
-name = "Ann"
-stack = 500
-[[seats]]
-number = 2
-name = "Bo"
-stack = 500
-[[sources]]
-kind = "manual"
-[access.roles]
-{FLOOR} = "floor"
-[mqtt]
-url = "{broker.url}"
-[journal]
-path = "{workdir}/journal.sqlite"
-""")
-    return path
 
 
 def _nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
@@ -245,7 +211,7 @@ class Table:
     def __init__(self, workdir: Path, broker: Broker) -> None:
         self.broker = broker
         self.journal = workdir / "journal.sqlite"
-        self.proc = DaemonProcess(write_config(workdir, broker), workdir / "daemon.log")
+        self.proc = DaemonProcess(hostile_config(workdir, broker), workdir / "daemon.log")
         self.watcher = Client(broker, "watcher")
 
     def start(self) -> None:

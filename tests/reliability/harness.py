@@ -48,6 +48,7 @@ from tablectl.publish.base import MessageProps
 from tablectl.publish.errors import PublishError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
+from tests.conftest import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = "rel"
@@ -541,3 +542,47 @@ def props_with_response(topic: str, corr: bytes) -> Properties:
     props.ResponseTopic = topic
     props.CorrelationData = corr
     return props
+
+
+HOSTILE_TABLE = "hx"
+HOSTILE_DEALER = "dealer-hx"
+HOSTILE_FLOOR = "floor-hx"
+
+
+def hostile_config(workdir: Path, broker: Broker, extra: str = "") -> Path:
+    """A hold'em table with manual cards only (no reader to wait for), a dealer and a floor
+    user: the hostile-input tests' and ``bench/hostile.py``'s table."""
+    text = f"""
+deck = "{ROOT}/config/decks/demo-red.csv"
+button = 1
+[table]
+id = "{HOSTILE_TABLE}"
+[game]
+variant = "holdem"
+structure = "no-limit"
+[game.stakes]
+small_blind = 1
+big_blind = 2
+[[seats]]
+number = 1
+name = "Ann"
+stack = 500
+[[seats]]
+number = 2
+name = "Bo"
+stack = 500
+[[sources]]
+kind = "manual"
+[access.roles]
+{HOSTILE_DEALER} = "dealer"
+{HOSTILE_FLOOR} = "floor"
+{extra}
+[mqtt]
+url = "{broker.url}"
+[journal]
+path = "{workdir}/journal.sqlite"
+"""
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "table.toml"
+    path.write_text(text)
+    return path

@@ -25,49 +25,10 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tests.conftest import Broker
-from tests.reliability.harness import ROOT, DaemonProcess
-
-TABLE = "hx"
-DEALER = "dealer-hx"
-FLOOR = "floor-hx"
-
-
-def hostile_config(workdir: Path, broker: Broker, extra: str = "") -> Path:
-    """A hold'em table with manual cards only (no reader to wait for)."""
-    text = f"""
-deck = "{ROOT}/config/decks/demo-red.csv"
-button = 1
-[table]
-id = "{TABLE}"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 1
-big_blind = 2
-[[seats]]
-number = 1
-name = "Ann"
-stack = 500
-[[seats]]
-number = 2
-name = "Bo"
-stack = 500
-[[sources]]
-kind = "manual"
-[access.roles]
-{DEALER} = "dealer"
-{FLOOR} = "floor"
-{extra}
-[mqtt]
-url = "{broker.url}"
-[journal]
-path = "{workdir}/journal.sqlite"
-"""
-    workdir.mkdir(parents=True, exist_ok=True)
-    path = workdir / "table.toml"
-    path.write_text(text)
-    return path
+from tests.reliability.harness import HOSTILE_DEALER as DEALER
+from tests.reliability.harness import HOSTILE_FLOOR as FLOOR
+from tests.reliability.harness import HOSTILE_TABLE as TABLE
+from tests.reliability.harness import DaemonProcess, hostile_config
 
 
 @dataclass
