@@ -364,6 +364,8 @@ class TableDaemon:
         now = self.clock.monotonic()
         made = self.admission.admit(msg, now, self.clock.now())
         if isinstance(made, Turned):
+            if self.metrics is not None:
+                self.metrics.refused(made.code)
             if made.record is not None:
                 self.keep_refusals([made.record])
             self.flush_refusals(now)

@@ -95,6 +95,9 @@ class TableMetrics:
                                 "(ok or the refusal's code)", ["name", "result"], registry=reg)
         self.hands = Counter("tablectl_hands", "Hands finished, by game", ["game"],
                              registry=reg)
+        self.refusals = Counter("tablectl_refusals", "Commands refused before the journal "
+                                "and the controller (bad topic or payload, no role, rate "
+                                "limit...), by the refusal's code", ["code"], registry=reg)
         self.read_to_publish = Histogram(
             "tablectl_read_to_publish_seconds", "From a card read entering the daemon to the "
             "broker's acknowledgement of the last event it caused", buckets=LATENCY_BUCKETS,
@@ -155,6 +158,11 @@ class TableMetrics:
             started = self._pending.pop(record.id, None)
             if started is not None:
                 self.read_to_publish.observe(self.clock() - started)
+
+    def refused(self, code: str) -> None:
+        """A command was refused before the journal (:mod:`tablectl.publish.admission`),
+        counted whether or not it was answered or recorded on its own."""
+        self.refusals.labels(code=code).inc()
 
     def error(self, code: str) -> None:
         """An error of the daemon itself (``journal_unavailable``)."""

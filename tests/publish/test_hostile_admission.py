@@ -4,6 +4,7 @@ one record, the conflict on the snapshot with one ERROR."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from tablectl.clock import ManualClock
 from tablectl.config import load_config
 from tablectl.daemon import TableDaemon
 from tablectl.journal import MemoryJournal
+from tablectl.metrics import TableMetrics
 from tablectl.publish import topics
 from tablectl.publish.admission import AccessLimits, Admission, RateLimit, Turned
 from tablectl.publish.base import IncomingMessage, MemoryPublisher
@@ -88,3 +90,32 @@ def test_a_table_id_conflict_is_one_error_and_shows_on_the_snapshot(
     assert sum(r.levelno == logging.ERROR for r in caplog.records) == 1
     daemon.table_conflict(None)
     assert daemon.public_snapshot()["errors"] == []
+
+
+def test_every_refusal_is_counted_in_the_metrics_even_when_only_aggregated(
+        tmp_path: Path) -> None:
+    variant, structure, stakes = VARIANTS[1]
+    config = load_config(write_config(tmp_path, "mqtt://127.0.0.1:1", variant, structure,
+                                      stakes))
+    clock = ManualClock()
+    daemon = TableDaemon(table_setup(config), initial_state(config), MemoryJournal(clock),
+                         MemoryPublisher(), clock=clock)
+    daemon.recover()
+    daemon.metrics = TableMetrics(variant)
+
+    async def send() -> None:
+        await daemon.handle_message(IncomingMessage(topics.cmd(daemon.table, "start_hand",
+                                                               "mallory"), b"{"))
+        for _ in range(40):                 # a stranger past the shared bucket
+            await daemon.handle_message(IncomingMessage(
+                topics.cmd(daemon.table, "start_hand", "stranger"), b'{"id":"x"}'))
+
+    asyncio.run(send())
+    registry = daemon.metrics.registry
+
+    def refused(code: str) -> float:
+        return registry.get_sample_value("tablectl_refusals_total", {"code": code}) or 0.0
+
+    assert refused("bad_request") == 1
+    assert refused("not_authorised") + refused("rate_limited") == 40
+    assert refused("rate_limited") > 0
