@@ -51,22 +51,10 @@ from paho.mqtt.properties import Properties
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import Broker, free_port  # noqa: E402
+from tests.conftest import Broker, private_broker  # noqa: E402
 from tests.reliability.harness import HOSTILE_FLOOR as FLOOR  # noqa: E402
 from tests.reliability.harness import HOSTILE_TABLE as TABLE  # noqa: E402
 from tests.reliability.harness import DaemonProcess, hostile_config  # noqa: E402
-
-
-def make_broker(workdir: Path) -> Broker:
-    """A private anonymous mosquitto without persistence on a free port."""
-    port = free_port()
-    conf = workdir / "mosquitto.conf"
-    conf.write_text(f"per_listener_settings false\nlistener {port} 127.0.0.1\n"
-                    "allow_anonymous true\nset_tcp_nodelay true\npersistence false\n"
-                    "max_queued_messages 100000\nlog_dest stdout\nlog_type error\n")
-    broker = Broker("127.0.0.1", port, workdir, conf)
-    broker.start()
-    return broker
 
 
 def _nodelay(_client: mqtt.Client, _userdata: object, sock: object) -> None:
@@ -266,7 +254,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        broker = make_broker(workdir)
+        broker = private_broker(workdir, "max_queued_messages 100000\n")
         table = Table(workdir, broker)
         try:
             table.start()

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from hardware_sim.faults import FaultKind, FaultPlan  # noqa: E402
 from hardware_sim.records import HandSummary  # noqa: E402
 from tablectl.domain.deck import Deck  # noqa: E402
-from tests.conftest import Broker, free_port  # noqa: E402
+from tests.conftest import Broker, private_broker  # noqa: E402
 from tests.reliability.harness import (  # noqa: E402
     AUDITOR,
     VARIANTS,
@@ -71,18 +71,6 @@ SECURE = "secure/v1/tables/rel/holecards"
 DEVICE_FAULTS = (FaultKind.UNPLUG, FaultKind.REBOOT, FaultKind.MISREAD,
                  FaultKind.DUPLICATE_READ, FaultKind.FOREIGN_TAG, FaultKind.GARBAGE,
                  FaultKind.BITFLIP, FaultKind.DROP, FaultKind.DUP_FRAME, FaultKind.DELAY)
-
-
-def make_broker(workdir: Path) -> Broker:
-    """A private anonymous mosquitto without persistence on a free port."""
-    port = free_port()
-    conf = workdir / "mosquitto.conf"
-    conf.write_text(f"per_listener_settings false\nlistener {port} 127.0.0.1\n"
-                    "allow_anonymous true\nset_tcp_nodelay true\npersistence false\n"
-                    "log_dest stdout\nlog_type error\n")
-    broker = Broker("127.0.0.1", port, workdir, conf)
-    broker.start()
-    return broker
 
 
 def plan_faults(rng: random.Random, hands: int) -> list[FaultPlan]:
@@ -187,7 +175,7 @@ def multiset_missing(want: list[Any], got: list[Any]) -> int:
 async def soak_variant(index: int, hands: int, seed: int, workdir: Path) -> dict[str, Any]:
     variant, structure, stakes = VARIANTS[index]
     rng = random.Random(seed)
-    broker = make_broker(workdir)
+    broker = private_broker(workdir)
     watcher = Watcher(broker.host, broker.port)
     plans = plan_faults(rng, hands)
     foreign = Deck.load(ROOT / "config/decks/demo-blue.csv")

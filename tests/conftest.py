@@ -105,6 +105,19 @@ class Broker:
 BrokerFactory = Callable[..., Broker]
 
 
+def private_broker(workdir: Path, extra: str = "") -> Broker:
+    """A started private anonymous mosquitto without persistence on a free loopback port
+    (for scripts outside pytest, such as the benchmarks); ``extra``: more config lines."""
+    port = free_port()
+    conf = workdir / "mosquitto.conf"
+    conf.write_text(f"per_listener_settings false\nlistener {port} 127.0.0.1\n"
+                    "allow_anonymous true\nset_tcp_nodelay true\npersistence false\n"
+                    f"{extra}log_dest stdout\nlog_type error\n")
+    broker = Broker("127.0.0.1", port, workdir, conf)
+    broker.start()
+    return broker
+
+
 @pytest.fixture
 def mosquitto_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
     """Make brokers: ``factory(extra_config="", listeners=("mqtt",))``.
