@@ -1,0 +1,304 @@
+/* The reference reader built for a Linux host: the portable core on a pty UART, with a
+ * radio whose tags the test scripts on stdin. One command per line, each answered on stdout
+ * by "ok ..." or "err ..." once applied:
+ *
+ *   tag ANT UIDHEX [TECH]     a tag lies on antenna ANT until untagged
+ *   pass ANT UIDHEX [READS]   a tag passes antenna ANT: in the field for READS inventories
+ *   untag ANT UIDHEX          a tag leaves antenna ANT
+ *   unplug | plug             the USB cable out / in (a new pty behind the same link)
+ *   reboot | powercut         watchdog reset / power cut: a new boot, queues lost
+ *   radio_fail 0|1            the radio chip fails to start (READER_INIT_FAILED)
+ *   antenna_fail ANT 0|1      an antenna's cable is cut (ANTENNA_FAULT)
+ *   noise HEX                 raw bytes straight onto the UART (line noise)
+ *   stats                     one line of counters
+ *   quit
+ *
+ * Usage: reader-host --link PATH [--kind shoe|table] [--antennas N] [--store FILE]
+ *        [--poll MS] [--gone MS]
+ * Prints "ready SLAVE" when the pty is up and "boot BOOTID" at every boot. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/reader.h"
+#include "host_pty.h"
+#include "host_radio.h"
+
+#define FW_VERSION "reference-host-1"
+
+struct host {
+    struct board board;
+    struct reader reader;
+    struct host_radio radio;
+    struct host_pty pty;
+    struct reader_settings settings;
+    const char *store;
+    uint8_t cause;
+    uint8_t reset_requested;
+    struct timespec t0;
+};
+
+static uint32_t now_ms(void *ctx) {
+    struct host *h = ctx;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint32_t)((t.tv_sec - h->t0.tv_sec) * 1000 + (t.tv_nsec - h->t0.tv_nsec) / 1000000);
+}
+
+static uint32_t random32(void *ctx) {
+    uint32_t v = 0;
+    (void)ctx;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+        v = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+    }
+    return v;
+}
+
+static int store_load(void *ctx, uint8_t *data, size_t len) {
+    struct host *h = ctx;
+    FILE *f = h->store ? fopen(h->store, "rb") : NULL;
+    if (f == NULL) {
+        return -1;
+    }
+    size_t n = fread(data, 1, len, f);
+    fclose(f);
+    return n == len ? 0 : -1;
+}
+
+static int store_save(void *ctx, const uint8_t *data, size_t len) {
+    struct host *h = ctx;
+    FILE *f = h->store ? fopen(h->store, "wb") : NULL;
+    if (f == NULL) {
+        return -1;
+    }
+    size_t n = fwrite(data, 1, len, f);
+    return (fclose(f) == 0 && n == len) ? 0 : -1;
+}
+
+static uint8_t reset_cause(void *ctx) { return ((struct host *)ctx)->cause; }
+
+static void reset(void *ctx) {
+    struct host *h = ctx;
+    h->reset_requested = 1;
+    h->cause = RESET_SOFTWARE;
+}
+
+static void uart_write(void *ctx, const uint8_t *data, size_t len) {
+    host_pty_write(&((struct host *)ctx)->pty, data, len);
+}
+
+static void indicate(void *ctx, uint8_t target, uint8_t pattern, uint16_t ms) {
+    (void)ctx;
+    printf("indicate %u %u %u\n", target, pattern, ms);
+}
+
+static void boot(struct host *h) {
+    reader_boot(&h->reader, &h->board, &h->settings);
+    printf("boot %08x\n", (unsigned)h->reader.s.id.boot_id);
+}
+
+static int parse_hex(const char *s, uint8_t *out, size_t max) {
+    size_t n = strlen(s);
+    if (n == 0 || n % 2 != 0 || n / 2 > max) {
+        return -1;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1) {
+            return -1;
+        }
+        out[i] = (uint8_t)v;
+    }
+    return (int)(n / 2);
+}
+
+static const char *command(struct host *h, char *line) {
+    char *argv[5] = {0};
+    int argc = 0;
+    for (char *tok = strtok(line, " \t\r\n"); tok && argc < 5; tok = strtok(NULL, " \t\r\n")) {
+        argv[argc++] = tok;
+    }
+    if (argc == 0) {
+        return "empty line";
+    }
+    const char *cmd = argv[0];
+    long ant = argc > 1 ? strtol(argv[1], NULL, 10) : -1;
+    if (!strcmp(cmd, "tag") || !strcmp(cmd, "pass") || !strcmp(cmd, "untag")) {
+        struct rf_tag t = {.tech = TECH_ISO15693};
+        int n = argc > 2 ? parse_hex(argv[2], t.uid, UID_MAX) : -1;
+        if (n <= 0 || ant < 0 || ant >= h->radio.antennas) {
+            return "usage: tag|pass|untag ANT UIDHEX";
+        }
+        t.uid_len = (uint8_t)n;
+        if (!strcmp(cmd, "untag")) {
+            return host_radio_remove(&h->radio, (uint8_t)ant, t.uid, t.uid_len) ? "not there"
+                                                                                 : NULL;
+        }
+        int reads = -1;
+        if (!strcmp(cmd, "tag") && argc > 3) {
+            t.tech = (uint8_t)strtol(argv[3], NULL, 10);
+        } else if (!strcmp(cmd, "pass")) {
+            reads = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 2;
+        }
+        return host_radio_place(&h->radio, (uint8_t)ant, &t, reads) ? "field full" : NULL;
+    }
+    if (!strcmp(cmd, "unplug")) {
+        host_pty_unplug(&h->pty);
+        return NULL;
+    }
+    if (!strcmp(cmd, "plug")) {
+        return host_pty_plug(&h->pty) ? "cannot create the pty" : NULL;
+    }
+    if (!strcmp(cmd, "reboot") || !strcmp(cmd, "powercut")) {
+        h->cause = !strcmp(cmd, "reboot") ? RESET_WATCHDOG : RESET_POWER_ON;
+        boot(h);
+        return NULL;
+    }
+    if (!strcmp(cmd, "radio_fail") && argc > 1) {
+        h->radio.init_fails = ant != 0;
+        return NULL;
+    }
+    if (!strcmp(cmd, "antenna_fail") && argc > 2 && ant >= 0 && ant < RF_MAX_ANTENNAS) {
+        h->radio.antenna_fails[ant] = strtol(argv[2], NULL, 10) != 0;
+        return NULL;
+    }
+    if (!strcmp(cmd, "noise") && argc > 1) {
+        uint8_t raw[64];
+        int n = parse_hex(argv[1], raw, sizeof raw);
+        if (n <= 0) {
+            return "usage: noise HEX";
+        }
+        host_pty_write(&h->pty, raw, (size_t)n);
+        return NULL;
+    }
+    if (!strcmp(cmd, "stats")) {
+        const struct session *s = &h->reader.s;
+        printf("stats state=%s boot_id=%08x boots=%u queued=%u delivered=%u duplicates=%u "
+               "gaps=%u retransmitted=%u overflows=%u drops_cobs=%u drops_crc=%u "
+               "drops_length=%u drops_version=%u drops_too_long=%u lost_bytes=%u sweeps=%u\n",
+               link_state_name(s->state), (unsigned)s->id.boot_id,
+               (unsigned)h->reader.boot.boot_count, session_queued(s),
+               (unsigned)s->stats.delivered, (unsigned)s->stats.duplicates,
+               (unsigned)s->stats.gaps, (unsigned)s->stats.retransmitted,
+               (unsigned)s->stats.overflows, (unsigned)s->decoder.drops[DROP_COBS],
+               (unsigned)s->decoder.drops[DROP_CRC], (unsigned)s->decoder.drops[DROP_LENGTH],
+               (unsigned)s->decoder.drops[DROP_VERSION],
+               (unsigned)s->decoder.drops[DROP_TOO_LONG], (unsigned)h->pty.lost_bytes,
+               (unsigned)h->reader.sc.sweeps);
+        return NULL;
+    }
+    return "unknown command";
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: reader-host --link PATH [--kind shoe|table] [--antennas N] "
+                    "[--store FILE] [--poll MS] [--gone MS]\n");
+    return 2;
+}
+
+static struct host H; /* no heap: the whole reader lives here */
+
+int main(int argc, char **argv) {
+    struct host *h = &H;
+    h->settings = (struct reader_settings){.kind = KIND_SHOE, .antennas = 1,
+                                           .poll_interval_ms = 5, .gone_debounce_ms = 100,
+                                           .fw_version = FW_VERSION};
+    h->pty.master = h->pty.slave = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        long n = strtol(v, NULL, 10);
+        if (!strcmp(k, "--link")) {
+            h->pty.link = v;
+        } else if (!strcmp(k, "--kind") && (!strcmp(v, "shoe") || !strcmp(v, "table"))) {
+            h->settings.kind = !strcmp(v, "shoe") ? KIND_SHOE : KIND_TABLE;
+        } else if (!strcmp(k, "--antennas") && n >= 1 && n <= (long)RF_MAX_ANTENNAS) {
+            h->settings.antennas = (uint8_t)n;
+        } else if (!strcmp(k, "--store")) {
+            h->store = v;
+        } else if (!strcmp(k, "--poll") && n >= 1 && n <= 10000) {
+            h->settings.poll_interval_ms = (uint32_t)n;
+        } else if (!strcmp(k, "--gone") && n >= 0 && n <= 60000) {
+            h->settings.gone_debounce_ms = (uint32_t)n;
+        } else {
+            return usage();
+        }
+    }
+    if (h->pty.link == NULL || (argc - 1) % 2 != 0) {
+        return usage();
+    }
+    if (h->settings.kind == KIND_SHOE) {
+        h->settings.antennas = 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &h->t0);
+    h->radio.antennas = h->settings.antennas;
+    h->board = (struct board){.ctx = h, .radio = &HOST_RADIO, .radio_ctx = &h->radio,
+                              .mux = &HOST_MUX, .mux_ctx = &h->radio,
+                              .uart_write = uart_write, .now_ms = now_ms,
+                              .random32 = random32, .store_load = store_load,
+                              .store_save = store_save, .reset_cause = reset_cause,
+                              .reset = reset, .indicate = indicate, .hw_id_len = 8,
+                              .hw_id = {'R', 'E', 'F', 'H', 'O', 'S', 'T', '1'}};
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (host_pty_plug(&h->pty) != 0) {
+        fprintf(stderr, "reader-host: cannot create a pty at %s: %s\n", h->pty.link,
+                strerror(errno));
+        return 1;
+    }
+    printf("ready %s\n", h->pty.slave_name);
+    boot(h);
+    char line[256];
+    size_t used = 0;
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = 0, .events = POLLIN}, {.fd = h->pty.master,
+                                                              .events = POLLIN}};
+        int r = poll(fds, h->pty.master >= 0 ? 2 : 1, 1);
+        if (r < 0 && errno != EINTR) {
+            return 1;
+        }
+        if (r > 0 && h->pty.master >= 0 && (fds[1].revents & POLLIN)) {
+            uint8_t buf[512];
+            ssize_t n = read(h->pty.master, buf, sizeof buf);
+            if (n > 0) {
+                reader_feed(&h->reader, buf, (size_t)n);
+            }
+        }
+        if (r > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
+            ssize_t n = read(0, line + used, sizeof line - 1 - used);
+            if (n <= 0) {
+                break; /* the test went away */
+            }
+            used += (size_t)n;
+            char *nl;
+            while ((nl = memchr(line, '\n', used)) != NULL) {
+                *nl = '\0';
+                char copy[256];
+                snprintf(copy, sizeof copy, "%s", line);
+                if (!strncmp(line, "quit", 4)) {
+                    host_pty_unplug(&h->pty);
+                    return 0;
+                }
+                const char *err = command(h, line);
+                printf(err ? "err %s: %s\n" : "ok %s%s\n", copy, err ? err : "");
+                used -= (size_t)(nl + 1 - line);
+                memmove(line, nl + 1, used);
+            }
+            if (used == sizeof line - 1) {
+                used = 0; /* an overlong line: dropped */
+                printf("err line too long\n");
+            }
+        }
+        reader_poll(&h->reader);
+        if (h->reset_requested) {
+            h->reset_requested = 0;
+            boot(h);
+        }
+    }
+    host_pty_unplug(&h->pty);
+    return 0;
+}
