@@ -4,7 +4,9 @@
  *
  *   tag ANT UIDHEX [TECH]     a tag lies on antenna ANT until untagged
  *   pass ANT UIDHEX [READS]   a tag passes antenna ANT: in the field for READS inventories
+ *                             (default 2); answered once it was read and left the field
  *   untag ANT UIDHEX          a tag leaves antenna ANT
+ *   settle ANT                answered once no tag is present on ANT (debounce over)
  *   unplug | plug             the USB cable out / in (a new pty behind the same link)
  *   reboot | powercut         watchdog reset / power cut: a new boot, queues lost
  *   radio_fail 0|1            the radio chip fails to start (READER_INIT_FAILED)
@@ -103,6 +105,57 @@ static void boot(struct host *h) {
     printf("boot %08x\n", (unsigned)h->reader.s.id.boot_id);
 }
 
+/* One turn of the main loop without stdin: UART bytes in, one reader step. */
+static void step(struct host *h, int wait_ms) {
+    struct pollfd fd = {.fd = h->pty.master, .events = POLLIN}; /* fd -1: only waits */
+    if (poll(&fd, 1, wait_ms) > 0 && (fd.revents & POLLIN)) {
+        uint8_t buf[512];
+        ssize_t n = read(h->pty.master, buf, sizeof buf);
+        if (n > 0) {
+            reader_feed(&h->reader, buf, (size_t)n);
+        }
+    }
+    reader_poll(&h->reader);
+    if (h->reset_requested) {
+        h->reset_requested = 0;
+        boot(h);
+    }
+}
+
+/* A card passing: answered once the radio has read it and it left the field (a dealer's
+ * card takes longer than one scan to slide past, so a test never outruns the scan). */
+static const char *pass(struct host *h, uint8_t antenna, const struct rf_tag *t, int reads) {
+    if (host_radio_place(&h->radio, antenna, t, reads) != 0) {
+        return "field full";
+    }
+    uint32_t start = now_ms(h);
+    while (now_ms(h) - start < 2000u) {
+        int still = 0;
+        for (int k = 0; k < HOST_TAGS; k++) {
+            const struct host_tag *s = &h->radio.field[antenna][k];
+            still |= s->used && s->tag.uid_len == t->uid_len &&
+                     memcmp(s->tag.uid, t->uid, t->uid_len) == 0;
+        }
+        if (!still) {
+            return NULL;
+        }
+        step(h, 1);
+    }
+    return "the tag was never read";
+}
+
+/* Answered once no tag is present on the antenna any more (its debounce ran out). */
+static const char *settle(struct host *h, uint8_t antenna) {
+    uint32_t start = now_ms(h);
+    while (presence_count(&h->reader.pr, antenna) > 0) {
+        if (now_ms(h) - start > 5000u) {
+            return "a tag is still present";
+        }
+        step(h, 1);
+    }
+    return NULL;
+}
+
 static int parse_hex(const char *s, uint8_t *out, size_t max) {
     size_t n = strlen(s);
     if (n == 0 || n % 2 != 0 || n / 2 > max) {
@@ -146,7 +199,13 @@ static const char *command(struct host *h, char *line) {
         } else if (!strcmp(cmd, "pass")) {
             reads = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 2;
         }
+        if (reads > 0) {
+            return pass(h, (uint8_t)ant, &t, reads);
+        }
         return host_radio_place(&h->radio, (uint8_t)ant, &t, reads) ? "field full" : NULL;
+    }
+    if (!strcmp(cmd, "settle") && ant >= 0 && ant < h->radio.antennas) {
+        return settle(h, (uint8_t)ant);
     }
     if (!strcmp(cmd, "unplug")) {
         host_pty_unplug(&h->pty);
@@ -179,10 +238,14 @@ static const char *command(struct host *h, char *line) {
     }
     if (!strcmp(cmd, "stats")) {
         const struct session *s = &h->reader.s;
-        printf("stats state=%s boot_id=%08x boots=%u queued=%u delivered=%u duplicates=%u "
+        unsigned present = 0;
+        for (uint8_t a = 0; a < h->reader.cfg.antennas; a++) {
+            present += presence_count(&h->reader.pr, a);
+        }
+        printf("stats present=%u state=%s boot_id=%08x boots=%u queued=%u delivered=%u duplicates=%u "
                "gaps=%u retransmitted=%u overflows=%u drops_cobs=%u drops_crc=%u "
                "drops_length=%u drops_version=%u drops_too_long=%u lost_bytes=%u sweeps=%u\n",
-               link_state_name(s->state), (unsigned)s->id.boot_id,
+               present, link_state_name(s->state), (unsigned)s->id.boot_id,
                (unsigned)h->reader.boot.boot_count, session_queued(s),
                (unsigned)s->stats.delivered, (unsigned)s->stats.duplicates,
                (unsigned)s->stats.gaps, (unsigned)s->stats.retransmitted,
@@ -261,13 +324,6 @@ int main(int argc, char **argv) {
         if (r < 0 && errno != EINTR) {
             return 1;
         }
-        if (r > 0 && h->pty.master >= 0 && (fds[1].revents & POLLIN)) {
-            uint8_t buf[512];
-            ssize_t n = read(h->pty.master, buf, sizeof buf);
-            if (n > 0) {
-                reader_feed(&h->reader, buf, (size_t)n);
-            }
-        }
         if (r > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
             ssize_t n = read(0, line + used, sizeof line - 1 - used);
             if (n <= 0) {
@@ -293,11 +349,7 @@ int main(int argc, char **argv) {
                 printf("err line too long\n");
             }
         }
-        reader_poll(&h->reader);
-        if (h->reset_requested) {
-            h->reset_requested = 0;
-            boot(h);
-        }
+        step(h, 0);
     }
     host_pty_unplug(&h->pty);
     return 0;

@@ -7,24 +7,36 @@ static int radio_init(void *ctx) {
     return h->init_fails ? RF_FAULT : 0;
 }
 
+/* Answers up to `max` tags, oldest arrival first (as a card that entered the field earlier
+ * wins the anti-collision rounds earlier); tags not answered stay for the next inventory. */
 static int radio_inventory(void *ctx, struct rf_tag *tags, int max) {
     struct host_radio *h = ctx;
+    struct host_tag *row;
     int n = 0;
+    uint32_t after = 0;
     if (h->selected >= RF_MAX_ANTENNAS || h->antenna_fails[h->selected]) {
         return RF_FAULT;
     }
     h->inventories++;
+    row = h->field[h->selected];
     for (int k = 0; k < HOST_TAGS; k++) {
-        struct host_tag *t = &h->field[h->selected][k];
-        if (!t->used) {
-            continue;
+        n += row[k].used;
+    }
+    for (int i = 0; i < n && i < max; i++) {
+        struct host_tag *next = NULL;
+        for (int k = 0; k < HOST_TAGS; k++) {
+            if (row[k].used && row[k].placed > after &&
+                (next == NULL || row[k].placed < next->placed)) {
+                next = &row[k];
+            }
         }
-        if (n < max) {
-            tags[n] = t->tag;
+        if (next == NULL) {
+            break;
         }
-        n++;
-        if (t->reads_left > 0 && --t->reads_left == 0) {
-            t->used = 0;
+        after = next->placed;
+        tags[i] = next->tag;
+        if (next->reads_left > 0 && --next->reads_left == 0) {
+            next->used = 0;
         }
     }
     return n;
@@ -63,6 +75,7 @@ int host_radio_place(struct host_radio *h, uint8_t antenna, const struct rf_tag 
     }
     free_slot->tag = *t;
     free_slot->used = 1;
+    free_slot->placed = ++h->placements;
     free_slot->reads_left = (int16_t)(reads < 0 ? -1 : (reads == 0 ? 1 : reads));
     return 0;
 }

@@ -15,6 +15,7 @@ struct host_tag {
     struct rf_tag tag;
     uint8_t used;
     int16_t reads_left; /* -1: stays until removed */
+    uint32_t placed;    /* order of arrival: the radio answers the oldest first */
 };
 
 struct host_radio {
@@ -24,6 +25,7 @@ struct host_radio {
     uint8_t init_fails;
     uint8_t antenna_fails[RF_MAX_ANTENNAS];
     uint32_t inventories;
+    uint32_t placements;
 };
 
 extern const struct radio_ops HOST_RADIO;

@@ -14,6 +14,25 @@ static int same(const struct rf_tag *a, const struct rf_tag *b) {
     return a->uid_len == b->uid_len && memcmp(a->uid, b->uid, a->uid_len) == 0;
 }
 
+/* A full row makes room by ending the debounce early of the tag missed longest (it is not in
+ * the field now); NULL when every tag of the row answered this very scan. */
+static struct present_tag *evict(struct presence *p, uint8_t antenna, uint32_t now) {
+    struct present_tag *row = p->tags[antenna], *victim = NULL;
+    for (unsigned k = 0; k < RF_TAGS_PER_ANTENNA; k++) {
+        if (row[k].used && row[k].misses > 0 &&
+            (victim == NULL || row[k].last_ms < victim->last_ms)) {
+            victim = &row[k];
+        }
+    }
+    if (victim != NULL) {
+        victim->used = 0;
+        if (p->hooks.gone) {
+            p->hooks.gone(p->hooks.ctx, antenna, victim, now);
+        }
+    }
+    return victim;
+}
+
 void presence_scan(struct presence *p, uint8_t antenna, const struct rf_tag *found, int n,
                    uint32_t now) {
     if (antenna >= RF_MAX_ANTENNAS) {
@@ -42,6 +61,9 @@ void presence_scan(struct presence *p, uint8_t antenna, const struct rf_tag *fou
             hit->misses = 0;
             hit->tag.rssi = found[i].rssi;
             continue;
+        }
+        if (free_slot == NULL) {
+            free_slot = evict(p, antenna, now);
         }
         if (free_slot == NULL) {
             if (p->hooks.full) {

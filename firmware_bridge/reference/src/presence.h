@@ -1,7 +1,8 @@
 /* Which tags lie on which antenna, with debounce: a tag is SEEN at its first read, and
  * GONE once it went unread for `gone_ms` AND for at least two scans of its antenna (so a
  * slow sweep over many antennas never makes a tag blink). No heap: a fixed table per
- * antenna. */
+ * antenna; when it is full, the tag missed longest leaves early to make room, and only when
+ * every tag of the row answered the same scan is the newcomer refused (MISREAD collision). */
 #ifndef RF_PRESENCE_H
 #define RF_PRESENCE_H
 

@@ -56,8 +56,7 @@ static void read_antenna(struct reader *r, uint8_t a, uint32_t now) {
     }
     antenna_verdict(r, a, 0, now);
     if (n > (int)RF_TAGS_PER_ANTENNA) {
-        reader_on_full(r, a, now); /* more tags answered than we can tell apart */
-        n = (int)RF_TAGS_PER_ANTENNA;
+        n = (int)RF_TAGS_PER_ANTENNA; /* the others answer in a later scan */
     } else if (n < (int)RF_TAGS_PER_ANTENNA) {
         r->crowded[a] = 0;
     }
