@@ -72,6 +72,7 @@ class ReferenceReader:
         self._replies: asyncio.Queue[str] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
         self._booted = asyncio.Event()
+        self._unanswered = 0
 
     async def __aenter__(self) -> Self:
         with self.stderr_path.open("wb") as err:
@@ -138,6 +139,29 @@ class ReferenceReader:
         async with asyncio.timeout(10):
             reply = await self._replies.get()
         assert reply.startswith("ok "), reply
+
+    def send_nowait(self, line: str) -> None:
+        """Send a command without waiting (from synchronous code); :meth:`settle` waits for
+        the answers of every such command."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        proc.stdin.write(line.encode() + b"\n")
+        self._unanswered += 1
+
+    async def settle(self) -> None:
+        """Wait until every command sent with :meth:`send_nowait` was applied.
+
+        Raises:
+            AssertionError: the firmware answered one of them with ``err``.
+        """
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        await proc.stdin.drain()
+        while self._unanswered:
+            async with asyncio.timeout(10):
+                reply = await self._replies.get()
+            self._unanswered -= 1
+            assert reply.startswith("ok "), reply
 
     async def commands(self, lines: Sequence[str]) -> None:
         """Several commands, in order."""
