@@ -57,12 +57,15 @@ class ReferenceReader:
     """
 
     def __init__(self, build: Path, link: Path, *, kind: str = "shoe", antennas: int = 1,
-                 store: Path | None = None, gone_ms: int = 100, poll_ms: int = 5) -> None:
+                 store: Path | None = None, gone_ms: int = 100, poll_ms: int = 5,
+                 control: Path | None = None) -> None:
         self.argv = [str(build / "reader-host"), "--link", str(link), "--kind", kind,
                      "--antennas", str(antennas), "--gone", str(gone_ms), "--poll",
                      str(poll_ms)]
         if store is not None:
             self.argv += ["--store", str(store)]
+        if control is not None:       # a named pipe other processes write commands into
+            self.argv += ["--control", str(control)]
         self.link = link
         self.stderr_path = link.with_name(link.name + ".stderr")
         self.boots: list[int] = []

@@ -16,10 +16,13 @@
  *   quit
  *
  * Usage: reader-host --link PATH [--kind shoe|table] [--antennas N] [--store FILE]
- *        [--poll MS] [--gone MS]
+ *        [--poll MS] [--gone MS] [--control FIFO]
+ * --control also takes commands from a named pipe (for tools run beside the test, such as
+ * `python -m firmware_bridge conformance --script`); answers still go to stdout.
  * Prints "ready SLAVE" when the pty is up and "boot BOOTID" at every boot. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,9 +262,43 @@ static const char *command(struct host *h, char *line) {
     return "unknown command";
 }
 
+struct command_input {
+    int fd;
+    size_t used;
+    char line[256];
+};
+
+/* Read what is waiting on one command input and run every whole line. Returns 0 to go on,
+ * 1 on "quit", -1 when the input ended. */
+static int read_commands(struct host *h, struct command_input *in) {
+    ssize_t n = read(in->fd, in->line + in->used, sizeof in->line - 1 - in->used);
+    if (n <= 0) {
+        return (n < 0 && errno == EAGAIN) ? 0 : -1;
+    }
+    in->used += (size_t)n;
+    char *nl;
+    while ((nl = memchr(in->line, '\n', in->used)) != NULL) {
+        *nl = '\0';
+        char copy[256];
+        snprintf(copy, sizeof copy, "%s", in->line);
+        if (!strncmp(in->line, "quit", 4)) {
+            return 1;
+        }
+        const char *err = command(h, in->line);
+        printf(err ? "err %s: %s\n" : "ok %s%s\n", copy, err ? err : "");
+        in->used -= (size_t)(nl + 1 - in->line);
+        memmove(in->line, nl + 1, in->used);
+    }
+    if (in->used == sizeof in->line - 1) {
+        in->used = 0; /* an overlong line: dropped */
+        printf("err line too long\n");
+    }
+    return 0;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: reader-host --link PATH [--kind shoe|table] [--antennas N] "
-                    "[--store FILE] [--poll MS] [--gone MS]\n");
+                    "[--store FILE] [--poll MS] [--gone MS] [--control FIFO]\n");
     return 2;
 }
 
@@ -273,6 +310,7 @@ int main(int argc, char **argv) {
                                            .poll_interval_ms = 5, .gone_debounce_ms = 100,
                                            .fw_version = FW_VERSION};
     h->pty.master = h->pty.slave = -1;
+    const char *control = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         long n = strtol(v, NULL, 10);
@@ -282,6 +320,8 @@ int main(int argc, char **argv) {
             h->settings.kind = !strcmp(v, "shoe") ? KIND_SHOE : KIND_TABLE;
         } else if (!strcmp(k, "--antennas") && n >= 1 && n <= (long)RF_MAX_ANTENNAS) {
             h->settings.antennas = (uint8_t)n;
+        } else if (!strcmp(k, "--control")) {
+            control = v;
         } else if (!strcmp(k, "--store")) {
             h->store = v;
         } else if (!strcmp(k, "--poll") && n >= 1 && n <= 10000) {
@@ -315,38 +355,26 @@ int main(int argc, char **argv) {
     }
     printf("ready %s\n", h->pty.slave_name);
     boot(h);
-    char line[256];
-    size_t used = 0;
+    struct command_input in[2] = {{.fd = 0}, {.fd = -1}};
+    if (control != NULL && (in[1].fd = open(control, O_RDWR | O_NONBLOCK)) < 0) {
+        fprintf(stderr, "reader-host: cannot open the control fifo %s\n", control);
+        return 1;
+    }
     for (;;) {
-        struct pollfd fds[2] = {{.fd = 0, .events = POLLIN}, {.fd = h->pty.master,
-                                                              .events = POLLIN}};
-        int r = poll(fds, h->pty.master >= 0 ? 2 : 1, 1);
+        struct pollfd fds[3] = {{.fd = in[0].fd, .events = POLLIN},
+                                {.fd = in[1].fd, .events = POLLIN},
+                                {.fd = h->pty.master, .events = POLLIN}};
+        int r = poll(fds, 3, 1);
         if (r < 0 && errno != EINTR) {
             return 1;
         }
-        if (r > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
-            ssize_t n = read(0, line + used, sizeof line - 1 - used);
-            if (n <= 0) {
-                break; /* the test went away */
-            }
-            used += (size_t)n;
-            char *nl;
-            while ((nl = memchr(line, '\n', used)) != NULL) {
-                *nl = '\0';
-                char copy[256];
-                snprintf(copy, sizeof copy, "%s", line);
-                if (!strncmp(line, "quit", 4)) {
+        for (int i = 0; r > 0 && i < 2; i++) {
+            if (fds[i].revents & (POLLIN | POLLHUP)) {
+                int done = read_commands(h, &in[i]);
+                if (done) {
                     host_pty_unplug(&h->pty);
-                    return 0;
+                    return done > 0 ? 0 : (i == 0 ? 0 : 1);
                 }
-                const char *err = command(h, line);
-                printf(err ? "err %s: %s\n" : "ok %s%s\n", copy, err ? err : "");
-                used -= (size_t)(nl + 1 - line);
-                memmove(line, nl + 1, used);
-            }
-            if (used == sizeof line - 1) {
-                used = 0; /* an overlong line: dropped */
-                printf("err line too long\n");
             }
         }
         step(h, 0);
