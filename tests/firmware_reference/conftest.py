@@ -9,6 +9,7 @@ import pytest
 
 from tests.firmware_bridge.conftest import _no_leaked_tasks, blue_deck, red_deck
 
+from .emulator import build_emulated
 from .harness import build_reference
 
 __all__ = ["_no_leaked_tasks", "blue_deck", "red_deck"]
@@ -18,3 +19,10 @@ __all__ = ["_no_leaked_tasks", "blue_deck", "red_deck"]
 def reference_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory holding ``reader-host`` and ``fuzz-frames`` (skips without gcc)."""
     return build_reference(tmp_path_factory.getbasetemp().parent)
+
+
+@pytest.fixture(scope="session")
+def emulated_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The Cortex-M3 ELF and the build's flash/RAM line (skips without the toolchain or
+    QEMU)."""
+    return build_emulated(tmp_path_factory.getbasetemp().parent)

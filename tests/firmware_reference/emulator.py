@@ -24,16 +24,16 @@ from .harness import REFERENCE
 PTY_LINE = re.compile(r"char device redirected to (/dev/pts/\d+) \(label serial0\)")
 
 
-def build_emulated(shared: Path) -> tuple[Path, str]:
-    """``make arm`` into a shared directory (one build per run, under a lock); returns the
+def build_emulated(common: Path) -> tuple[Path, str]:
+    """``make arm`` into a folder of ``common`` (one build per run, under a lock); returns the
     ELF and the line the build printed about flash and RAM use."""
     for tool in ("make", "arm-none-eabi-gcc", "qemu-system-arm"):
         if shutil.which(tool) is None:
             pytest.skip(f"the emulated reader needs {tool} (.ci/setup.sh installs it as root)")
     key = hashlib.sha256(str(REFERENCE).encode()).hexdigest()[:12]
-    build = shared / f"reference-arm-{key}"
+    build = common / f"reference-arm-{key}"
     build.mkdir(parents=True, exist_ok=True)
-    with (shared / f"reference-arm-{key}.lock").open("w") as lock:
+    with (common / f"reference-arm-{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         elf = build / "reader-lm3s6965.elf"
         elf.unlink(missing_ok=True)     # always relink, so the size line is printed

@@ -23,15 +23,16 @@ REFERENCE = ROOT / "firmware_bridge" / "reference"
 SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer")
 
 
-def build_reference(shared: Path) -> Path:
-    """``make host`` into ``shared/reference-build`` (one build for every xdist worker, under
-    a file lock); returns the build directory. Skips the test when there is no C compiler."""
+def build_reference(common: Path) -> Path:
+    """``make host`` into a ``reference-build-*`` folder of ``common`` (one build for every
+    xdist worker, under a file lock); returns the build directory. Skips the test when there
+    is no C compiler."""
     if shutil.which("make") is None or shutil.which(os.environ.get("CC", "gcc")) is None:
         pytest.skip("the reference firmware needs make and gcc")
     key = hashlib.sha256(str(REFERENCE).encode()).hexdigest()[:12]   # one per checkout
-    build = shared / f"reference-build-{key}"
+    build = common / f"reference-build-{key}"
     build.mkdir(parents=True, exist_ok=True)
-    with (shared / f"reference-build-{key}.lock").open("w") as lock:
+    with (common / f"reference-build-{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = subprocess.run(["make", "-s", "-j2", "-C", str(REFERENCE), "host",
                                f"BUILD={build}"], capture_output=True, text=True, check=False)

@@ -21,7 +21,7 @@ from hardware_sim.devices import SimShoe
 from hardware_sim.serve import PtyDevice
 from tablectl.domain.deck import Deck
 
-from .emulator import EmulatedReader, build_emulated
+from .emulator import EmulatedReader
 from .harness import ROOT, ReferenceReader
 
 UID = "e004010012345678"
@@ -50,8 +50,8 @@ async def test_the_reference_firmware_passes_every_check(tmp_path: Path,
 
 
 async def test_the_emulated_firmware_passes_every_check(
-        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    elf, _size = build_emulated(tmp_path_factory.getbasetemp().parent)
+        tmp_path: Path, emulated_build: tuple[Path, str]) -> None:
+    elf, _size = emulated_build
     async with EmulatedReader(elf, tmp_path / "usb-Ref_Cortex_M3-if00") as emulated:
 
         async def prompter(prompt: Prompt) -> None:

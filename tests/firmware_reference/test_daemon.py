@@ -35,7 +35,7 @@ from tests.reliability.harness import (
     write_config,
 )
 
-from .emulator import EmulatedReader, build_emulated
+from .emulator import EmulatedReader
 from .harness import ReferenceReader
 
 
@@ -56,8 +56,7 @@ async def running(kind: str, link: Path, request: pytest.FixtureRequest
         async with ReferenceReader(build, link, store=link.with_name("store")) as firmware:
             yield firmware
         return
-    factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
-    elf, size = build_emulated(factory.getbasetemp().parent)
+    elf, size = request.getfixturevalue("emulated_build")
     print(size)                                    # flash and RAM use, in the test's output
     async with EmulatedReader(elf, link) as emulated:
         yield emulated
