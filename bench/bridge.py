@@ -228,7 +228,7 @@ def bench_corruption(n: int) -> dict[str, int]:
 
 def _make(target: str, build: Path, *extra: str) -> bool:
     reference = ROOT / "firmware_bridge" / "reference"
-    done = subprocess.run(["make", "-s", "-C", str(reference), target, f"BUILD={build}",
+    done = subprocess.run(["make", "-s", "-j2", "-C", str(reference), target, f"BUILD={build}",
                            *extra], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         print(f"(d) make {target} failed: {done.stderr.strip()[-500:]}", file=sys.stderr)
