@@ -16,6 +16,7 @@ import pytest
 
 from firmware_bridge.client import Connected, Delivered, DeviceClient, DeviceRebooted
 from firmware_bridge.clock import SystemClock
+from firmware_bridge.conformance_host import RawHost
 from firmware_bridge.frames import Frame, FrameDecoder, FrameFlags, encode_frame
 from firmware_bridge.link import open_serial_link
 from firmware_bridge.messages import (
@@ -24,6 +25,8 @@ from firmware_bridge.messages import (
     Caps,
     ConfigKey,
     DeviceKind,
+    Heartbeat,
+    HeartbeatStatus,
     Hello,
     Indicate,
     MessageType,
@@ -193,3 +196,31 @@ async def test_radio_and_antenna_faults_are_reported(table: Table) -> None:
     await table.watch.until(lambda ev: len(delivered(table.watch, Status)) == 5)
     await table.firmware.command(f"tag 0 {A.hex()}")
     await table.watch.until(lambda ev: len(delivered(table.watch, TagSeen)) == 1)
+
+
+async def test_a_full_queue_refuses_reads_loudly_and_reports_once_room_returns(
+        tmp_path: Path, reference_build: Path) -> None:
+    # a host that stops acknowledging (but keeps the link alive with heartbeats)
+    link = tmp_path / "usb-Ref_Shoe-if00"
+    async with ReferenceReader(reference_build, link) as firmware, \
+            RawHost(await open_serial_link(str(link)), SystemClock()) as host:
+        await host.hello(5)
+        host.auto_ack = False
+        for i in range(71):                               # 64 fit in the queue, 7 do not
+            firmware.send_nowait(f"pass 0 e0040100000000{i:02x}")
+        await firmware.settle()
+        beat = await host.expect("a heartbeat with the overflow bit", lambda s: isinstance(
+            s.message, Heartbeat) and bool(s.message.status & HeartbeatStatus.TX_QUEUE_OVERFLOW)
+            and s.message.tx_queue_len == 64, 5.0)
+        assert beat.message is not None
+        stats = await firmware.read_stats()
+        assert stats["queued"] == "64" and int(stats["overflows"]) == 71 - 64
+        host.mark()
+        host.auto_ack = True
+        await host.ack()                                  # room returns
+        status = await host.expect("STATUS TX_QUEUE_OVERFLOW", lambda s: isinstance(
+            s.message, Status) and s.message.code == StatusCode.TX_QUEUE_OVERFLOW, 5.0)
+        assert isinstance(status.message, Status) and status.message.severity is Severity.ERROR
+        reads = [s.message for s in host.seen if isinstance(s.message, TagSeen)
+                 and not s.frame.flags & FrameFlags.RETX]
+        assert [r.index for r in reads] == list(range(64))   # the first 64, in order, no gap
