@@ -108,8 +108,9 @@ async def test_table_edges_dwell_and_several_tags_per_antenna(table: Table) -> N
 async def test_a_tag_that_flickers_within_the_debounce_is_one_read(table: Table) -> None:
     await table.firmware.command(f"tag 1 {A.hex()}")
     await table.watch.until(lambda ev: len(delivered(table.watch, TagSeen)) == 1)
-    for _ in range(3):   # out of the field for less than the 150 ms debounce
-        await table.firmware.commands([f"untag 1 {A.hex()}", f"tag 1 {A.hex()}"])
+    for _ in range(3):   # missed by 3 sweeps (15 ms), less than the 150 ms debounce
+        await table.firmware.commands([f"untag 1 {A.hex()}", "scans 3", f"tag 1 {A.hex()}",
+                                       "scans 1"])
     await table.firmware.command(f"untag 1 {A.hex()}")
     await table.firmware.command("settle 1")
     await table.watch.until(lambda ev: len(delivered(table.watch, TagGone)) == 1)

@@ -7,6 +7,7 @@
  *                             (default 2); answered once it was read and left the field
  *   untag ANT UIDHEX          a tag leaves antenna ANT
  *   settle ANT                answered once no tag is present on ANT (debounce over)
+ *   scans N                   answered after N more sweeps of every antenna
  *   unplug | plug             the USB cable out / in (a new pty behind the same link)
  *   reboot | powercut         watchdog reset / power cut: a new boot, queues lost
  *   radio_fail 0|1            the radio chip fails to start (READER_INIT_FAILED)
@@ -209,6 +210,13 @@ static const char *command(struct host *h, char *line) {
     }
     if (!strcmp(cmd, "settle") && ant >= 0 && ant < h->radio.antennas) {
         return settle(h, (uint8_t)ant);
+    }
+    if (!strcmp(cmd, "scans") && ant > 0 && ant <= 1000) { /* answered after N more sweeps */
+        uint32_t until = h->reader.sc.sweeps + (uint32_t)ant, start = now_ms(h);
+        while (h->reader.sc.sweeps < until && now_ms(h) - start < 10000u) {
+            step(h, 1);
+        }
+        return h->reader.sc.sweeps < until ? "the scan stalled" : NULL;
     }
     if (!strcmp(cmd, "unplug")) {
         host_pty_unplug(&h->pty);
