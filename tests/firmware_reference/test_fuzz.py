@@ -21,6 +21,7 @@ from firmware_bridge.frames import (
     encode_frame,
 )
 from firmware_bridge.messages import Hello, SetConfig, SnapshotReq, encode_message
+from firmware_bridge.seq import seq_before, seq_next, seq_prev
 
 from .harness import sanitizer_report
 
@@ -105,3 +106,21 @@ def test_a_whole_reader_survives_fuzzed_input(reference_build: Path, parts: list
     stream = encode_frame(encode_message(Hello(7))) + b"".join(parts)
     last = run(reference_build, stream, "--reader")[-1].split()
     assert last[0] == "end" and last[1] in {"up", "dead", "failed", "idle"}
+
+
+EDGES = [0, 1, 2, 3, 32766, 32767, 32768, 32769, 65533, 65534, 65535]
+
+
+@settings(max_examples=10, deadline=None)
+@given(pairs=st.lists(st.tuples(st.sampled_from(EDGES) | st.integers(0, 0xFFFF),
+                                st.sampled_from(EDGES) | st.integers(0, 0xFFFF)),
+                      min_size=1, max_size=200))
+def test_sequence_arithmetic_is_the_hosts(reference_build: Path,
+                                          pairs: list[tuple[int, int]]) -> None:
+    pairs = [(a, b) for a in EDGES for b in EDGES] + pairs
+    done = subprocess.run([str(reference_build / "fuzz-frames"), "--seq"],
+                          input="".join(f"{a} {b}\n" for a, b in pairs).encode(),
+                          capture_output=True, timeout=30, check=True)
+    got = done.stdout.decode().splitlines()
+    assert got == [f"{seq_next(a)} {seq_prev(a)} {int(seq_before(a, b))}"
+                   for a, b in pairs]

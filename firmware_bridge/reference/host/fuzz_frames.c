@@ -5,10 +5,13 @@
  *                          "frame TYPE SEQ FLAGS PAYLOADHEX" or "drop REASON", then
  *                          "end BUFFERED" (so the test compares with firmware_bridge's decoder)
  *   fuzz-frames --reader   stdin, in chunks, into a booted reader (session, commands, scan)
- *                          on a silent board; prints "end STATE DELIVERED" if nothing broke */
+ *                          on a silent board; prints "end STATE DELIVERED" if nothing broke
+ *   fuzz-frames --seq      lines "A B" of u16: prints "seq_next(A) seq_prev(A) seq_before(A,B)"
+ *                          (compared with firmware_bridge/seq.py) */
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/bytes.h"
 #include "../src/reader.h"
 
 static const char *const REASONS[DROP_REASONS] = {"", "", "too_long", "cobs", "length", "crc",
@@ -63,9 +66,21 @@ static int reader_main(void) {
     return 0;
 }
 
+static int seq_main(void) {
+    unsigned a, b;
+    while (scanf("%u %u", &a, &b) == 2) {
+        printf("%u %u %d\n", seq_next((uint16_t)a), seq_prev((uint16_t)a),
+               seq_before((uint16_t)a, (uint16_t)b));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--reader") == 0) {
         return reader_main();
+    }
+    if (argc > 1 && strcmp(argv[1], "--seq") == 0) {
+        return seq_main();
     }
     return decoder_main();
 }
