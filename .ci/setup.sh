@@ -97,6 +97,20 @@ ensure_chromium() {
   export CHROMIUM
 }
 
+ensure_firmware_toolchains() {
+  # tests/firmware_reference build the reference reader firmware: for the host with gcc and
+  # make (ASan/UBSan), and for a Cortex-M3 with Debian's arm-none-eabi toolchain and newlib,
+  # run in qemu-system-arm. Without root a missing tool makes those tests skip, with the reason.
+  local missing=()
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+  command -v make >/dev/null 2>&1 || missing+=(make)
+  command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing+=(gcc-arm-none-eabi)
+  [ -f /usr/lib/arm-none-eabi/newlib/libc_nano.a ] || missing+=(libnewlib-arm-none-eabi)
+  command -v qemu-system-arm >/dev/null 2>&1 || missing+=(qemu-system-arm)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if is_root; then apt_install "${missing[@]}"; else say "missing ${missing[*]}: firmware tests skipped"; fi
+}
+
 ensure_systemd_analyze() {
   # tests/ops verify the shipped systemd units with systemd-analyze (Debian's systemd package);
   # without root the tests that need it are skipped, with the reason

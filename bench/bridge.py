@@ -10,6 +10,12 @@ Run: ``.venv/bin/python bench/bridge.py [--frames N] [--samples N] [--corrupt N]
     the round trip (master -> slave -> echoed back -> master).
 (c) corruption: N corrupted frames (1-3 bit flips, byte drops, byte insertions,
     truncations), each between delimiters; every frame the decoder yields is an invented one.
+(d) through the reference reader firmware (firmware_bridge/reference): its host build
+    (gcc -O2, no sanitizers, a pty) and, when gcc-arm-none-eabi and qemu-system-arm are
+    there, the Cortex-M3 build in QEMU: read-to-event latency (a card enters the antenna's
+    field -> its TAG_SEEN delivered by ``DeviceClient``; it includes the wait for the next
+    scan, 5 ms apart) and reads per second (a burst of cards passing the antenna one after
+    the other, each in the field for two scans). ``--reference 0`` skips it.
 
 The last line is one JSON object with the figures.
 """
@@ -23,11 +29,14 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import tty
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,6 +226,97 @@ def bench_corruption(n: int) -> dict[str, int]:
             **{f"dropped_{r}": c for r, c in decoder.drops.items()}}
 
 
+def _make(target: str, build: Path, *extra: str) -> bool:
+    reference = ROOT / "firmware_bridge" / "reference"
+    done = subprocess.run(["make", "-s", "-j2", "-C", str(reference), target, f"BUILD={build}",
+                           *extra], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"(d) make {target} failed: {done.stderr.strip()[-500:]}", file=sys.stderr)
+    return done.returncode == 0
+
+
+async def through_reference(kind: str, samples: int, workdir: Path) -> dict[str, float]:
+    """Latency and reads/s through the reference firmware of ``kind`` (host, emulated)."""
+    from tests.firmware_reference.emulator import EmulatedReader
+    from tests.firmware_reference.harness import ReferenceReader
+
+    link = workdir / f"usb-Ref_{kind}-if00"
+    firmware: ReferenceReader | EmulatedReader
+    if kind == "host":
+        firmware = ReferenceReader(workdir / "build", link)
+    else:
+        firmware = EmulatedReader(workdir / "build" / "reader-lm3s6965.elf", link)
+    arrived: dict[bytes, float] = {}
+    news = asyncio.Event()
+    async with firmware:
+        client = DeviceClient(str(link), name="ref", clock=SystemClock(), backoff=(0.05, 0.1))
+        async with client:
+            async def watch() -> None:
+                async for event in client.events():
+                    if isinstance(event, Delivered) and isinstance(event.message, TagSeen):
+                        arrived[event.message.uid] = time.perf_counter()
+                    news.set()
+
+            task = asyncio.create_task(watch())
+
+            async def until(done: Callable[[], bool]) -> None:
+                async with asyncio.timeout(30):
+                    while not done():
+                        news.clear()
+                        await news.wait()
+
+            await until(lambda: client.peer is not None)
+            lat = []
+            for i in range(samples):
+                uid = (0xE004010000000000 + i).to_bytes(8, "big")
+                t0 = time.perf_counter()
+                firmware.send_nowait(f"pass 0 {uid.hex()}")
+                await until(lambda uid=uid: uid in arrived)
+                lat.append(arrived[uid] - t0)
+                await firmware.settle()
+            burst = [(0xE004020000000000 + i).to_bytes(8, "big") for i in range(samples)]
+            t0 = time.perf_counter()
+            for uid in burst:
+                firmware.send_nowait(f"pass 0 {uid.hex()}")
+            await until(lambda: all(u in arrived for u in burst))
+            elapsed = time.perf_counter() - t0
+            await firmware.settle()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    ms = 1e3
+    return {f"ref_{kind}_read_to_event_p50_ms": pct(lat, 50) * ms,
+            f"ref_{kind}_read_to_event_p99_ms": pct(lat, 99) * ms,
+            f"ref_{kind}_reads_per_s": samples / elapsed}
+
+
+def bench_reference(samples: int) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    if samples <= 0 or shutil.which("make") is None or shutil.which("gcc") is None:
+        return out
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        kinds = []
+        if _make("host", work / "build", "SAN=", "HOST_OPT=-O2"):
+            kinds.append("host")
+        if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm") and \
+                _make("arm", work / "build"):
+            kinds.append("emulated")
+        for kind in ("host", "emulated"):
+            if kind not in kinds:
+                out.update({f"ref_{kind}_read_to_event_p50_ms": None,
+                            f"ref_{kind}_read_to_event_p99_ms": None,
+                            f"ref_{kind}_reads_per_s": None})
+                continue
+            figures = asyncio.run(through_reference(kind, samples, work))
+            print(f"(d) reference reader, {kind}: read -> event p50 "
+                  f"{figures[f'ref_{kind}_read_to_event_p50_ms']:.1f} ms, p99 "
+                  f"{figures[f'ref_{kind}_read_to_event_p99_ms']:.1f} ms; "
+                  f"{figures[f'ref_{kind}_reads_per_s']:.0f} reads/s ({samples} cards)")
+            out.update(figures)
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else values[0]
 
@@ -226,6 +326,8 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=200_000)
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--corrupt", type=int, default=1_000_000)
+    parser.add_argument("--reference", type=int, default=200,
+                        help="cards through the reference firmware (0: skip)")
     args = parser.parse_args()
 
     dec = bench_decode(args.frames)
@@ -256,9 +358,10 @@ def main() -> int:
           f"{cor['dropped_chunks']:,} chunks "
           f"dropped (" + ", ".join(f"{k[8:]} {v:,}" for k, v in cor.items()
                                    if k.startswith("dropped_") and k != "dropped_chunks") + ")")
+    ref = bench_reference(args.reference)
     print(json.dumps({**{k: round(v, 1) for k, v in dec.items()},
                       **{k: round(v, 1) for k, v in lat.items()}, "latency_samples": len(bridge),
-                      **cor}))
+                      **cor, **{k: None if v is None else round(v, 2) for k, v in ref.items()}}))
     return 0 if cor["invented_messages"] == 0 else 1
 
 

@@ -7,6 +7,9 @@
   ``message``, with optional ``seq`` and ``retx``) -> one hex wire frame per line.
 * ``monitor PORT`` — open a device (path, stable name or ``socket://``) as the host and print
   its decoded traffic live, one JSON object per event, until Ctrl-C.
+* ``conformance PORT`` — the protocol's conformance suite against the reader on PORT
+  (:mod:`firmware_bridge.conformance`): one PASS / FAIL / SKIP line per check, each naming its
+  clause of docs/protocol.md; prompts a person for a tag (or runs ``--script`` lines).
 
 Exit codes: 0 success, 1 the work failed (a port that never came up is not a failure:
 monitor keeps retrying), 2 bad usage or bad input (one line per problem on stderr).
@@ -18,8 +21,10 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from firmware_bridge.client import (
     Connected,
@@ -31,6 +36,9 @@ from firmware_bridge.client import (
     Incompatible,
     Malformed,
 )
+from firmware_bridge.clock import SystemClock
+from firmware_bridge.conformance import WAIT, Prompt, Verdict, run_conformance, summary
+from firmware_bridge.conformance_host import CheckFailed
 from firmware_bridge.errors import BridgeError, FrameError
 from firmware_bridge.frames import Dropped, Frame, FrameDecoder, FrameFlags, encode_frame
 from firmware_bridge.link import LINE_PROFILES, Link, open_serial_link
@@ -145,6 +153,52 @@ def _monitor(args: argparse.Namespace) -> int:
         return 0
 
 
+def _verdict_line(v: Verdict) -> str:
+    mark = {True: "PASS", False: "FAIL", None: "SKIP"}[v.passed]
+    return f"{mark}  {v.clause}: {v.check}" + (f" -- {v.detail}" if v.detail else "")
+
+
+async def _conformance_loop(args: argparse.Namespace) -> int:
+    script = list(args.script.read_text().splitlines()) if args.script else None
+
+    async def prompter(prompt: Prompt) -> None:
+        if script is None:
+            print(f">>> {prompt.text}, then press Enter", file=sys.stderr, flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            return
+        if not script:
+            raise CheckFailed(f"the script has no line left for: {prompt.text}")
+        env = dict(os.environ, CONFORMANCE_ACTION=prompt.action,
+                   CONFORMANCE_ANTENNA=str(prompt.antenna))
+        proc = await asyncio.create_subprocess_shell(script.pop(0), env=env)
+        if await proc.wait() != 0:
+            raise CheckFailed(f"the script's command for {prompt.action!r} failed")
+
+    try:
+        link = await open_serial_link(args.port, profile=args.profile, baudrate=args.baud)
+    except BridgeError as exc:
+        print(f"conformance: {exc}", file=sys.stderr)
+        return 1
+    verdicts = await run_conformance(link, clock=SystemClock(),
+                                     prompter=None if args.no_prompts else prompter,
+                                     antenna=args.antenna, wait=args.wait)
+    for v in verdicts:
+        print(_verdict_line(v), flush=True)
+    passed, failed, skipped = summary(verdicts)
+    print(f"conformance: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    if args.script is not None and not args.script.is_file():
+        print(f"conformance: no script file {args.script}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_conformance_loop(args))
+    except KeyboardInterrupt:
+        return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
     parser = argparse.ArgumentParser(prog="python -m firmware_bridge",
@@ -161,6 +215,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="DTR/RTS levels applied before opening (default: plain)")
     p.add_argument("--baud", type=int, default=115200)
     p.set_defaults(handler=_monitor)
+    p = sub.add_parser("conformance", help="the protocol's conformance suite against a reader",
+                       description="Run docs/protocol.md's conformance checks against the "
+                                   "reader on PORT; one PASS/FAIL/SKIP line per check, "
+                                   "exit 1 if any failed. The reader is rebooted at the end.")
+    p.add_argument("port", help="path, /dev/serial/by-id/... name, or socket://host:port")
+    p.add_argument("--antenna", type=int, default=0, help="antenna of the tag checks")
+    p.add_argument("--script", type=Path, help="one shell command per prompt, run in order "
+                   "instead of asking (env CONFORMANCE_ACTION, CONFORMANCE_ANTENNA)")
+    p.add_argument("--no-prompts", action="store_true",
+                   help="skip the checks that need a person at the reader")
+    p.add_argument("--wait", type=float, default=WAIT,
+                   help=f"seconds to wait for an immediate answer (default {WAIT:g})")
+    p.add_argument("--profile", choices=sorted(LINE_PROFILES), default="plain")
+    p.add_argument("--baud", type=int, default=115200)
+    p.set_defaults(handler=_conformance)
     return parser
 
 

@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # script, small arguments, keys whose values must be numbers in the last line
 CASES = [
-    ("bridge.py", ["--frames", "2000", "--samples", "50", "--corrupt", "2000"],
-     ["decode_frames_per_s"]),
+    ("bridge.py", ["--frames", "2000", "--samples", "50", "--corrupt", "2000",
+                   "--reference", "10"],
+     ["decode_frames_per_s", "ref_host_reads_per_s", "ref_host_read_to_event_p50_ms"]),
     ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30", "--deck-step", "10"],
      ["threads"]),
     ("controller.py", ["--hands", "2", "--runs", "1"], []),
