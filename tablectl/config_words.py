@@ -15,7 +15,7 @@ missing is one problem, not two.
 ...         "stakes": {"big_blind": "abc"}}, "seats": [{"number": 1, "stack": 5}],
 ...         "sources": [{"kind": "manual"}], "deck": "d.csv", "journal": {"path": "j"}})
 ... except ValidationError as exc:
-...     for key, message in schema_problems(exc):
+...     for key, message in schema_problems(exc, TableConfig):
 ...         print(f"{key}: {message}")
 game.stakes.big_blind: must be a whole number, got 'abc'
 seats: needs at least 2 seats, got 1
@@ -186,18 +186,14 @@ def _split_sub_path(path: str, msg: str) -> tuple[str, str]:
     return path, msg
 
 
-def schema_problems(exc: ValidationError, root: type[BaseModel] | None = None
-                    ) -> list[tuple[str, str]]:
+def schema_problems(exc: ValidationError, root: type[BaseModel]) -> list[tuple[str, str]]:
     """Every error of ``exc`` as ``(key path, message)`` in the project's words.
 
     Args:
-        exc: what validating a :class:`tablectl.config.TableConfig` raised.
-        root: the model that was validated (default ``TableConfig``), to name the known keys.
+        exc: what validating ``root`` raised.
+        root: the model that was validated (:class:`tablectl.config.TableConfig`), to name
+            the known keys.
     """
-    if root is None:
-        from tablectl.config import TableConfig
-
-        root = TableConfig
     problems = [_split_sub_path(loc_path(tuple(e["loc"])), _words(root, dict(e)))
                 for e in exc.errors()]
     # "tabel: unknown key: did you mean `table`?" says all of "table: required key is missing"
