@@ -209,15 +209,27 @@ async def follow_table(settings: MqttSettings, table: str, *,
         PublishError: what else :class:`MqttPublisher` raises on connect.
     """
     start = monotonic()
-    if seconds is not None:
-        connect = min(settings.connect_timeout, max(seconds, MIN_CONNECT_WAIT))
-        settings = dataclasses.replace(settings, connect_timeout=connect)
     follower = TableFollower(table)
-    async with MqttPublisher(settings) as client:
+    async with MqttPublisher(connect_within(settings, seconds)) as client:
         left = None if seconds is None else max(0.0, seconds - (monotonic() - start))
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(left):
                 await _follow(client, follower, on_update=on_update, monotonic=monotonic)
+
+
+def connect_within(settings: MqttSettings, seconds: float | None) -> MqttSettings:
+    """``settings`` for a client that runs ``seconds`` (None: for ever): the first
+    connection is waited for no longer than that, but at least :data:`MIN_CONNECT_WAIT`.
+
+    >>> connect_within(MqttSettings(host="h"), 0.5).connect_timeout
+    2.0
+    >>> connect_within(MqttSettings(host="h"), None).connect_timeout
+    10.0
+    """
+    if seconds is None:
+        return settings
+    wait = min(settings.connect_timeout, max(seconds, MIN_CONNECT_WAIT))
+    return dataclasses.replace(settings, connect_timeout=wait)
 
 
 async def _follow(client: MqttPublisher, follower: TableFollower, *,

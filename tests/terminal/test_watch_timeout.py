@@ -60,3 +60,17 @@ def test_watch_on_a_broker_it_cannot_reach_exits_1_with_one_line() -> None:
         f"tablectl watch: not connected to 127.0.0.1:{port} within 2 s: [Errno 111] "
         "Connection refused"], done.stderr
     assert done.stdout == ""
+
+
+def test_watch_check_on_a_broker_it_cannot_reach_says_so(capfd: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """``--check`` too: the broker is named as unreachable, not 'none came' after the wait."""
+    port = free_port()
+    code = main(["watch", "--check", "--broker", f"mqtt://127.0.0.1:{port}", "--table", "t1",
+                 "--timeout", "0.5"])
+    out, err = capfd.readouterr()
+    assert code == 1
+    assert err.splitlines() == [
+        f"tablectl watch --check: not connected to 127.0.0.1:{port} within 2 s: [Errno 111] "
+        "Connection refused"], err
+    assert "none came" not in out
