@@ -192,8 +192,9 @@ def test_the_documented_shell_set_up_finds_each_command(tmp_path: Path) -> None:
               "python -m hardware_sim --help >/dev/null && "
               "python -m firmware_bridge --help >/dev/null")
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
-    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+    # a PATH without the checkout's .venv/bin, as in a new login shell
+    bare = {**env, "PATH": "/usr/local/bin:/usr/bin:/bin"}
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=bare, capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == str(ROOT / ".venv" / "bin" / "tablectl")
