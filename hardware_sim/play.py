@@ -85,16 +85,17 @@ class PlayResult:
         """True when every checked hand checks out and every planned fault fired."""
         return all(r.ok for r in self.reports) and not self.missed
 
-    def lines(self) -> list[str]:
-        """One line per hand (with its check, when there is one)."""
+    def lines(self, money: Callable[[int], str] = str) -> list[str]:
+        """One line per hand (with its check, when there is one); amounts as ``money``
+        writes chip units."""
         out = []
         for i, s in enumerate(self.summaries):
             check = f" | {self.reports[i].line()}" if i < len(self.reports) else ""
-            out.append(s.line() + check)
+            out.append(s.line(money) + check)
         out += [f"{name} {stats.line()}" for name, stats in self.links.items()]
         out += [f"fault {p.kind.value} at hand {p.hand} card {p.at_card} did not fire (the "
                 "hand ended before that card)" for p in self.missed]
-        out += [f"seat {seat} rebought {amount} after hand {after}"
+        out += [f"seat {seat} rebought {money(amount)} after hand {after}"
                 for after, seat, amount in self.rebuys]
         if len(self.summaries) < self.wanted:
             out.append(f"stopped after {len(self.summaries)} of {self.wanted} hands: fewer "
@@ -268,7 +269,11 @@ async def run_play_async(args: argparse.Namespace, out: Callable[[str], None]) -
         else:
             console = RecordingConsole()
             result = await _served(args, scenario, console, out)
-    for line in result.lines():
+    from tablectl.terminal.view import money
+
+    # the table's money, as the live demo and every display print it (1.50, not 150)
+    stakes = {"units_per_currency": scenario.units_per_currency}
+    for line in result.lines(lambda amount: money(amount, stakes)):
         out(line)
     return 0 if result.ok else 1
 

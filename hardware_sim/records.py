@@ -5,7 +5,7 @@ daemon's output with."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from hardware_sim.faults import FaultRecord
@@ -64,19 +64,21 @@ class HandSummary:
     faults: tuple[FaultRecord, ...] = ()
     commands: tuple[CommandRecord, ...] = ()
 
-    def line(self) -> str:
-        """One line for the CLI: game, cards, actions, winners, faults."""
+    def line(self, money: Callable[[int], str] = str) -> str:
+        """One line for the CLI: game, cards, actions, winners, faults; amounts as ``money``
+        writes chip units (the table's money, as the live demo prints it)."""
         start = self.start
         before = {s.seat: s.stack for s in start.seats}
         net = {seat: stack - before.get(seat, 0) for seat, stack in self.final_stacks}
         wins = ", ".join(
-            f"seat {a.seat} wins {a.amount}"
+            f"seat {a.seat} wins {money(a.amount)}"
             + (f" {a.half.value}" if a.half.value != "whole" else "")
             + (f" ({a.description})" if a.description else "")
             for r in self.results for a in r.awards)
         if wins:
-            wins += "; net " + ", ".join(f"seat {seat} {change:+}"
-                                         for seat, change in sorted(net.items()) if change)
+            wins += "; net " + ", ".join(
+                f"seat {seat} {'+' if change > 0 else '-'}{money(abs(change))}"
+                for seat, change in sorted(net.items()) if change)
         faults = ",".join(f.plan.kind.value for f in self.faults)
         return (f"hand {self.number} {self.hand_id} {start.game.value}/{start.structure.value}: "
                 f"{len(self.cards)} cards, {len(self.actions)} actions; {wins or 'no award'}"

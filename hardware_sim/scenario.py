@@ -21,6 +21,8 @@ faults. TOML, in ``config/scenarios/``; paths are relative to the file.
     [game.stakes]                     # tablectl.game.Stakes fields, chip units
     small_blind = 100
     big_blind = 200
+    units_per_currency = 100          # optional: chip units a unit of money (default 100,
+                                      # as a table config's): how amounts are printed
 
     [[seats]]
     number = 1
@@ -116,6 +118,9 @@ class Scenario:
     faults: tuple[FaultPlan, ...] = ()
     path: Path | None = None
     stud_short_deck: StudShortDeck | None = None
+    units_per_currency: int = 100
+    """Chip units a unit of the table's money (as ``game.stakes.units_per_currency`` of a
+    table config): how amounts are printed."""
 
     @property
     def rules(self) -> RuleSet:
@@ -177,7 +182,9 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
                        default=None) if "stud_short_deck" in game_data else None
     button = _int(game_data, "button", p, default=1, key_path="game.button")
     stakes_data = _table(game_data, "stakes", p, key_path="game.stakes")
-    for key in sorted(set(stakes_data) - _STAKES):
+    units = _int(stakes_data, "units_per_currency", p, default=100, low=1,
+                 key_path="game.stakes.units_per_currency")
+    for key in sorted(set(stakes_data) - _STAKES - {"units_per_currency"}):
         p.append((f"game.stakes.{key}", "unknown key"))
     stakes_values = {k: _int(stakes_data, k, p, default=0, low=0, key_path=f"game.stakes.{k}")
                      for k in _STAKES}
@@ -294,7 +301,7 @@ def parse_scenario(data: Mapping[str, object], *, base: Path, source: str = "",
                     table=table, game=game, structure=structure, preset=preset, stakes=stakes,
                     button=button, seats=tuple(seats), weights=weights, all_in=float(all_in),
                     cards=tuple(cards), actions=tuple(actions), faults=tuple(faults), path=path,
-                    stud_short_deck=short_deck)
+                    stud_short_deck=short_deck, units_per_currency=units)
 
 
 def find_scenarios(folder: Path) -> list[Path]:

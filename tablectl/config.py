@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tablectl.config_text import hostile_values, read_toml
+from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
@@ -436,37 +437,6 @@ class TableConfig(_Model):
         return decks
 
 
-def _loc_to_path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.startswith(("function-", "model-")) or part in ("list", "dict"):
-            continue
-        else:
-            out += f".{part}" if out else part
-    return out
-
-
-def _message(err: Mapping[str, object]) -> str:
-    msg = str(err.get("msg", "invalid"))
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    if err.get("type") == "extra_forbidden":
-        return "unknown key"
-    if err.get("type") == "missing":
-        return "required key is missing"
-    return msg
-
-
-def _split_sub_path(path: str, msg: str) -> tuple[str, str]:
-    # Validators of a whole section say "key: message"; fold the key into the path.
-    head, sep, rest = msg.partition(": ")
-    if sep and re.fullmatch(r"[a-z_]+", head):
-        return (f"{path}.{head}" if path else head), rest
-    return path, msg
-
-
 def _apply_env(data: dict[str, object], env: Mapping[str, str]) -> None:
     for name, value in env.items():
         if not name.startswith(ENV_PREFIX) or "__" not in name:
@@ -522,9 +492,7 @@ def parse_config(data: Mapping[str, object], *, source: str | None = None) -> Ta
     try:
         return TableConfig.model_validate(dict(data))
     except ValidationError as exc:
-        problems = [_split_sub_path(_loc_to_path(tuple(e["loc"])), _message(dict(e)))
-                    for e in exc.errors()]
-        raise ConfigError(problems, source=source) from None
+        raise ConfigError(schema_problems(exc, TableConfig), source=source) from None
 
 
 def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
@@ -539,15 +507,29 @@ def load_config(path: Path, *, overrides: Mapping[str, object] | None = None,
     Raises:
         ConfigError: the file cannot be read or parsed, or any value is invalid.
     """
-    data = read_toml(path)
-    problems = hostile_values(data)
+    data, problems = config_data(path, overrides=overrides, env=env)
     if problems:
         raise ConfigError(problems, source=str(path))
+    return parse_config(data, source=str(path))
+
+
+def config_data(path: Path, *, overrides: Mapping[str, object] | None = None,
+                env: Mapping[str, str] | None = None
+                ) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    """A config file's data as :func:`load_config` validates it (environment and overrides
+    merged, paths resolved), and the values of the file itself no part of the table can hold
+    (:func:`tablectl.config_text.hostile_values`), not yet validated.
+
+    Raises:
+        ConfigError: the file cannot be read, or is not a TOML document.
+    """
+    data = read_toml(path)
+    problems = hostile_values(data)
     _apply_env(data, os.environ if env is None else env)
     for dotted, value in (overrides or {}).items():
         _set_dotted(data, dotted.split("."), value)
     _resolve_paths(data, path.parent)
-    return parse_config(data, source=str(path))
+    return data, problems
 
 
 def check_config(path: Path) -> TableConfig:
@@ -560,10 +542,14 @@ def check_config(path: Path) -> TableConfig:
     try:
         config.load_decks()
     except ConfigError as exc:
-        raise ConfigError([(f"deck ({exc.source})" if exc.source else "deck",
-                            f"{p}: {m}" if p else m) for p, m in exc.problems],
-                          source=str(path)) from exc
+        raise ConfigError(deck_problems(exc), source=str(path)) from exc
     return config
+
+
+def deck_problems(exc: ConfigError) -> list[tuple[str, str]]:
+    """A deck file's problems as problems of the config naming it (key ``deck (FILE)``)."""
+    return [(f"deck ({exc.source})" if exc.source else "deck", f"{p}: {m}" if p else m)
+            for p, m in exc.problems]
 
 
 def read_credentials(path: Path | None) -> tuple[str | None, str | None]:

@@ -36,8 +36,9 @@ class Finding:
     message: str
 
     def render(self, source: str) -> str:
-        """``file: error: key: message`` (one line)."""
-        return f"{source}: {self.level}: {self.key}: {self.message}"
+        """``file: error: key: message`` (one line; without a key for the file as a whole)."""
+        key = f"{self.key}: " if self.key else ""
+        return f"{source}: {self.level}: {key}{self.message}"
 
 
 _CREDENTIALS_HINT = ('create it as a TOML file with username = "..." and password = "..." '

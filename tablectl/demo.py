@@ -69,9 +69,11 @@ def demo_scenario(variant: str) -> Path:
     return path
 
 
-def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path) -> TableConfig:
+def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path,
+                odds: bool = False) -> TableConfig:
     """A table config for the demo: the scenario's game, seats and deck, a shoe (or antenna
-    table) on a pty in ``workdir``, the journal in ``workdir``."""
+    table) on a pty in ``workdir``, the journal in ``workdir``; ``odds`` turns live odds on
+    (``[odds] enabled``: published on the secure feed, for the broadcast overlay)."""
     data = tomllib.loads(scenario.read_text(encoding="utf-8"))
     game = dict(data["game"])
     device = data.get("device", "shoe")
@@ -101,6 +103,7 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path) -> Ta
         # gets its replays: refused, it would record none of the demo's hands
         "access": {"roles": {DEMO_DEALER: "floor", "floor-01": "display"}},
         "mqtt": {"url": broker}, "journal": {"path": str(workdir / "journal.sqlite")},
+        "odds": {"enabled": odds},
     }
     return parse_config(raw, source=str(scenario))
 
@@ -116,6 +119,7 @@ class DemoOptions:
         broker: an existing broker's URL, or None to start a private mosquitto.
         table: the table id (topics ``poker/v1/tables/{table}/...``).
         pace: seconds between the simulated dealer's steps.
+        odds: live odds on (``secure/v1/tables/{table}/odds``, docs/odds.md).
     """
 
     variant: str = "holdem:no-limit"
@@ -124,6 +128,7 @@ class DemoOptions:
     broker: str | None = None
     table: str = "demo"
     pace: float = 0.4
+    odds: bool = False
 
 
 class PrivateBroker:
@@ -204,7 +209,7 @@ async def run_demo(options: DemoOptions, *,
                 broker_url = broker.url
                 on_note(f"private mosquitto on {broker_url}")
             config = demo_config(scenario, table=options.table, broker=broker_url,
-                                 workdir=workdir)
+                                 workdir=workdir, odds=options.odds)
             daemon_task = asyncio.create_task(run_daemon(config), name="demo daemon")
             cmd = [sys.executable, "-m", "hardware_sim", "play", str(scenario), "--rebuy",
                    "--pty-dir", str(workdir / "pty"), "--broker", broker_url,

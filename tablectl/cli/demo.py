@@ -15,7 +15,8 @@ from tablectl.cli.output import Subparsers, count
 def _demo_engine_only(args: argparse.Namespace) -> int:
     from tablectl.domain.games import RulesPreset
     from tablectl.game import PRESETS
-    from tablectl.history.demo import parse_variant, play_demo
+    from tablectl.history.demo import UNITS_PER_CURRENCY, parse_variant, play_demo
+    from tablectl.terminal.view import money
 
     with stops_on("tablectl demo", {ValueError: Exit.USAGE}):
         game, structure = parse_variant(args.engine_variant)
@@ -30,7 +31,9 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
 
         console = Console()
     showdowns = 0
-    for demo in play_demo(game, structure, rules, hands=args.hands, seed=args.seed):
+    stakes = {"units_per_currency": UNITS_PER_CURRENCY}     # money as the live demo prints it
+    for demo in play_demo(game, structure, rules, hands=args.hands, seed=args.seed,
+                          money=lambda amount: money(amount, stakes)):
         showdowns += any(a.half.value != "whole" or a.description not in (
             "uncontested", "uncalled") for r in demo.hand.results for a in r.awards)
         if console is not None:
@@ -62,6 +65,9 @@ def _off_the_terminal(fds: list[int]) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.engine_only and args.odds:
+        raise UsageError("tablectl demo: --odds goes with the live demo (the engine-only demo "
+                         "publishes nothing)")
     if args.engine_only:
         args.engine_variant = args.variant
         return _demo_engine_only(args)
@@ -82,7 +88,7 @@ def _demo(args: argparse.Namespace) -> int:
     tty = sys.stdout.isatty() and not args.plain
     pace = args.pace if args.pace is not None else (0.4 if tty else 0.02)
     options = DemoOptions(variant=args.variant, hands=args.hands, seed=args.seed,
-                          broker=args.broker, table=args.table, pace=pace)
+                          broker=args.broker, table=args.table, pace=pace, odds=args.odds)
     console = Console()
     live = Live(console=console, refresh_per_second=8, transient=False) if tty else None
 
@@ -169,6 +175,9 @@ def add_demo(sub: Subparsers) -> None:
     p.add_argument("--plain", action="store_true",
                    help="one line per hand even on a terminal")
     p.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    p.add_argument("--odds", action="store_true",
+                   help="live odds on, as on a broadcast table: published on "
+                        "secure/v1/tables/TABLE/odds for the overlay (docs/odds.md)")
     p.add_argument("--engine-only", action="store_true",
                    help="no broker, no devices: play hands through the rules engine alone")
     p.add_argument("--rules", default=None, choices=[r.value for r in RulesPreset],

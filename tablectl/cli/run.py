@@ -94,25 +94,18 @@ def add_run(sub: Subparsers) -> None:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from tablectl.config import check_config
-    from tablectl.config_check import findings
+    from tablectl.config_review import review
 
     failed = 0
-    for path in args.files:
-        try:
-            cfg = check_config(Path(path))
-        except ConfigError as exc:   # reported, and the next file checked
-            print(exc.render(), file=sys.stderr)
-            failed += 1
-            continue
-        found = findings(cfg)
-        for finding in found:
+    for path in args.files:      # each file's every problem, then the next file
+        result = review(Path(path))
+        for finding in result.found:
             print(finding.render(path), file=sys.stderr)
-        errors = sum(f.level == "error" for f in found)
-        if errors:
+        cfg = result.config
+        if result.errors or cfg is None:
             failed += 1
             continue
-        warned = f", {count(len(found), 'warning')}" if found else ""
+        warned = f", {count(len(result.found), 'warning')}" if result.found else ""
         print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
               f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
               f"{count(len(cfg.seats), 'seat')}, {count(len(cfg.sources), 'source')}"

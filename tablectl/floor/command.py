@@ -23,9 +23,10 @@ from urllib.parse import urlsplit
 
 from tablectl.domain.errors import ConfigError
 from tablectl.floor.money import currency, money_format
+from tablectl.floor.pg_setup import where
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.service import FloorFailedError, FloorService, FloorSettings
-from tablectl.floor.store import StoreUnavailableError
+from tablectl.floor.store import StoreSetupError, StoreUnavailableError
 from tablectl.publish.errors import PublishError
 
 if TYPE_CHECKING:
@@ -43,6 +44,11 @@ def _say(text: str) -> None:
 def _fail(text: str, code: int) -> int:
     sys.stderr.write(f"tablectl floor: {text}\n")
     return code
+
+
+def _store_code(exc: StoreUnavailableError) -> int:
+    """Exit 2 for a database that is not set up (bad configuration), else 1."""
+    return 2 if isinstance(exc, StoreSetupError) else 1
 
 
 def _check_db(url: str) -> str:
@@ -119,15 +125,23 @@ def _run(args: argparse.Namespace) -> int:
                              batch_wait=args.batch_wait / 1000, shared=not args.no_share)
     store = PgStore(args.db, rules=rules)
     deadline = time.monotonic() + args.db_wait
+    waiting = False
     while True:                  # migrations first; a database restarting is waited for
         try:
             store.connect()
             break
+        except StoreSetupError as exc:        # no database, or no login: waiting won't help
+            return _fail(str(exc), 2)
         except StoreUnavailableError as exc:
             if time.monotonic() >= deadline:
-                return _fail(str(exc), 1)
-            _LOGGER.warning("floor: %s; trying again", exc)
+                return _fail(f"{exc} (waited {args.db_wait:g} s, --db-wait)", 1)
+            _LOGGER.log(logging.DEBUG if waiting else logging.WARNING,
+                        "floor: waiting up to %g s (--db-wait) for PostgreSQL at %s: %s",
+                        args.db_wait, where(args.db), exc)
+            waiting = True
             time.sleep(1.0)
+    if waiting:
+        _LOGGER.info("floor: PostgreSQL at %s is there", where(args.db))
     broker = mqtt_settings(args.broker, user=user,
                            credentials=Path(args.credentials) if args.credentials else None,
                            cafile=Path(args.cafile) if args.cafile else None,
@@ -173,7 +187,7 @@ def _hands(args: argparse.Namespace) -> int:
     try:
         hands = store.hands(table=args.table, since=args.since, limit=args.limit)
     except StoreUnavailableError as exc:
-        return _fail(str(exc), 1)
+        return _fail(str(exc), _store_code(exc))
     finally:
         store.close()
     if args.json:
@@ -204,7 +218,7 @@ def _quarantine(args: argparse.Namespace) -> int:
     try:
         rows = store.quarantined(table=args.table, limit=args.limit)
     except StoreUnavailableError as exc:
-        return _fail(str(exc), 1)
+        return _fail(str(exc), _store_code(exc))
     finally:
         store.close()
     if args.json:
@@ -231,7 +245,7 @@ def _export(args: argparse.Namespace) -> int:
     try:
         hands = store.stored_hands(table=args.table, since=args.since, limit=args.limit)
     except StoreUnavailableError as exc:
-        return _fail(str(exc), 1)
+        return _fail(str(exc), _store_code(exc))
     finally:
         store.close()
     written = failed = 0

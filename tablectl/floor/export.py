@@ -118,7 +118,8 @@ def write_phh(hands: Sequence[StoredHand], out: Path) -> Iterator[Written]:
         except (ExportError, KeyError, TypeError, ValueError) as exc:
             yield Written(hand.id, None, str(exc))
             continue
-        path = out / f"{hand.table}-{phh_name(exported)}"
+        name = phh_name(exported)       # the hand id, which names its table: t1-000001.phh
+        path = out / (name if name.startswith(f"{hand.table}-") else f"{hand.table}-{name}")
         tmp = path.with_name(f".{path.name}.new")
         tmp.write_text(exported.phh(), encoding="utf-8")
         tmp.replace(path)

@@ -56,10 +56,12 @@ from tablectl.floor.model import (
     UndoRow,
     WinnerRow,
 )
+from tablectl.floor.pg_setup import setup_problem
 from tablectl.floor.rules import HouseRules
 from tablectl.floor.store import (
     IngestResult,
     StoreRefusedError,
+    StoreSetupError,
     StoreUnavailableError,
     latest_by_stream,
     table_info,
@@ -153,6 +155,7 @@ class PgStore:
 
         Raises:
             StoreUnavailableError: the database cannot be reached.
+            StoreSetupError: it does not exist, or the server refuses the login.
         """
         if self._conn is not None and not self._conn.closed:
             return self._conn
@@ -160,6 +163,8 @@ class PgStore:
             conn = psycopg.connect(self.url, connect_timeout=max(1, int(self._timeout)))
             names = migrate(conn)
         except psycopg.OperationalError as exc:
+            if (problem := setup_problem(self.url, str(exc))) is not None:
+                raise StoreSetupError(problem) from exc
             raise StoreUnavailableError(f"database unavailable: {_one_line(exc)}") from exc
         if names:
             _LOGGER.info("floor: applied migrations %s", ", ".join(names))

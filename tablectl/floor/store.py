@@ -43,6 +43,12 @@ class StoreUnavailableError(RuntimeError):
     """The store cannot be reached (the database went away): nothing of the batch was kept."""
 
 
+class StoreSetupError(StoreUnavailableError):
+    """The database is not set up for the floor: it does not exist, or the server refuses
+    the login. Waiting does not help: ``floor run`` stops at once with what to do (a worker
+    already running keeps trying, as for any database that went away)."""
+
+
 class StoreRefusedError(ValueError):
     """The store refused the batch for what is in it (a value its columns cannot hold):
     nothing of the batch was kept, and the same batch would be refused again. The service

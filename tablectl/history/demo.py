@@ -8,8 +8,9 @@ decision come from one ``random.Random``. The module plays and summarises;
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from tablectl.domain.cards import FULL_DECK
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
@@ -63,13 +64,19 @@ def parse_variant(text: str) -> tuple[GameKind, BettingStructure]:
     return game, structure
 
 
+UNITS_PER_CURRENCY: Final = 100
+"""The demo table counts in cents, as the live demo's table does (its config's default)."""
+
+
 def demo_stakes(game: GameKind, structure: BettingStructure, rules: RuleSet) -> Stakes:
-    """Small stakes for the demo table."""
+    """Small stakes for the demo table, in cents: $1/$2 blinds, $2/$4 limits, stud a $1 ante,
+    $2 bring-in and $4/$8 bets."""
+    unit = UNITS_PER_CURRENCY
     if game.is_stud:
-        return Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)
+        return Stakes(ante=unit, bring_in=2 * unit, small_bet=4 * unit, big_bet=8 * unit)
     if structure is BettingStructure.FIXED_LIMIT:
-        return Stakes.from_limits(2, 4, rules)
-    return Stakes(small_blind=1, big_blind=2)
+        return Stakes.from_limits(2 * unit, 4 * unit, rules)
+    return Stakes(small_blind=unit, big_blind=2 * unit)
 
 
 def _choose(rng: random.Random, exp: Act) -> ActionIn:
@@ -87,9 +94,11 @@ def _choose(rng: random.Random, exp: Act) -> ActionIn:
 
 
 def play_demo(game: GameKind, structure: BettingStructure, rules: RuleSet, *, hands: int,
-              seed: int, seats: int = 6, stack: int = 200) -> Iterator[DemoHand]:
+              seed: int, seats: int = 6, stack: int = 200 * UNITS_PER_CURRENCY,
+              money: Callable[[int], str] = str) -> Iterator[DemoHand]:
     """Play ``hands`` random hands; the button moves one seat each hand, stacks carry over
-    (a busted seat is rebought to ``stack``)."""
+    (a busted seat is rebought to ``stack``). ``money`` writes an amount (in cents) for the
+    summaries."""
     rng = random.Random(seed)
     stacks = dict.fromkeys(range(1, seats + 1), stack)
     stakes = demo_stakes(game, structure, rules)
@@ -109,15 +118,16 @@ def play_demo(game: GameKind, structure: BettingStructure, rules: RuleSet, *, ha
             else:
                 hand.apply(CardIn(deck.pop()))
         stacks.update(hand.final_stacks)
-        yield summarise(number, hand)
+        yield summarise(number, hand, money)
 
 
-def summarise(number: int, hand: Hand) -> DemoHand:
-    """The actions, the board and the winners of a finished hand, in words."""
+def summarise(number: int, hand: Hand, money: Callable[[int], str] = str) -> DemoHand:
+    """The actions, the board and the winners of a finished hand, in words (amounts as
+    ``money`` writes them)."""
     actions = []
     for event in hand.events:
         if isinstance(event, ActionTaken):
-            amount = f" {event.to}" if event.kind in (
+            amount = f" {money(event.to)}" if event.kind in (
                 ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) else ""
             actions.append(f"seat {event.seat} {event.kind.value}{amount}")
     shown = {e.seat: e for e in hand.events if isinstance(e, ShowdownHand)}
@@ -128,7 +138,7 @@ def summarise(number: int, hand: Hand) -> DemoHand:
             half = "" if award.half.value == "whole" else f" ({award.half.value})"
             hand_text = shown[award.seat].high if award.seat in shown else None
             description = award.description or hand_text or ""
-            winners.append(f"seat {award.seat} wins {award.amount} from the {label}{half}: "
+            winners.append(f"seat {award.seat} wins {money(award.amount)} from the {label}{half}: "
                            f"{description}")
     board = " ".join("??" if c is None else str(c) for c in hand.board)
     return DemoHand(number, hand, tuple(actions), board, tuple(winners))

@@ -127,6 +127,8 @@ class MqttPublisher:
         self._outage = Outage()
         """the broker being unreachable: a WARNING once, then at growing intervals"""
         self._first: asyncio.Future[None] | None = None
+        self._first_failure: str | None = None
+        """why the latest attempt before the first connection failed (for the error)"""
         self._pending_pub: dict[int, asyncio.Future[None]] = {}
         self._pending_sub: dict[int, asyncio.Future[list[int]]] = {}
         self._filters: dict[str, int] = {}
@@ -185,6 +187,7 @@ class MqttPublisher:
         self._record_address(client)   # the connecting is the supervisor's
         self._client = client
         self._first = self._loop.create_future() if self._wait_connected else None
+        self._first_failure = None
         self._supervisor = self._loop.create_task(self._supervise(client),
                                                   name=f"mqtt-{s.client_id}")
         if self._first is None:
@@ -197,9 +200,10 @@ class MqttPublisher:
             await self._shutdown()
             if isinstance(exc, PublishError):
                 raise
+            why = (self._first_failure if self._first_failure is not None
+                   else "no CONNACK, or the birth was not acknowledged")
             raise NotConnectedError(f"not connected to {s.host}:{s.port} within "
-                                    f"{s.connect_timeout} s (no CONNACK, or the birth was "
-                                    "not acknowledged)") from exc
+                                    f"{s.connect_timeout:g} s: {why}") from exc
         assert info is not None
         self._connections.put_nowait(info)           # let connections() see the first one too
         return self
@@ -463,9 +467,12 @@ class MqttPublisher:
         except (OSError, ValueError) as exc:  # refused, unreachable, TLS or websocket refused
             close_sockets_of(exc)
             s = self._settings
-            level, text = self._outage.failed(
-                self._clock.monotonic(),
-                f"cannot connect to {s.host}:{s.port}: {exc or type(exc).__name__}")
+            reason = str(exc or type(exc).__name__)
+            level, text = self._outage.failed(self._clock.monotonic(),
+                                              f"cannot connect to {s.host}:{s.port}: {reason}")
+            if self._first is not None and not self._first.done():
+                # waiting for the first connection: the error raised then says why, once
+                self._first_failure, level = reason, logging.DEBUG
             _LOGGER.log(level, "mqtt: %s", text)
             return False
         sock = client.socket()
@@ -516,9 +523,11 @@ class MqttPublisher:
         if not ok:
             level, text = self._outage.failed(self._clock.monotonic(),
                                               f"connection refused: {reason}")
-            _LOGGER.log(level, "mqtt: %s", text)
             if self._first is not None and not self._first.done():
+                # the error raised says it: not a log line as well
                 self._first.set_exception(NotConnectedError(f"connection refused: {reason}"))
+                level = logging.DEBUG
+            _LOGGER.log(level, "mqtt: %s", text)
             return
         self._connected = True
         self._connack_ok = True

@@ -34,7 +34,7 @@ from tablectl.publish.errors import PublishError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run
-from tablectl.terminal.follow import TableFollower
+from tablectl.terminal.follow import TableFollower, connect_within
 from tablectl.terminal.view import JsonMap
 
 SEAT_FIELDS: Final = ("name", "stack", "bet", "status")
@@ -192,29 +192,43 @@ async def check_table(settings: MqttSettings, check: DisplayCheck, *,
                       monotonic: Callable[[], float],
                       on_subscribed: Callable[[], None] = lambda: None,
                       done: Callable[[DisplayCheck], bool] = lambda _check: False,
-                      grace: float = 2.0) -> None:
+                      grace: float = 2.0, seconds: float | None = None) -> None:
     """Subscribe to the check's table and call ``on_verdict`` at every snapshot; stop when it
     returns False, or at most ``grace`` seconds after ``done`` (asked after every message)
     first said True: the snapshot that follows the last hand's end is still checked, and a
-    table that stops publishing right then does not keep the check waiting. Raises what
-    :class:`MqttPublisher` raises on connect."""
-    async with MqttPublisher(settings) as client:
-        for flt in check.follower.filters:
-            await client.subscribe(flt)
-        on_subscribed()
-        messages = aiter(client.messages())
-        deadline: float | None = None
-        while True:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    msg = await anext(messages)
-            except (TimeoutError, StopAsyncIteration):
-                return
-            verdict = check.feed(msg.topic.value, msg.payload, now=monotonic())
-            if verdict is not None and not await on_verdict(check, verdict):
-                return
-            if deadline is None and done(check):
-                deadline = asyncio.get_running_loop().time() + grace
+    table that stops publishing right then does not keep the check waiting; or ``seconds``
+    after the start. Raises what :class:`MqttPublisher` raises on connect (a broker not
+    reached within ``seconds``, at least ``MIN_CONNECT_WAIT``, too: never a quiet table)."""
+    start = monotonic()
+    async with MqttPublisher(connect_within(settings, seconds)) as client:
+        left = None if seconds is None else max(0.0, seconds - (monotonic() - start))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(left):
+                await _check_messages(client, check, on_verdict=on_verdict,
+                                      monotonic=monotonic, on_subscribed=on_subscribed,
+                                      done=done, grace=grace)
+
+
+async def _check_messages(client: MqttPublisher, check: DisplayCheck, *,
+                          on_verdict: Callable[[DisplayCheck, Verdict], Awaitable[bool]],
+                          monotonic: Callable[[], float], on_subscribed: Callable[[], None],
+                          done: Callable[[DisplayCheck], bool], grace: float) -> None:
+    for flt in check.follower.filters:
+        await client.subscribe(flt)
+    on_subscribed()
+    messages = aiter(client.messages())
+    deadline: float | None = None
+    while True:
+        try:
+            async with asyncio.timeout_at(deadline):
+                msg = await anext(messages)
+        except (TimeoutError, StopAsyncIteration):
+            return
+        verdict = check.feed(msg.topic.value, msg.payload, now=monotonic())
+        if verdict is not None and not await on_verdict(check, verdict):
+            return
+        if deadline is None and done(check):
+            deadline = asyncio.get_running_loop().time() + grace
 
 
 async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
@@ -235,12 +249,10 @@ async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
         return not enough(check)
 
     check = DisplayCheck(table)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await check_table(settings, check, on_verdict=on_verdict, monotonic=monotonic,
-                              on_subscribed=lambda: emit(f"checking table {table}: the view "
-                                                         "against every snapshot"),
-                              done=enough)
+    await check_table(settings, check, on_verdict=on_verdict, monotonic=monotonic,
+                      on_subscribed=lambda: emit(f"checking table {table}: the view "
+                                                 "against every snapshot"),
+                      done=enough, seconds=seconds)
     verdicts = check.verdicts
     wrong = sum(v.wrong for v in verdicts)
     emit(f"checked {len(verdicts)} snapshots of table {table}: "

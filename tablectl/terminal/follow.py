@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -37,6 +38,9 @@ from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 
 _LOGGER = logging.getLogger(__name__)
 
+MIN_CONNECT_WAIT: Final = 2.0
+"""Seconds :func:`follow_table` waits for the broker at least, however short its watch (a
+loaded machine may take a moment to connect to a broker that is there)."""
 LINK_POLL: Final = 0.25
 """Seconds between looks at the broker connection (a lost link marks the view stale)."""
 
@@ -196,29 +200,52 @@ async def follow_table(settings: MqttSettings, table: str, *,
                        on_update: Callable[[TableFollower, FollowUpdate], Awaitable[bool]],
                        monotonic: Callable[[], float], seconds: float | None = None) -> None:
     """Subscribe to ``table`` and call ``on_update`` after every message that changed the view;
-    stop when it returns False, or ``seconds`` after the start (None: never). Raises what
-    :class:`MqttPublisher` raises on connect."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await _follow(settings, table, on_update=on_update, monotonic=monotonic)
+    stop when it returns False, or ``seconds`` after the start (None: never).
+
+    Raises:
+        NotConnectedError: no connection to the broker within its connect timeout, or within
+            ``seconds`` (at least :data:`MIN_CONNECT_WAIT`) when that is shorter: a broker
+            that cannot be reached is an error, never a quiet table.
+        PublishError: what else :class:`MqttPublisher` raises on connect.
+    """
+    start = monotonic()
+    follower = TableFollower(table)
+    async with MqttPublisher(connect_within(settings, seconds)) as client:
+        left = None if seconds is None else max(0.0, seconds - (monotonic() - start))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(left):
+                await _follow(client, follower, on_update=on_update, monotonic=monotonic)
 
 
-async def _follow(settings: MqttSettings, table: str, *,
+def connect_within(settings: MqttSettings, seconds: float | None) -> MqttSettings:
+    """``settings`` for a client that runs ``seconds`` (None: for ever): the first
+    connection is waited for no longer than that, but at least :data:`MIN_CONNECT_WAIT`.
+
+    >>> connect_within(MqttSettings(host="h"), 0.5).connect_timeout
+    2.0
+    >>> connect_within(MqttSettings(host="h"), None).connect_timeout
+    10.0
+    """
+    if seconds is None:
+        return settings
+    wait = min(settings.connect_timeout, max(seconds, MIN_CONNECT_WAIT))
+    return dataclasses.replace(settings, connect_timeout=wait)
+
+
+async def _follow(client: MqttPublisher, follower: TableFollower, *,
                   on_update: Callable[[TableFollower, FollowUpdate], Awaitable[bool]],
                   monotonic: Callable[[], float]) -> None:
-    follower = TableFollower(table)
-    async with MqttPublisher(settings) as client:
-        for flt in follower.filters:
-            await client.subscribe(flt)
-        watching = asyncio.create_task(_watch_link(client, follower, on_update))
-        try:
-            async for msg in client.messages():
-                update = follower.feed(msg.topic.value, msg.payload, now=monotonic())
-                if (update.changed or update.hand_ended is not None) and not await on_update(
-                        follower, update):
-                    return
-        finally:
-            watching.cancel()
+    for flt in follower.filters:
+        await client.subscribe(flt)
+    watching = asyncio.create_task(_watch_link(client, follower, on_update))
+    try:
+        async for msg in client.messages():
+            update = follower.feed(msg.topic.value, msg.payload, now=monotonic())
+            if (update.changed or update.hand_ended is not None) and not await on_update(
+                    follower, update):
+                return
+    finally:
+        watching.cancel()
 
 
 async def _watch_link(client: MqttPublisher, follower: TableFollower,

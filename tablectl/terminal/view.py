@@ -214,8 +214,11 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
             continue
         number = s.get("seat")
         mark = "▶" if number == to_act.get("seat") else ("D" if number == button else "")
-        cards = [_map(c).get("card") for c in _list(s.get("cards"))]
         status = _str(s.get("status"))
+        # a folded hand is in the muck: no card backs for it (the snapshot may still list
+        # the cards it was dealt)
+        cards = [] if status == "folded" else [_map(c).get("card")
+                                               for c in _list(s.get("cards"))]
         style = "dim" if status in ("folded", "out", "empty") else ""
         status = status.replace("_", " ")                     # all_in: all in
         seats.add_row(mark, str(number), _str(s.get("name")),

@@ -220,7 +220,7 @@ class Floor:
             assert theirs and len(theirs) == len(list(out.glob(f"{table}-*.phh")))
             for path in theirs:
                 want = tomllib.loads(path.read_text())
-                got = tomllib.loads((out / f"{table}-{path.name}").read_text())
+                got = tomllib.loads((out / path.name).read_text())   # the same name
                 assert got["finishing_stacks"] == want["finishing_stacks"]
                 assert [masked(a) for a in got["actions"]] == [masked(a) for a in
                                                                want["actions"]]

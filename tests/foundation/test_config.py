@@ -45,8 +45,11 @@ def _broken(tmp_path: Path, old: str, new: str) -> Path:
         ('structure = "no-limit"', 'structure = "no-limit"\nfoo = 1',
          "game.foo: unknown key"),
         ("big_blind = 200", "big_blind = -5",
-         "game.stakes.big_blind: Input should be greater"),
-        ('variant = "holdem"', 'variant = "badugi"', "game.variant: Input should be"),
+         "game.stakes.big_blind: must be at least 0, got -5"),
+        ('variant = "holdem"', 'variant = "badugi"',
+         "game.variant: must be one of holdem, holdem-hi-lo, omaha, omaha-hi-lo, stud, "
+         "stud-hi-lo, razz, got 'badugi'"),
+        ('variant = "holdem"', 'variant = "holdme"', "got 'holdme': did you mean `holdem`?"),
         ('variant = "holdem"', 'variant = "razz"', "game.structure: razz is dealt fixed-limit"),
         ("number = 3", "number = 1", "seats: seat numbers repeat: [1]"),
         ('url = "mqtt://127.0.0.1:1883"', 'url = "http://x"', "mqtt.url: not a broker URL"),

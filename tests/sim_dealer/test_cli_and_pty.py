@@ -30,7 +30,8 @@ def test_play_a_scenario_from_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith("hand 1 sim-000001 holdem/fixed-limit: 14 cards, 9 actions")
-    assert "seat 3 wins 2000" in first and "net seat 3 +1000, seat 5 -1000" in first
+    # money, as the live demo prints it (the table counts 100 units a dollar), not units
+    assert "seat 3 wins 20.00" in first and "net seat 3 +10.00, seat 5 -10.00" in first
     assert first.endswith("check ok")
     bad = tmp_path / "bad.toml"
     bad.write_text('device = "camera"\n[game]\nvariant = "whist"\n')
