@@ -295,12 +295,17 @@ class WebSection(_Model):
     session cookie ``Secure`` (sent over HTTPS only): true or false, or unset to mark it when
     the login came over HTTPS (a TLS proxy on the same machine that sends
     ``X-Forwarded-Proto: https``); set it true behind any HTTPS proxy.
+    ``command_user`` is the broker user the console's commands are sent as on a broker
+    without passwords (no ``credentials`` or ``console_credentials``): default
+    ``console-{table.id}``, the same at every start, so it can be given a role in
+    ``[access.roles]`` (:func:`web_command_user`).
     """
 
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, strict=True)] = 8080
     credentials: Path | None = None
     console_credentials: Path | None = None
+    command_user: str | None = None
     users: Path | None = None
     broadcast_delay: Annotated[float, Field(ge=0, le=3600)] = 30.0
     secure_url: str | None = None
@@ -321,6 +326,14 @@ class WebSection(_Model):
             port = None
         if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
             raise ValueError(f"not a broker URL: {value!r} (expected mqtts://host:port)")
+        return value
+
+    @field_validator("command_user")
+    @classmethod
+    def _broker_username(cls, value: str | None) -> str | None:
+        if value is not None and not _USER_RE.match(value):
+            raise ValueError(f"not a broker username: {value[:40]!r} (letters, digits, _ . -, "
+                             "at most 64; it is a level of the command topic)")
         return value
 
 
@@ -564,6 +577,32 @@ def check_config(path: Path) -> TableConfig:
                             f"{p}: {m}" if p else m) for p, m in exc.problems],
                           source=str(path)) from exc
     return config
+
+
+def web_command_user(config: TableConfig) -> str:
+    """The broker user the dealer console's commands go out as (``tablectl web``): the
+    username of ``[web] console_credentials``, else of ``[web] credentials`` (commands then
+    share the display connection), else ``[web] command_user``, else ``console-{table.id}``.
+    Never random: it is the name ``[access.roles]`` must give a role.
+
+    Raises:
+        ConfigError: no ``[web]`` section; a credentials file that cannot be read; a
+            ``command_user`` that is not the credentials' username (a broker with passwords
+            pins each user to its own command topics).
+    """
+    web = config.web
+    if web is None:
+        raise ConfigError([("web", "the config has no [web] section")])
+    key = "web.console_credentials" if web.console_credentials is not None else "web.credentials"
+    named, _ = read_credentials(web.console_credentials or web.credentials)
+    if named is not None:
+        if web.command_user is not None and web.command_user != named:
+            raise ConfigError([("web.command_user", (
+                f"{web.command_user!r} is not the username of {key} ({named!r}): the broker "
+                "lets a user send commands only under its own name; remove command_user or "
+                "make them the same"))])
+        return named
+    return web.command_user or f"console-{config.table.id}"
 
 
 def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
