@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from tablectl.clock import Clock, SystemClock
 from tablectl.config import SourceKind, TableConfig, read_credentials, web_command_user
 from tablectl.config_check import ensure_journal_folder
-from tablectl.controller.table import SeatState, TableSetup, TableState
+from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
@@ -205,7 +205,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
     settings = WebSettings(table=config.table.id, table_name=config.table.name,
                            broadcast_delay=web.broadcast_delay, four_colour=web.four_colour,
                            secure_cookie=web.secure_cookie, command_user=console_user,
-                           command_role=role)
+                           table_commands=frozenset() if role is None
+                           else PERMISSIONS.get(role, frozenset()) | {"recall"})
     public_feed = _QueueFeed()
     secure_feed = _QueueFeed() if web.secure_url else None
     async with contextlib.AsyncExitStack() as stack:
