@@ -33,7 +33,15 @@ from tablectl.web.auth import hash_password
 from tests.conftest import Broker, free_port
 from tests.daemon.helpers import Console
 from tests.web.conftest import artifact
-from tests.web.test_whole_stack import NAMES, STACKS, TABLE, Dealer, WholeStack, _web_up
+from tests.web.test_whole_stack import (
+    NAMES,
+    STACKS,
+    TABLE,
+    Dealer,
+    WholeStack,
+    _web_up,
+    dollars,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_USER = "console-t01"    # [web] command_user's default for table t01
@@ -209,7 +217,7 @@ async def test_whole_hands_with_only_enabled_controls(dealer_stack: WholeStack,
                 await tap("#act-check-call", key="c")
                 await step()
                 await expect(page.locator("#cmd-undo .label")).to_have_text(
-                    f"Undo: {NAMES[exp.seat]} call")
+                    f"Undo: {NAMES[exp.seat]} call {dollars(legal.call_amount)}")
                 await tap("#cmd-undo", key="u")
                 await step()
                 await expect(page.locator("#cmd-undo")).to_be_disabled()
@@ -296,20 +304,16 @@ async def test_floor_login_seats_adjusts_in_money_and_unseats(floor_stack: Whole
     await expect(page.locator("#cmd-adjust-stack")).to_be_disabled()
     await expect(page.locator("#cmd-kill-hand")).to_be_enabled()
 
-
-async def test_a_dealer_login_cannot_send_floor_commands(floor_stack: WholeStack,
-                                                         browser: Any) -> None:
-    """Even when the console's broker user is floor at the table, a dealer login gets no
-    floor control and the web server refuses the command itself."""
-    stack = floor_stack
-    page = await open_console(browser, stack.url, "dealer1")
-    await expect(page.locator("#floor-panel")).to_be_hidden()
-    reply = await page.evaluate("""async () => {
-        const r = await fetch('/api/cmd/adjust_stack', {method: 'POST',
+    # The console's broker user is floor here, yet a dealer login gets no floor control, and
+    # the web server refuses the command itself.
+    dealer = await open_console(browser, stack.url, "dealer1")
+    await expect(dealer.locator("#floor-panel")).to_be_hidden()
+    await expect(dealer.locator("#cmd-kill-hand")).to_be_hidden()
+    reply = await dealer.evaluate("""async () => {
+        const r = await fetch('/api/cmd/kill_hand', {method: 'POST',
             headers: {'Content-Type': 'application/json', 'X-CSRF-Token': session.csrf},
-            body: JSON.stringify({args: {seat: 1, amount: 100, reason: 'x'}})});
+            body: JSON.stringify({args: {}})});
         return [r.status, await r.json()];
     }""")
     assert reply[0] == 403 and reply[1]["error"]["code"] == "forbidden", reply
-    assert {s.seat: s.stack for s in stack.daemon.controller.checkpoint().seats}[1] == \
-        STACKS[1]
+    assert stack.daemon.controller.hand_id is not None     # the hand goes on

@@ -186,7 +186,8 @@ function renderActions(snap) {
   const passiveButton = document.getElementById("act-check-call");
   passiveButton.className = "btn btn-act act-" + passive.kind;
   passiveButton.dataset.kind = passive.kind;
-  const passiveArgs = args(passive.kind);
+  // a call or bring-in names its amount: refused if the table moved on meanwhile
+  const passiveArgs = args(passive.kind, passive.amount !== undefined ? { amount: passive.amount } : null);
   setCommand(passiveButton, title(passive.kind) + (passive.amount ? " " + money(passive.amount, stakes) : ""),
     passiveArgs, can && legal.indexOf(passive) >= 0);
 
