@@ -72,6 +72,7 @@ url = "mqtt://127.0.0.1:{port}"
 path = "{tmp}/journal.sqlite"
 [web]
 users = "users.toml"
+{web_extra}
 """
 
 
@@ -81,14 +82,18 @@ def users_toml() -> str:
                    for name, pw in PASSWORDS.items())
 
 
-async def start_stack(tmp_path: Path, broker: Broker, role: str
-                      ) -> AsyncIterator[WholeStack]:
+async def start_stack(tmp_path: Path, broker: Broker, role: str, *,
+                      user: str = COMMAND_USER, web_extra: str = "",
+                      sends_as: str = COMMAND_USER) -> AsyncIterator[WholeStack]:
+    """The whole stack with ``[access.roles] {user} = {role}``; ``sends_as``: the broker
+    user the console is expected to command as (the direct console uses it)."""
     seats = "\n".join(f'[[seats]]\nnumber = {n}\nname = "{NAMES[n]}"\nstack = {s}\n'
                       for n, s in STACKS.items())
     (tmp_path / "users.toml").write_text(users_toml())
     path = tmp_path / "table.toml"
     path.write_text(CONFIG.format(root=ROOT, table=TABLE, seats=seats, port=broker.port,
-                                  tmp=tmp_path, command_user=COMMAND_USER, role=role))
+                                  tmp=tmp_path, command_user=user, role=role,
+                                  web_extra=web_extra))
     config = load_config(path)
     clock = SystemClock()
     deck = config.load_deck()
@@ -101,7 +106,7 @@ async def start_stack(tmp_path: Path, broker: Broker, role: str
     port = free_port()
     web_task = asyncio.create_task(run_web(config, host="127.0.0.1", port=port))
     # what the console sends, sent straight to the daemon under the same broker user
-    direct = Console(broker.host, broker.port, TABLE, COMMAND_USER)
+    direct = Console(broker.host, broker.port, TABLE, sends_as)
     url = f"http://127.0.0.1:{port}"
     try:
         daemon = await asyncio.wait_for(ready, 10)
