@@ -82,8 +82,8 @@ def test_command_user_must_be_the_console_credentials_user(tmp_path: Path) -> No
     path = write(tmp_path, 'webdealer-t9 = "dealer"',
                  'console_credentials = "console.toml"\ncommand_user = "pit"')
     config = load_config(path)
-    with pytest.raises(ConfigError, match="'pit' is not the username of "
-                                          "web.console_credentials"):
+    with pytest.raises(ConfigError, match=r"'pit' is not the username of "
+                                          r"web\.console_credentials"):
         web_command_user(config)
     [finding] = console_user_findings(config)
     assert finding.level == "error" and finding.key == "web.command_user"
