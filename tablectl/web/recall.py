@@ -62,11 +62,13 @@ def _time(value: object) -> datetime:
 def _step(data: dict[str, object], epoch: int, hand: int) -> Step:
     events = data.get("events")
     actor = data.get("actor")
+    decision = data.get("decision")
     record = JournalRecord(
         seq=_int(data.get("seq")), epoch=epoch, at=_time(data.get("at")),
         source=_str(data.get("source")), kind=_str(data.get("kind")),
         payload=_object(data.get("input")),  # type: ignore[arg-type]
-        actor=actor if isinstance(actor, str) else None, hand_id=hand)
+        actor=actor if isinstance(actor, str) else None, hand_id=hand,
+        decision=_object(decision) if decision is not None else None)  # type: ignore[arg-type]
     out = []
     for raw in events if isinstance(events, list) else []:
         ev = _object(raw)

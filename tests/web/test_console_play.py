@@ -274,6 +274,8 @@ async def test_whole_hands_with_only_enabled_controls(dealer_stack: WholeStack,
     text = await page.text_content("#recall-out")
     assert text is not None and text.startswith("hand t01-000002 (#2"), text
     assert f"{COMMAND_USER} action:" in text and "-> winner:" in text
+    artifact("console-recall.txt").write_text(text)
+    assert " -> ok" in text and " -> refused wrong_phase: " in text   # the direct sends
     assert "{" not in text and '"' not in text
     await page.screenshot(path=artifact("console-recall.png"))
 
