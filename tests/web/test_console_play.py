@@ -274,7 +274,6 @@ async def test_whole_hands_with_only_enabled_controls(dealer_stack: WholeStack,
     text = await page.text_content("#recall-out")
     assert text is not None and text.startswith("hand t01-000002 (#2"), text
     assert f"{COMMAND_USER} action:" in text and "-> winner:" in text
-    artifact("console-recall.txt").write_text(text)
     assert " -> ok" in text and " -> refused wrong_phase: " in text   # the direct sends
     assert "{" not in text and '"' not in text
     await page.screenshot(path=artifact("console-recall.png"))
@@ -302,6 +301,7 @@ async def test_floor_login_seats_adjusts_in_money_and_unseats(floor_stack: Whole
         "$137.50")
     seats = {s.seat: s.stack for s in stack.daemon.controller.checkpoint().seats}
     assert seats[5] == 13750
+    await page.screenshot(path=artifact("console-floor.png"))
     await page.tap("#cmd-unseat-player")           # armed: nothing sent yet
     await expect(page.locator("#cmd-unseat-player .label")).to_have_text("Tap again: unseat")
     await tap("#cmd-unseat-player")
