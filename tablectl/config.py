@@ -287,8 +287,9 @@ class WebSection(_Model):
     ``password``, like ``mqtt.credentials``): it reads the public ``poker/`` topics for the
     table display. ``console_credentials`` is the broker user the dealer console's commands
     are sent under (default: ``credentials``). ``users`` is the TOML file of page logins
-    (hashed passwords, roles ``dealer``, ``floor`` and ``broadcast``; ``tablectl web --hash-password``
-    makes a hash). The secure feed for the broadcast overlay is read over the mTLS listener
+    (hashed passwords, roles ``dealer``, ``floor`` and ``broadcast``;
+    ``tablectl web --hash-password`` makes a hash). The secure feed for the broadcast
+    overlay is read over the mTLS listener
     ``secure_url`` with ``secure_certfile``/``secure_keyfile`` (CA: ``mqtt.cafile``); without
     ``secure_url`` the overlay is disabled. Hole cards reach overlay browsers only
     ``broadcast_delay`` seconds after the server received them. ``secure_cookie`` marks the

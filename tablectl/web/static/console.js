@@ -108,7 +108,11 @@ function setLabel(button, text) {
 // A command button: its label, the arguments it sends (data-args: what a test can send
 // directly) and whether it is enabled now.
 function setCommand(button, label, args, enabled) {
-  if (button.dataset.armed !== "1" && labelOf(button) !== label) setLabel(button, label);
+  const shown = label + "|" + (button.dataset.key || "");
+  if (button.dataset.armed !== "1" && button.dataset.shown !== shown) {
+    setLabel(button, label);
+    button.dataset.shown = shown;
+  }
   button.dataset.args = JSON.stringify(args || {});
   button.disabled = !enabled;
 }
