@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
-from tablectl.config import SourceKind, TableConfig, read_credentials
+from tablectl.config import SourceKind, TableConfig, read_credentials, web_command_user
 from tablectl.config_check import ensure_journal_folder
-from tablectl.controller.table import SeatState, TableSetup, TableState
+from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
@@ -195,10 +195,18 @@ async def run_web(config: TableConfig, *, host: str | None = None,
     console_settings = (broker_settings(mq.url, credentials=web.console_credentials,
                                         cafile=mq.cafile, role="console")
                         if own_console else public_settings)
-    console_user = console_settings.username or console_settings.client_id
+    # named, never random: the daemon's [access.roles] must be able to give it a role
+    console_user = web_command_user(config)
+    role = config.access.roles.get(console_user)
+    if role is None:
+        _LOGGER.warning("web: the console sends commands as %r, which has no role in "
+                        "[access.roles]: the table will refuse them (add %s = \"dealer\" or "
+                        "\"floor\")", console_user, console_user)
     settings = WebSettings(table=config.table.id, table_name=config.table.name,
                            broadcast_delay=web.broadcast_delay, four_colour=web.four_colour,
-                           secure_cookie=web.secure_cookie)
+                           secure_cookie=web.secure_cookie, command_user=console_user,
+                           table_commands=frozenset() if role is None
+                           else PERMISSIONS.get(role, frozenset()) | {"recall"})
     public_feed = _QueueFeed()
     secure_feed = _QueueFeed() if web.secure_url else None
     async with contextlib.AsyncExitStack() as stack:

@@ -288,20 +288,26 @@ class WebSection(_Model):
     ``password``, like ``mqtt.credentials``): it reads the public ``poker/`` topics for the
     table display. ``console_credentials`` is the broker user the dealer console's commands
     are sent under (default: ``credentials``). ``users`` is the TOML file of page logins
-    (hashed passwords, roles ``dealer`` and ``broadcast``; ``tablectl web --hash-password``
-    makes a hash). The secure feed for the broadcast overlay is read over the mTLS listener
+    (hashed passwords, roles ``dealer``, ``floor`` and ``broadcast``;
+    ``tablectl web --hash-password`` makes a hash). The secure feed for the broadcast
+    overlay is read over the mTLS listener
     ``secure_url`` with ``secure_certfile``/``secure_keyfile`` (CA: ``mqtt.cafile``); without
     ``secure_url`` the overlay is disabled. Hole cards reach overlay browsers only
     ``broadcast_delay`` seconds after the server received them. ``secure_cookie`` marks the
     session cookie ``Secure`` (sent over HTTPS only): true or false, or unset to mark it when
     the login came over HTTPS (a TLS proxy on the same machine that sends
     ``X-Forwarded-Proto: https``); set it true behind any HTTPS proxy.
+    ``command_user`` is the broker user the console's commands are sent as on a broker
+    without passwords (no ``credentials`` or ``console_credentials``): default
+    ``console-{table.id}``, the same at every start, so it can be given a role in
+    ``[access.roles]`` (:func:`web_command_user`).
     """
 
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, strict=True)] = 8080
     credentials: Path | None = None
     console_credentials: Path | None = None
+    command_user: str | None = None
     users: Path | None = None
     broadcast_delay: Annotated[float, Field(ge=0, le=3600)] = 30.0
     secure_url: str | None = None
@@ -322,6 +328,14 @@ class WebSection(_Model):
             port = None
         if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
             raise ValueError(f"not a broker URL: {value!r} (expected mqtts://host:port)")
+        return value
+
+    @field_validator("command_user")
+    @classmethod
+    def _broker_username(cls, value: str | None) -> str | None:
+        if value is not None and not _USER_RE.match(value):
+            raise ValueError(f"not a broker username: {value[:40]!r} (letters, digits, _ . -, "
+                             "at most 64; it is a level of the command topic)")
         return value
 
 
@@ -550,6 +564,32 @@ def deck_problems(exc: ConfigError) -> list[tuple[str, str]]:
     """A deck file's problems as problems of the config naming it (key ``deck (FILE)``)."""
     return [(f"deck ({exc.source})" if exc.source else "deck", f"{p}: {m}" if p else m)
             for p, m in exc.problems]
+
+
+def web_command_user(config: TableConfig) -> str:
+    """The broker user the dealer console's commands go out as (``tablectl web``): the
+    username of ``[web] console_credentials``, else of ``[web] credentials`` (commands then
+    share the display connection), else ``[web] command_user``, else ``console-{table.id}``.
+    Never random: it is the name ``[access.roles]`` must give a role.
+
+    Raises:
+        ConfigError: no ``[web]`` section; a credentials file that cannot be read; a
+            ``command_user`` that is not the credentials' username (a broker with passwords
+            pins each user to its own command topics).
+    """
+    web = config.web
+    if web is None:
+        raise ConfigError([("web", "the config has no [web] section")])
+    key = "web.console_credentials" if web.console_credentials is not None else "web.credentials"
+    named, _ = read_credentials(web.console_credentials or web.credentials)
+    if named is not None:
+        if web.command_user is not None and web.command_user != named:
+            raise ConfigError([("web.command_user", (
+                f"{web.command_user!r} is not the username of {key} ({named!r}): the broker "
+                "lets a user send commands only under its own name; remove command_user or "
+                "make them the same"))])
+        return named
+    return web.command_user or f"console-{config.table.id}"
 
 
 def read_credentials(path: Path | None) -> tuple[str | None, str | None]:

@@ -100,11 +100,35 @@ def findings(config: TableConfig) -> list[Finding]:
         out.append(Finding("warning", "access.roles",
                            "nobody is floor: nobody can clear a read error, kill a hand or "
                            "adjust a stack"))
+    out += console_user_findings(config)
     if config.web is not None and config.web.users is None:
         out.append(Finding("warning", "web.users",
                            "not set: the table display works, but nobody can log in to the "
                            "dealer console or the broadcast overlay"))
     return sorted(out, key=lambda f: f.level != "error")
+
+
+def console_user_findings(config: TableConfig) -> list[Finding]:
+    """A warning when the dealer console's broker user (:func:`~tablectl.config.
+    web_command_user`) has no role in ``[access.roles]``: the table would refuse every
+    command the console sends; an error when that user cannot be known (a ``command_user``
+    that is not the credentials' username). Nothing without a ``[web]`` section, or when a
+    credentials file is unreadable (reported on its own key)."""
+    if config.web is None:
+        return []
+    from tablectl.config import web_command_user
+
+    try:
+        user = web_command_user(config)
+    except ConfigError as exc:
+        return [Finding("error", key or "web", msg) for key, msg in exc.problems
+                if key == "web.command_user"]
+    if user in config.access.roles:
+        return []
+    return [Finding("warning", "access.roles", (
+        f"the dealer console sends commands as {user!r}, which has no role here: the table "
+        f"refuses all of them; add {user} = \"dealer\" to [access] roles (\"floor\" for "
+        "floor logins' seat, unseat and stack controls)"))]
 
 
 def _users_problem(path: Path) -> str | None:

@@ -101,7 +101,9 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path,
         "button": int(game.get("button", 1)),
         # a `tablectl floor run` (default user floor-01, docs/floor.md) on the demo's broker
         # gets its replays: refused, it would record none of the demo's hands
-        "access": {"roles": {DEMO_DEALER: "floor", "floor-01": "display"}},
+        "access": {"roles": {DEMO_DEALER: "floor", "floor-01": "display",
+                             # `tablectl web` on the demo's broker, [web] command_user default
+                             f"console-{table}": "floor"}},
         "mqtt": {"url": broker}, "journal": {"path": str(workdir / "journal.sqlite")},
         "odds": {"enabled": odds},
     }

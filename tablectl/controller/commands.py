@@ -10,7 +10,7 @@ then the handler's own checks (``out_of_turn``, ``illegal_action``, ``duplicate_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final
@@ -213,7 +213,7 @@ class CommandHandlers(ReadHygiene):
                      if not isinstance(inputs[i], CardIn)), None)
         if last is None:
             raise Refused(ErrorCode.NOTHING_TO_UNDO, "no decision to undo in this hand")
-        if last != len(inputs) - 1:
+        if undoable(inputs) is None:
             later = [self._public_text(i.card) or "??" for i in inputs[last + 1:]
                      if isinstance(i, CardIn)]
             raise Refused(ErrorCode.NOTHING_TO_UNDO,
@@ -223,10 +223,7 @@ class CommandHandlers(ReadHygiene):
         rebuilt = Hand.replay(hand.start_args, inputs[:last])
         self._hand = rebuilt
         self._rebuild_folder()
-        what: dict[str, JsonValue] = {"seat": undone.seat,
-                                      "kind": _input_kind(undone)}
-        if isinstance(undone, ActionIn) and undone.amount is not None:
-            what["amount"] = undone.amount
+        what = undone_json(undone)
         self._correction("undo", cmd, undone=what)
         return {"undone": what}
 
@@ -240,9 +237,7 @@ class CommandHandlers(ReadHygiene):
 
     def _cmd_misdeal(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         hand = self._in_hand()
-        actions = [i for i in hand.inputs if isinstance(i, ActionIn)]
-        chips = any(a.kind in _CHIP_ACTIONS for a in actions)
-        if len(actions) >= 3 or (len(actions) >= 2 and chips):
+        if not misdeal_allowed(hand.inputs):
             raise Refused(ErrorCode.WRONG_PHASE,
                            "substantial action has taken place: no misdeal (the floor may "
                            "kill_hand)")
@@ -424,6 +419,31 @@ def _input_kind(inp: HandInput) -> str:
     if isinstance(inp, ActionIn):
         return inp.kind.value.replace("-", "_")
     return "show" if isinstance(inp, ShowIn) else "muck"
+
+
+def undoable(inputs: Sequence[HandInput]) -> HandInput | None:
+    """The decision an ``undo`` takes back: the hand's last input when it is a decision (no
+    card dealt after it), else None."""
+    return inputs[-1] if inputs and not isinstance(inputs[-1], CardIn) else None
+
+
+def undone_json(inp: HandInput) -> dict[str, JsonValue]:
+    """``{seat, kind, amount}`` of a decision (``amount``: as the dealer gave it, the "to"
+    total of a bet or raise; absent when none was given): the correction event's ``undone``
+    and the snapshot's ``commands.undo``."""
+    assert not isinstance(inp, CardIn)
+    what: dict[str, JsonValue] = {"seat": inp.seat, "kind": _input_kind(inp)}
+    if isinstance(inp, ActionIn) and inp.amount is not None:
+        what["amount"] = inp.amount
+    return what
+
+
+def misdeal_allowed(inputs: Sequence[HandInput]) -> bool:
+    """Whether a misdeal may still be called: before substantial action (three decisions, or
+    two of which one put chips in)."""
+    actions = [i for i in inputs if isinstance(i, ActionIn)]
+    chips = any(a.kind in _CHIP_ACTIONS for a in actions)
+    return not (len(actions) >= 3 or (len(actions) >= 2 and chips))
 
 
 # --- the command table -----------------------------------------------------------------------

@@ -350,6 +350,24 @@ class DeviceInfo(_Body):
                                "cannot be used")
 
 
+class UndoInfo(_Body):
+    """The decision an ``undo`` would take back (``amount``: the "to" total the dealer gave
+    for a bet or raise; absent when none was given)."""
+
+    seat: Seat
+    kind: ActionName | Literal["show", "muck"]
+    amount: Chips | None = None
+
+
+class CommandsInfo(_Body):
+    """What a console may offer now: ``available``, the commands the table would take from a
+    user whose role allows them (stage and each command's own conditions that need no
+    arguments); ``undo``, what an undo would take back (null: nothing)."""
+
+    available: list[str]
+    undo: UndoInfo | None
+
+
 class _SnapshotBody(_Body):
     table: str
     hand: HandRef | None
@@ -366,6 +384,9 @@ class _SnapshotBody(_Body):
     results: list[ResultInfo]
     errors: list[ErrorInfo]
     devices: list[DeviceInfo]
+    commands: CommandsInfo | None = Field(
+        default=None, description="what a console may offer now (absent from daemons "
+                                  "before it was added)")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -11,15 +11,22 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Final
 
+from tablectl.controller.commands import COMMAND_TABLE, misdeal_allowed, undoable, undone_json
 from tablectl.controller.core import ControllerCore, Stage, key_of, target_text
 from tablectl.controller.outcome import Snapshots
+from tablectl.controller.reply import READ_ERRORS
 from tablectl.controller.table import device_status_json
 from tablectl.controller.views import card_text, legal_json, pots_json
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
+    Expectation,
+    HandSetupError,
+    HandStart,
+    SeatSetup,
     Showdown,
 )
+from tablectl.game.start import check_start
 
 STATE_SCHEMA: Final = "tablectl.state/1"
 
@@ -110,6 +117,7 @@ class SnapshotBuilder(ControllerCore):
                         "since": _json_time(e.since)} for e in self._errors.values()],
             "devices": [{"name": d.name, "kind": d.kind, **device_status_json(d)}
                         for d in self._devices.values()],
+            "commands": self._commands_json(exp),
         }
         pending = self._pending
         secure: dict[str, JsonValue] = {
@@ -122,6 +130,49 @@ class SnapshotBuilder(ControllerCore):
                                        else key_of(exp) if exp is not None else None),
             } if pending is not None else None}
         return snap, secure
+
+
+    def _commands_json(self, exp: Expectation | None) -> dict[str, JsonValue]:
+        """``{available, undo}``: the commands the table would take now from a user whose
+        role allows them (the command table's stages and each command's own conditions that
+        need no arguments: nothing to undo, substantial action, no decision expected, too few
+        players...; arguments are still checked when one is sent), and the decision an undo
+        would take back. What a console enables, so a control is never offered to be
+        refused."""
+        hand = self._hand if self._stage is Stage.IN_HAND else None
+        inputs = hand.inputs if hand is not None else ()
+        undo = undoable(inputs)
+        checks: dict[str, bool] = {
+            "start_hand": self._can_start(),
+            "action": isinstance(exp, Act | Showdown),
+            "undo": undo is not None,
+            "misdeal": misdeal_allowed(inputs),
+            "confirm_read": self._pending is not None,
+            "reject_read": self._pending is not None,
+            "clear_error": bool(self._errors),
+            "adjust_stack": bool(self._seats),
+            "unseat_player": bool(self._seats),
+            "seat_player": len(self._seats) < self._setup.max_seats,
+        }
+        available: list[JsonValue] = [
+            name for name, rule in sorted(COMMAND_TABLE.items())
+            if self._stage in rule.phases and checks.get(name, True)]
+        return {"available": available,
+                "undo": undone_json(undo) if undo is not None else None}
+
+    def _can_start(self) -> bool:
+        """Whether ``start_hand`` would start a hand (as its handler checks it)."""
+        if any(code in READ_ERRORS for code in self._errors):
+            return False
+        setup = self._setup
+        players = sorted((SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
+                          if s.stack > 0), key=lambda s: s.seat)
+        try:
+            check_start(HandStart(setup.game, setup.structure, setup.rule_set, setup.stakes,
+                                  tuple(players), 0 if self._stud else self._button))
+        except HandSetupError:
+            return False
+        return True
 
 
 def _json_time(at: datetime) -> str:

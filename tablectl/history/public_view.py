@@ -178,7 +178,31 @@ def public_step(step: Step, public: Set[str]) -> dict[str, JsonValue]:
                                if not e.topic.startswith(SECURE_ROOT)]
     return {"seq": rec.seq, "at": rec.at.isoformat(), "source": rec.source,
             "actor": rec.actor, "kind": rec.kind, "what": step.what,
-            "input": public_input(rec.kind, rec.payload, public), "events": events}
+            "input": public_input(rec.kind, rec.payload, public), "events": events,
+            "decision": public_decision(rec.decision, public)}
+
+
+def public_decision(decision: Mapping[str, JsonValue] | None,
+                    public: Set[str]) -> dict[str, JsonValue] | None:
+    """What was decided about an input, as a role sees it: whether it was applied, or refused
+    with which code and reason (the reason through :func:`public_text`), or answered as a
+    repeat; None when nothing was journaled (a decision states no card a reason does not).
+
+    >>> public_decision({"applied": False, "code": "duplicate_card", "reason": "As twice",
+    ...                  "reply": {"x": 1}}, set())
+    {'applied': False, 'code': 'duplicate_card', 'reason': 'hidden twice'}
+    """
+    if decision is None:
+        return None
+    out: dict[str, JsonValue] = {}
+    for key in ("applied", "repeat", "code"):
+        value = decision.get(key)
+        if isinstance(value, bool | str):
+            out[key] = value
+    reason = decision.get("reason")
+    if isinstance(reason, str):
+        out["reason"] = public_text(reason, public)
+    return out
 
 
 def public_hand(hand: RecalledHand) -> dict[str, JsonValue]:

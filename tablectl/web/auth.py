@@ -4,7 +4,7 @@ The users file is TOML, one table per login::
 
     [[users]]
     name = "dealer1"
-    role = "dealer"            # dealer: the console; broadcast: the overlay
+    role = "dealer"            # dealer or floor: the console; broadcast: the overlay
     password = "scrypt$16384$8$1$<salt, base64>$<hash, base64>"
 
 Hashes are made by :func:`hash_password` (``tablectl web --hash-password``); plain-text
@@ -24,9 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Final
 
 from tablectl.clock import Clock
+from tablectl.controller.table import PERMISSIONS, Role
 from tablectl.web.errors import UsersFileError
 
 SCRYPT_N: Final = 2**14
@@ -39,10 +41,25 @@ _NAME_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
 class LoginRole(StrEnum):
-    """What a login may open."""
+    """What a login may open: the console (dealer, floor) or the overlay (broadcast)."""
 
     DEALER = "dealer"
+    FLOOR = "floor"
     BROADCAST = "broadcast"
+
+
+CONSOLE_ROLES: Final = frozenset({LoginRole.DEALER, LoginRole.FLOOR})
+"""Logins that open the dealer console."""
+
+LOGIN_COMMANDS: Final[Mapping[LoginRole, frozenset[str]]] = MappingProxyType({
+    LoginRole.DEALER: PERMISSIONS[Role.DEALER] | {"recall"},
+    LoginRole.FLOOR: PERMISSIONS[Role.FLOOR] | {"recall"},
+    LoginRole.BROADCAST: frozenset(),
+})
+"""The console commands each login may send: the daemon's own role table
+(:data:`~tablectl.controller.table.PERMISSIONS`) for the role of the same name, and
+``recall`` (answered for any role). A dealer login never adjusts a stack, whatever role the
+web server's broker user has at the table."""
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -161,7 +178,7 @@ class Users:
             if name in users:
                 problems.append(f"{where}.name: {name!r} appears twice")
             if role not in tuple(LoginRole):
-                problems.append(f"{where}.role: {role!r} is not dealer or broadcast")
+                problems.append(f"{where}.role: {role!r} is not dealer, floor or broadcast")
                 continue
             if not isinstance(password, str):
                 problems.append(f"{where}.password: required")

@@ -8,10 +8,12 @@ path                       who        what
 ``/``                      anyone     the table display
 ``/events/public``         anyone     Server-Sent Events: the public view (``PublicSync``)
 ``/login``                 anyone     login form; ``POST`` opens a session (cookie)
-``/console``               dealer     the dealer console (uses ``/events/public``)
-``/api/session``           logged in  ``{user, role, csrf, table}``
-``/api/cmd/{name}``        dealer     ``POST {"args": {...}}`` with ``X-CSRF-Token``: one
-                                      command to the daemon; answers the daemon's reply
+``/console``               dealer,    the dealer console (uses ``/events/public``)
+                           floor
+``/api/session``           logged in  ``{user, role, csrf, table, allowed, ...}``
+``/api/cmd/{name}``        dealer,    ``POST {"args": {...}}`` with ``X-CSRF-Token``: one
+                           floor      command of the login's role to the daemon; answers the
+                                      daemon's reply (``recall``: with its readable lines)
 ``/overlay``               broadcast  the broadcast overlay (transparent background)
 ``/events/overlay``        broadcast  SSE: the secure view, released after the delay
 ``/logout``                logged in  ``POST`` with ``X-CSRF-Token``
@@ -60,7 +62,15 @@ from starlette.types import Message as AsgiMessage
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.errors import TablectlError
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
-from tablectl.web.auth import LoginRole, LoginThrottle, Session, SessionStore, Users
+from tablectl.web.auth import (
+    CONSOLE_ROLES,
+    LOGIN_COMMANDS,
+    LoginRole,
+    LoginThrottle,
+    Session,
+    SessionStore,
+    Users,
+)
 from tablectl.web.body import (
     MAX_BODY,
     MAX_FORM,
@@ -71,6 +81,7 @@ from tablectl.web.body import (
     token,
 )
 from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
+from tablectl.web.recall import recall_text
 from tablectl.web.sync import OverlaySync, PublicSync
 
 _LOGGER = logging.getLogger(__name__)
@@ -112,6 +123,10 @@ class WebSettings:
             the login came over HTTPS (None, the default: a TLS-terminating proxy on this
             machine says so with ``X-Forwarded-Proto: https``, which uvicorn trusts from
             127.0.0.1 only).
+        command_user: the broker user console commands go out as (shown to the console).
+        table_commands: the commands the table takes from ``command_user`` (its role's in
+            ``[access.roles]``; empty when it has none), or None when not known: the
+            console then offers every command of the login's role.
     """
 
     table: str
@@ -121,6 +136,8 @@ class WebSettings:
     command_expiry: float = 10.0
     session_ttl: float = 12 * 3600
     secure_cookie: bool | None = None
+    command_user: str = ""
+    table_commands: frozenset[str] | None = None
 
 
 class Hub:
@@ -386,12 +403,13 @@ class WebServer:
     def _session(self, request: Request) -> Session | None:
         return self.sessions.get(token(request.cookies.get(COOKIE)))
 
-    def _page(self, request: Request, role: LoginRole, name: str) -> Response:
+    def _page(self, request: Request, roles: frozenset[LoginRole], name: str) -> Response:
         session = self._session(request)
         if session is None:
             return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
-        if session.role is not role:
-            return PlainTextResponse(f"This page needs a {role.value} login "
+        if session.role not in roles:
+            wanted = " or ".join(sorted(r.value for r in roles))
+            return PlainTextResponse(f"This page needs a {wanted} login "
                                      f"(you are {session.user}, {session.role.value}).",
                                      status_code=403)
         return FileResponse(STATIC_DIR / name, headers={"cache-control": "no-store"})
@@ -423,7 +441,7 @@ class WebServer:
         return Response(status_code=204)
 
     async def _console_page(self, request: Request) -> Response:
-        return self._page(request, LoginRole.DEALER, "console.html")
+        return self._page(request, CONSOLE_ROLES, "console.html")
 
     async def _overlay_page(self, request: Request) -> Response:
         if self._secure_feed is None:
@@ -432,7 +450,7 @@ class WebServer:
                 "No broadcast overlay on this server: it has no secure feed. Set secure_url, "
                 "secure_certfile and secure_keyfile in the table config's [web] section "
                 "(docs/web.md) and restart tablectl web.", status_code=503)
-        return self._page(request, LoginRole.BROADCAST, "overlay.html")
+        return self._page(request, frozenset({LoginRole.BROADCAST}), "overlay.html")
 
     async def _login_page(self, request: Request) -> Response:
         return FileResponse(STATIC_DIR / "login.html", headers={"cache-control": "no-store"})
@@ -456,7 +474,7 @@ class WebServer:
         self.throttle.succeeded(name)
         session = self.sessions.create(user)
         _LOGGER.info("page login: %s (%s)", user.name, user.role.value)
-        home = "/console" if user.role is LoginRole.DEALER else "/overlay"
+        home = "/console" if user.role in CONSOLE_ROLES else "/overlay"
         response = RedirectResponse(wanted if wanted in ("/console", "/overlay") else home,
                                     status_code=303)
         response.set_cookie(COOKIE, session.token, max_age=int(self.settings.session_ttl),
@@ -483,8 +501,19 @@ class WebServer:
         return JSONResponse({"user": session.user, "role": session.role.value,
                              "csrf": session.csrf, "table": self.settings.table,
                              "table_name": self.settings.table_name,
-                             "commands": self._commands is not None},
+                             "commands": self._commands is not None,
+                             "allowed": sorted(self.allowed(session.role)),
+                             "command_user": self.settings.command_user},
                             headers={"cache-control": "no-store"})
+
+    def allowed(self, role: LoginRole) -> frozenset[str]:
+        """The commands a login of ``role`` may send through this server and the table would
+        take from its broker user (what the console offers)."""
+        if self._commands is None:
+            return frozenset()
+        mine = LOGIN_COMMANDS[role]
+        table = self.settings.table_commands
+        return mine if table is None else mine & table
 
     # --- commands --------------------------------------------------------------------------
 
@@ -493,9 +522,9 @@ class WebServer:
         if session is None:
             return JSONResponse({"ok": False, "error": {"code": "login", "reason":
                                  "not logged in"}}, status_code=401)
-        if session.role is not LoginRole.DEALER:
+        if session.role not in CONSOLE_ROLES:
             return JSONResponse({"ok": False, "error": {"code": "forbidden", "reason":
-                                 "commands need a dealer login"}}, status_code=403)
+                                 "commands need a dealer or floor login"}}, status_code=403)
         if not self._csrf_ok(request, session):
             return JSONResponse({"ok": False, "error": {"code": "csrf", "reason":
                                  "missing or wrong CSRF token"}}, status_code=403)
@@ -503,6 +532,10 @@ class WebServer:
         if name not in COMMANDS:
             return JSONResponse({"ok": False, "error": {"code": "unknown_command", "reason":
                                  f"no console command {name[:40]!r}"}}, status_code=404)
+        if name not in LOGIN_COMMANDS[session.role]:
+            return JSONResponse({"ok": False, "error": {"code": "forbidden", "reason":
+                                 f"a {session.role.value} login may not {name}: it needs a "
+                                 "floor login"}}, status_code=403)
         try:
             args = command_args(await read_body(request, MAX_BODY))
         except BadRequest as exc:
@@ -533,6 +566,11 @@ class WebServer:
             return JSONResponse({"id": cmd_id, "ok": False, "error": {
                 "code": "bad_reply", "reason": "the table's reply was not understood"}},
                 status_code=502)
+        if name == "recall" and reply["ok"]:
+            result = reply["result"]
+            assert isinstance(result, dict)
+            # the lines of `tablectl recall`, made from the daemon's (public) recall
+            result["text"] = recall_text(result.get("hands"))
         return JSONResponse(reply)
 
     # --- event streams ---------------------------------------------------------------------

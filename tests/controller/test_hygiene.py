@@ -23,12 +23,14 @@ def deal_holes(d: Driver, cards: str) -> None:
 
 
 def frozen_view(d: Driver) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    """What must not change when a read is refused (errors and phase aside)."""
+    """What must not change when a read is refused (errors, phase and the commands they
+    make available aside)."""
     pub = d.ctl.public_snapshot()
     sec = d.ctl.secure_snapshot()
     for snap in (pub, sec):
         snap.pop("errors")
         snap.pop("phase")
+        snap.pop("commands")
         snap.pop("pending_read", None)
     return d.ctl.hand_view(), pub, sec
 

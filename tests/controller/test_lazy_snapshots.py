@@ -142,10 +142,13 @@ def _views(ctl: HandController) -> Snaps:
 def test_the_sessions_change_snapshots_and_leave_them_alone(
         session: tuple[TableSetup, TableState, list[ControllerInput], list[Snaps]]) -> None:
     """The sessions test both answers of both flags (else the tests below prove little)."""
-    _setup, _initial, inputs, eager = session
+    setup, _initial, inputs, eager = session
     answers = {_flags(eager, i) for i in range(len(inputs))}
     assert {(True, True), (False, False)} <= answers
-    assert (False, True) in answers  # a burn: only the secure side changes
+    # only the secure side changes: in the hold'em session (a burn changes the public side
+    # too when it follows a decision: commands.undo goes, docs/mqtt.md 8.3)
+    if setup.game is GameKind.HOLDEM:
+        assert (False, True) in answers, answers
 
 
 def test_flags_read_at_once(

@@ -81,7 +81,9 @@ def test_web_without_users_is_a_warning(tmp_path: Path,
     code, out, err = check(variant(tmp_path, append="\n[web]\nport = 8080\n"), capsys)
     assert code == 0
     assert "warning: web.users: not set: the table display works, but nobody can log in" in err
-    assert "ok" in out and "1 warning)" in out
+    # and the console's broker user (console-t01) has no role in the example's roles
+    assert "warning: access.roles: the dealer console sends commands as 'console-t01'" in err
+    assert "ok" in out and "2 warnings)" in out
 
 
 def test_a_users_file_the_web_server_would_refuse_is_an_error(

@@ -84,7 +84,7 @@ async def test_every_post_is_answered_and_a_refusal_sends_nothing(stack_factory:
         stack.server.settings = type(stack.server.settings)(table="t01", command_expiry=2)
 
         def post(body: bytes) -> tuple[int, dict[str, Any]]:
-            req = urllib.request.Request(stack.url + "/api/cmd/adjust_stack", data=body,
+            req = urllib.request.Request(stack.url + "/api/cmd/manual_card", data=body,
                                          headers={"X-CSRF-Token": csrf})
             try:
                 with dealer.opener.open(req, timeout=10) as resp:

@@ -30,7 +30,7 @@ def test_hashes_are_salted() -> None:
 
 @pytest.mark.parametrize(("text", "problem"), [
     ('[[users]]\nname = "a"\nrole = "dealer"\npassword = "plain"\n', "not an scrypt hash"),
-    ('[[users]]\nname = "a"\nrole = "boss"\npassword = "x"\n', "not dealer or broadcast"),
+    ('[[users]]\nname = "a"\nrole = "boss"\npassword = "x"\n', "not dealer, floor or broadcast"),
     ('[[users]]\nname = "a b"\nrole = "dealer"\npassword = "x"\n', "not a login name"),
     ("users = 3\n", "array of tables"),
     ("[[users]\n", "not valid TOML"),

@@ -62,27 +62,28 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
         await click("#cmd-start-hand")
         # Heads-up: the button (seat 1, Ada) posts the small blind and acts first preflop.
         await to_act(1)
-        await expect(console.locator("#act-call")).to_have_text("Call $1")
+        await expect(console.locator("#act-check-call .label")).to_have_text("Call $1")
         await console.screenshot(path=artifact("console-preflop.png"))
-        await click("#act-call")
+        await click("#act-check-call")
         await to_act(3)
-        await click("#act-check")
+        await click("#act-check-call")
         await expect(console.locator("#board .card:not(.slot)")).to_have_count(3)  # flop
         await to_act(3)
-        await click("#act-check")
+        await click("#act-check-call")
         await to_act(1)
-        await expect(console.locator("#amount")).to_have_value("200")  # the minimum bet
-        await click("#act-bet")
+        await expect(console.locator("#amount")).to_have_value("2")  # the minimum bet, $2
+        await expect(console.locator("#act-bet-raise .label")).to_have_text("Bet $2")
+        await click("#act-bet-raise")
         await to_act(3)
-        await click("#act-call")
+        await click("#act-check-call")
         await expect(console.locator("#board .card:not(.slot)")).to_have_count(4)  # turn
         for seat in (3, 1):
             await to_act(seat)
-            await click("#act-check")
+            await click("#act-check-call")
         await expect(console.locator("#board .card:not(.slot)")).to_have_count(5)  # river
         for seat in (3, 1):
             await to_act(seat)
-            await click("#act-check")
+            await click("#act-check-call")
 
         # Showdown: blinds 1+2, call 1, flop bet 2 and call 2: a pot of $8 to Brook.
         await expect(console.locator("#results .result-name")).to_have_text("Brook")
@@ -105,11 +106,9 @@ async def test_console_plays_a_complete_hand_by_clicks(stack_factory: Any,
             ("action", "check", None), ("action", "check", None),
         ]
 
-        # A refused command shows the daemon's reason; the next hand then moves the button.
-        await console.evaluate("document.getElementById('reply').removeAttribute('data-ok')")
-        await console.click("#cmd-undo")
-        await expect(console.locator("#reply")).to_have_attribute("data-ok", "false")
-        await expect(console.locator("#reply")).to_contain_text("not_supported_by_stand_in")
+        # A settled hand: nothing to undo or start until next_hand, which moves the button.
+        await expect(console.locator("#cmd-undo")).to_be_disabled()
+        await expect(console.locator("#cmd-start-hand")).to_be_disabled()
         await click("#cmd-next-hand")
         await expect(console.locator("#hand-no")).to_have_text("Between hands")
 

@@ -1,5 +1,7 @@
 """Every console control sends the command and arguments it says, on a touch screen; the
-two-tap controls send nothing on the first tap."""
+two-tap controls send nothing on the first tap; a dealer login gets no floor control. (Against
+a stand-in daemon whose snapshot has no ``commands``: the console then judges by the phase.
+``test_console_play.py`` plays the real daemon.)"""
 
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
         await login(page, stack.url, "dealer1", "/console")
         await expect(page.locator("body[data-ready='1']")).to_have_count(1)
         await expect(page.locator("#to-act")).to_have_text("No one to act")
-        await expect(page.locator("#amount-row")).to_be_hidden()  # no bet to size
+        await expect(page.locator("#wager")).to_be_hidden()  # no bet to size
+        for floor_only in ("#floor-panel", "#cmd-kill-hand"):
+            await expect(page.locator(floor_only)).to_be_hidden()
         sent = table.commands
 
         async def tap(selector: str) -> None:
@@ -32,6 +36,8 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
             await expect(page.locator("#reply")).to_have_attribute("data-ok", "true")
             assert len(sent) == before + 1  # the daemon replied after recording it
 
+        await tap("#cmd-start-hand")
+        assert sent[-1] == ("start_hand", {})
         table.doubtful_read("r17", "Shoe read Qh with low confidence: confirm?")
         await expect(page.locator(".banner-wait")).to_have_text("Waiting for the dealer")
         await expect(page.locator("#reads .read-msg")).to_have_text(
@@ -50,24 +56,8 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
         await tap("#cmd-manual-card")
         assert sent[-1] == ("manual_card", {"card": "Qh", "seat": 3})
 
-        await page.fill("#p-seat", "5")
-        await page.fill("#p-name", "Eve")
-        await page.fill("#p-stack", "15000")
-        await tap("#cmd-seat-player")
-        assert sent[-1] == ("seat_player", {"seat": 5, "name": "Eve", "stack": 15000})
-        await page.fill("#adj-amount", "-500")
-        await page.fill("#adj-reason", "chip race")
-        await tap("#cmd-adjust-stack")
-        assert sent[-1] == ("adjust_stack", {"seat": 5, "amount": -500, "reason": "chip race"})
-
         count = len(sent)
-        await page.tap("#cmd-unseat-player")  # first tap only arms it
-        await expect(page.locator("#cmd-unseat-player")).to_have_text("Tap again: unseat")
-        assert len(sent) == count
-        await tap("#cmd-unseat-player")
-        assert sent[-1] == ("unseat_player", {"seat": 5})
-        count = len(sent)
-        await page.tap("#cmd-misdeal")
+        await page.tap("#cmd-misdeal")    # the first tap only arms it
         await expect(page.locator("#cmd-misdeal")).to_have_text("Tap again: MISDEAL")
         assert len(sent) == count
         await tap("#cmd-misdeal")
@@ -76,13 +66,15 @@ async def test_console_controls_send_their_commands(stack_factory: Any, browser:
         await page.fill("#recall-hands", "3")
         await tap("#cmd-recall")
         assert sent[-1] == ("recall", {"hands": 3})
-        await expect(page.locator("#recall-out")).to_contain_text(
-            "Brook wins $8 with three of a kind, sevens")
+        # the stand-in's recall is not the daemon's shape: said in one line, no JSON, no crash
+        await expect(page.locator("#recall-out")).to_have_text(
+            "(a hand of the reply was not understood)")
 
-        # Touch targets: every button is at least 40 px tall on the 10-inch screen.
+        # Touch targets: every control is at least 48 px tall on the 10-inch screen.
         heights = await page.eval_on_selector_all(
-            "button", "els => els.filter(e => e.offsetParent).map(e => e.offsetHeight)")
-        assert heights and min(heights) >= 40, heights
+            "button, input, select",
+            "els => els.filter(e => e.offsetParent).map(e => e.offsetHeight)")
+        assert heights and min(heights) >= 48, heights
         await context.close()
     finally:
         table.close()

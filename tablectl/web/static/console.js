@@ -1,28 +1,59 @@
-// The dealer console: the public view plus buttons that send commands via POST /api/cmd/{name}.
+// The dealer console: the public view plus the controls of this login, each enabled only
+// when the table would take it now (the snapshot's "commands", docs/mqtt.md 8.3, and the
+// login's "allowed" from /api/session). Commands go via POST /api/cmd/{name}.
 "use strict";
 
 let session = null;
 let view = null;
 let streamOk = true;
 let busy = false;
+let entry = "";          // the amount being typed, in money ("12.5")
+let entryKey = "";       // the decision it was typed for
+let wagerLegal = null;   // the wager's legal entry ({kind, min, max}) or null
+
+const FLOOR_ONLY = ["adjust_stack", "seat_player", "unseat_player", "kill_hand", "clear_error"];
+
+function stakesNow() { return view && view.snapshot ? view.snapshot.stakes : null; }
+function upc() { return unitsPerCurrency(stakesNow()); }
+function allowed(name) { return Boolean(session && (session.allowed || []).indexOf(name) >= 0); }
+function live() { return Boolean(view && !view.stale && !view.resyncing && streamOk); }
+
+// Whether the table would take `name` now: the snapshot's commands.available; a daemon
+// without it (older) is judged by its phase.
+function available(name) {
+  const snap = view && view.snapshot;
+  if (!snap) return false;
+  if (snap.commands) return snap.commands.available.indexOf(name) >= 0;
+  const inHand = Boolean(snap.hand) && snap.phase !== "settled";
+  switch (name) {
+    case "start_hand": return snap.phase === "idle";
+    case "next_hand": return snap.phase === "settled";
+    case "action": return Boolean(snap.to_act) || snap.phase === "showdown";
+    case "seat_player": case "unseat_player": case "adjust_stack": return !inHand;
+    case "clear_error": return (snap.errors || []).length > 0;
+    case "confirm_read": case "reject_read": case "recall": return true;
+    default: return inHand;
+  }
+}
+
+function offered(name) { return allowed(name) && (name === "recall" || (live() && available(name))); }
 
 function showReply(name, reply) {
   const node = document.getElementById("reply");
-  clear(node);
   const ok = reply && reply.ok === true;
   node.className = "reply " + (ok ? "reply-ok" : "reply-error");
   node.dataset.command = name;
   node.dataset.ok = String(ok);
   const err = (reply && reply.error) || {};
   node.textContent = ok
-    ? "\u2713 " + name + " done"
-    : "\u2717 " + name + ": " + (err.reason || err.code || "failed") + (err.code ? " [" + err.code + "]" : "");
+    ? "\u2713 " + name.replace(/_/g, " ") + " done"
+    : "\u2717 " + name.replace(/_/g, " ") + ": " + (err.reason || err.code || "failed") +
+      (err.code ? " [" + err.code + "]" : "");
   return ok;
 }
 
 async function send(name, args) {
-  if (!session) return null;
-  if (busy) return null;
+  if (!session || busy) return null;
   busy = true;
   document.body.classList.add("busy");
   let reply;
@@ -41,6 +72,7 @@ async function send(name, args) {
     document.body.classList.remove("busy");
   }
   showReply(name, reply);
+  if (view) render(view);
   return reply;
 }
 
@@ -49,83 +81,176 @@ function confirmTap(button) {
   if (!button.dataset.confirm) return true;
   if (button.dataset.armed === "1") {
     button.dataset.armed = "";
-    button.textContent = button.dataset.label;
+    setLabel(button, button.dataset.label);
     return true;
   }
-  button.dataset.label = button.textContent;
+  button.dataset.label = labelOf(button);
   button.dataset.armed = "1";
-  button.textContent = button.dataset.confirm;
+  setLabel(button, button.dataset.confirm);
   setTimeout(() => {
-    if (button.dataset.armed === "1") { button.dataset.armed = ""; button.textContent = button.dataset.label; }
+    if (button.dataset.armed === "1") { button.dataset.armed = ""; setLabel(button, button.dataset.label); }
   }, 3000);
   return false;
 }
 
-function on(id, handler) {
-  const button = document.getElementById(id);
-  button.addEventListener("click", () => { if (confirmTap(button)) handler(); });
+function labelOf(button) {
+  const label = button.querySelector(".label");
+  return label ? label.textContent : button.textContent;
 }
 
-function amountValue() {
-  const v = parseInt(document.getElementById("amount").value, 10);
-  return Number.isFinite(v) ? v : null;
+// A button's text with its keyboard shortcut shown beside it (<kbd>).
+function setLabel(button, text) {
+  clear(button);
+  button.appendChild(el("span", "label", text));
+  if (button.dataset.key) button.appendChild(el("kbd", "key", button.dataset.key));
+}
+
+// A command button: its label, the arguments it sends (data-args: what a test can send
+// directly) and whether it is enabled now.
+function setCommand(button, label, args, enabled) {
+  const shown = label + "|" + (button.dataset.key || "");
+  if (button.dataset.armed !== "1" && button.dataset.shown !== shown) {
+    setLabel(button, label);
+    button.dataset.shown = shown;
+  }
+  button.dataset.args = JSON.stringify(args || {});
+  button.disabled = !enabled;
+}
+
+// --- the amount: typed in money, sent in chip units ------------------------------------------
+
+function entryUnits() {
+  if (!/^\d+(\.\d{0,2})?$/.test(entry)) return null;
+  return Math.round(parseFloat(entry) * upc());
+}
+
+function unitsText(units) {
+  const value = units / upc();
+  return upc() === 1 || Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+function setEntry(text) {
+  entry = text;
+  document.getElementById("amount").value = entry;
+  if (view) renderActions(view.snapshot);
+}
+
+function press(key) {
+  if (key === "clear") setEntry("");
+  else if (key === "back") setEntry(entry.slice(0, -1));
+  else if (key === ".") { if (upc() > 1 && entry.indexOf(".") < 0) setEntry((entry || "0") + "."); }
+  else if (/^\d$/.test(key)) {
+    const next = entry === "0" ? key : entry + key;
+    if (/^\d{0,9}(\.\d{0,2})?$/.test(next)) setEntry(next);
+  }
+}
+
+// Quick sizes from the snapshot: pot = collected pots + this street's bets; a pot-sized
+// raise calls, then raises by the pot after the call. Clamped to the legal min..max.
+function quickSize(which) {
+  const snap = view && view.snapshot;
+  if (!snap || !wagerLegal) return;
+  const seats = snap.seats || [];
+  const me = seats.find((s) => snap.to_act && s.seat === snap.to_act.seat) || { bet: 0 };
+  const highest = Math.max(0, ...seats.map((s) => s.bet || 0));
+  const total = (snap.pots || []).reduce((a, p) => a + p.amount, 0) + seats.reduce((a, s) => a + (s.bet || 0), 0);
+  const call = highest - (me.bet || 0);
+  let to = wagerLegal.min;
+  if (which === "max") to = wagerLegal.max;
+  else if (which === "pot") to = highest + total + call;
+  else if (which === "half") to = highest + Math.floor((total + call) / 2);
+  to = Math.min(wagerLegal.max, Math.max(wagerLegal.min, to));
+  setEntry(unitsText(to));
+}
+
+// --- rendering -------------------------------------------------------------------------------
+
+function title(kind) {
+  const t = kind.replace(/_/g, "-");
+  return t[0].toUpperCase() + t.slice(1);
 }
 
 function renderActions(snap) {
-  const node = clear(document.getElementById("actions"));
-  const amountRow = document.getElementById("amount-row");
-  const title = document.getElementById("to-act");
   const toAct = snap && snap.to_act;
-  amountRow.hidden = true;
-  if (!toAct && snap && snap.phase === "showdown") {
-    // The engine asks each contender in turn to show or muck; the snapshot does not name
-    // the seat, so the command goes without one (the daemon takes the seat it expects).
-    title.textContent = "Showdown \u2013 show or muck";
-    [["show", "Show"], ["muck", "Muck"]].forEach(([kind, label]) => {
-      const b = el("button", "btn btn-act act-" + kind, label);
-      b.type = "button";
-      b.id = "act-" + kind;
-      b.addEventListener("click", () => send("action", { kind: kind }));
-      node.appendChild(b);
-    });
-    return;
+  const legal = (toAct && toAct.legal) || [];
+  const find = (k) => legal.find((l) => l.kind === k);
+  const can = offered("action") && Boolean(toAct);
+  const seat = toAct ? toAct.seat : null;
+  // the arguments each slot sends (no seat when nobody is to act: the daemon's own choice)
+  const args = (kind, extra) => Object.assign(seat === null ? {} : { seat: seat }, { kind: kind }, extra || {});
+  const stakes = snap && snap.stakes;
+  const heading = document.getElementById("to-act");
+  const showdown = Boolean(snap) && !toAct && snap.phase === "showdown";
+  heading.textContent = toAct ? seatName(snap, seat) + " (seat " + seat + ") to act"
+    : showdown ? "Showdown \u2013 show or muck" : "No one to act";
+
+  const fold = find("fold");
+  setCommand(document.getElementById("act-fold"), "Fold", args("fold"), can && Boolean(fold));
+  const passive = find("check") || find("call") || find("bring_in") || { kind: "check" };
+  const passiveButton = document.getElementById("act-check-call");
+  passiveButton.className = "btn btn-act act-" + passive.kind;
+  passiveButton.dataset.kind = passive.kind;
+  // a call or bring-in names its amount: refused if the table moved on meanwhile
+  const passiveArgs = args(passive.kind, passive.amount !== undefined ? { amount: passive.amount } : null);
+  setCommand(passiveButton, title(passive.kind) + (passive.amount ? " " + money(passive.amount, stakes) : ""),
+    passiveArgs, can && legal.indexOf(passive) >= 0);
+
+  const wager = find("bet") || find("raise") || find("complete") || null;
+  const base = (snap && snap.pots && snap.pots.length) || (snap && (snap.seats || []).some((s) => s.bet)) ? "raise" : "bet";
+  const wkind = wager ? wager.kind : base;
+  const wagerButton = document.getElementById("act-bet-raise");
+  wagerButton.className = "btn btn-act act-" + wkind;
+  wagerButton.dataset.kind = wkind;
+  wagerButton.dataset.key = wkind === "bet" ? "B" : "R";
+  wagerLegal = can ? wager : null;
+  const box = document.getElementById("wager");
+  box.hidden = !wagerLegal;
+  let units = null;
+  if (wagerLegal) {
+    // a new decision (another seat, street or hand) starts from the minimum
+    const key = [snap.hand && snap.hand.id, snap.street, seat, wkind, wager.min].join("|");
+    if (key !== entryKey) { entryKey = key; entry = unitsText(wager.min); }
+    const input = document.getElementById("amount");
+    if (document.activeElement !== input) input.value = entry;
+    units = entryUnits();
+    document.getElementById("amount-label").textContent = title(wkind) + (wkind === "bet" ? "" : " to");
+    document.getElementById("amount-currency").textContent = money(0, stakes).replace(/[\d.,\s]/g, "") || "";
+    document.getElementById("amount-range").textContent = "min " + money(wager.min, stakes) +
+      " \u00b7 max " + money(wager.max, stakes);
+    document.getElementById("pad-dot").disabled = upc() === 1;
   }
-  if (!toAct) { title.textContent = "No one to act"; return; }
-  title.textContent = "Seat " + toAct.seat + " \u2013 " + seatName(snap, toAct.seat) + " to act";
-  const stakes = snap.stakes;
-  (toAct.legal || []).forEach((legal) => {
-    const b = el("button", "btn btn-act act-" + legal.kind);
-    b.type = "button";
-    b.id = "act-" + legal.kind;
-    let label = legal.kind.replace("_", " ");
-    label = label[0].toUpperCase() + label.slice(1);
-    if (legal.amount !== undefined) label += " " + money(legal.amount, stakes);
-    if (legal.min !== undefined) {
-      label += legal.min === legal.max ? " " + money(legal.min, stakes) : "\u2026";
-      amountRow.hidden = false;
-      const input = document.getElementById("amount");
-      input.min = String(legal.min);
-      input.max = String(legal.max);
-      // A new decision (another seat, street or hand) starts from the minimum; the same one
-      // keeps what the dealer typed while other updates arrive.
-      const key = [snap.hand && snap.hand.id, snap.street, toAct.seat, legal.kind, legal.min].join("|");
-      const current = amountValue();
-      if (input.dataset.key !== key || current === null || current < legal.min || current > legal.max) {
-        input.value = String(legal.min);
-      }
-      input.dataset.key = key;
-      input.dataset.kind = legal.kind;
-      document.getElementById("amount-money").textContent = money(amountValue(), stakes);
-    }
-    b.textContent = label;
-    b.addEventListener("click", () => {
-      const args = { seat: toAct.seat, kind: legal.kind };
-      if (legal.amount !== undefined) args.amount = legal.amount;
-      if (legal.min !== undefined) args.amount = amountValue();
-      send("action", args);
-    });
-    node.appendChild(b);
-  });
+  const inRange = units !== null && wagerLegal && units >= wagerLegal.min && units <= wagerLegal.max;
+  const wlabel = title(wkind) + (wkind === "bet" ? " " : " to ") + (units !== null ? money(units, stakes) : "\u2026");
+  setCommand(wagerButton, wagerLegal ? wlabel : title(wkind),
+    args(wkind, { amount: units !== null ? units : (wager ? wager.min : 0) }),
+    Boolean(wagerLegal) && Boolean(inRange));
+  wagerButton.title = wagerLegal && !inRange ? "between " + money(wagerLegal.min, stakes) + " and " + money(wagerLegal.max, stakes) : "";
+
+  document.getElementById("showdown-row").hidden = !showdown;
+  const canShow = showdown && offered("action");
+  setCommand(document.getElementById("act-show"), "Show", { kind: "show" }, canShow);
+  setCommand(document.getElementById("act-muck"), "Muck", { kind: "muck" }, canShow);
+}
+
+function undoText(snap) {
+  const undo = snap && snap.commands && snap.commands.undo;
+  if (!undo) return "Undo";
+  const seat = (snap.seats || []).find((s) => s.seat === undo.seat);
+  const who = seat && seat.name ? seat.name : "seat " + undo.seat;
+  const to = undo.kind === "bet" || undo.kind === "raise" || undo.kind === "complete";
+  return "Undo: " + who + " " + undo.kind.replace(/_/g, "-") +
+    (undo.amount !== undefined ? (to ? " to " : " ") + money(undo.amount, snap.stakes) : "");
+}
+
+function renderHandRow(snap) {
+  const simple = [["cmd-start-hand", "start_hand", "Start hand"], ["cmd-next-hand", "next_hand", "Next hand"],
+    ["cmd-undo", "undo", undoText(snap)], ["cmd-misdeal", "misdeal", "Misdeal"], ["cmd-kill-hand", "kill_hand", "Kill hand"]];
+  simple.forEach(([id, name, label]) => setCommand(document.getElementById(id), label, {}, offered(name)));
+  document.getElementById("cmd-manual-card").disabled = !offered("manual_card");
+  document.getElementById("cmd-seat-player").disabled = !offered("seat_player");
+  document.getElementById("cmd-unseat-player").disabled = !offered("unseat_player");
+  document.getElementById("cmd-adjust-stack").disabled = !offered("adjust_stack");
+  document.getElementById("cmd-recall").disabled = !offered("recall");
 }
 
 function renderReads(snap) {
@@ -136,21 +261,20 @@ function renderReads(snap) {
     // A doubtful read is a "doubtful_read" error whose message names the held read:
     // "read {id} needs confirmation: ..." (the public snapshot has no other field for it).
     const held = e.code === "doubtful_read" && /^read (\S+) needs confirmation/.exec(e.message || "");
-    if (held) e = Object.assign({}, e, { read: held[1] });
-    if (e.read !== undefined) {
-      const yes = el("button", "btn btn-go btn-small", "Confirm");
-      yes.type = "button";
-      yes.addEventListener("click", () => send("confirm_read", { read: e.read }));
-      const no = el("button", "btn btn-danger btn-small", "Reject");
-      no.type = "button";
-      no.addEventListener("click", () => send("reject_read", { read: e.read }));
-      row.appendChild(yes);
-      row.appendChild(no);
+    const add = (label, cls, name, args) => {
+      if (!allowed(name)) return;
+      const b = el("button", "btn btn-small " + cls);
+      b.type = "button";
+      b.dataset.cmd = name;
+      setCommand(b, label, args, offered(name));
+      b.addEventListener("click", () => send(name, args));
+      row.appendChild(b);
+    };
+    if (held) {
+      add("Confirm", "btn-go", "confirm_read", { read: held[1] });
+      add("Reject", "btn-danger", "reject_read", { read: held[1] });
     } else {
-      const clr = el("button", "btn btn-small", "Clear");
-      clr.type = "button";
-      clr.addEventListener("click", () => send("clear_error", { code: e.code }));
-      row.appendChild(clr);
+      add("Clear", "", "clear_error", { code: e.code });
     }
     node.appendChild(row);
   });
@@ -192,13 +316,13 @@ function render(v) {
   applyDeckColours(v);
   const snap = v.snapshot;
   // Live only as the display page is (docs/mqtt.md section 9.1): not while a gap or a new
-  // run waits for its snapshot either.
-  const notLive = Boolean(v.stale) || Boolean(v.resyncing) || !streamOk;
+  // run waits for its snapshot either; nothing is offered then.
+  const notLive = !live();
   document.body.classList.toggle("stale", notLive);
-  const live = document.getElementById("live");
-  live.textContent = !streamOk ? "no server" : v.stale ? (v.status === "offline" ? "OFFLINE" : "stale")
+  const pill = document.getElementById("live");
+  pill.textContent = !streamOk ? "no server" : v.stale ? (v.status === "offline" ? "OFFLINE" : "stale")
     : v.resyncing ? "resyncing" : "live";
-  live.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
+  pill.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
   document.getElementById("table-name").textContent = (session && session.table_name) || v.table;
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "Between hands";
   document.getElementById("phase").textContent = snap ? [snap.phase, snap.street].filter(Boolean).join(" \u00b7 ") : "";
@@ -208,19 +332,43 @@ function render(v) {
   renderResults(document.getElementById("results"), snap);
   renderSeatRows(snap);
   renderActions(snap);
+  renderHandRow(snap);
   renderReads(snap);
 }
+
+// --- wiring ----------------------------------------------------------------------------------
 
 function intOf(id) {
   const v = parseInt(document.getElementById(id).value, 10);
   return Number.isFinite(v) ? v : null;
 }
 
+// Money typed in a field ("-5", "12.50") in chip units, or null.
+function unitsOf(id) {
+  const text = document.getElementById(id).value.trim();
+  if (!/^[+-]?\d+(\.\d{0,2})?$/.test(text)) return null;
+  return Math.round(parseFloat(text) * upc());
+}
+
+function clickCommand(button) {
+  if (button.disabled || !confirmTap(button)) return;
+  send(button.dataset.cmd, JSON.parse(button.dataset.args || "{}"));
+}
+
 function wire() {
-  on("cmd-start-hand", () => send("start_hand", {}));
-  on("cmd-next-hand", () => send("next_hand", {}));
-  on("cmd-undo", () => send("undo", {}));
-  on("cmd-misdeal", () => send("misdeal", {}));
+  document.querySelectorAll("[data-cmd]").forEach((b) => {
+    setLabel(b, labelOf(b));
+    b.addEventListener("click", () => clickCommand(b));
+  });
+  document.querySelectorAll("[data-pad]").forEach((b) => b.addEventListener("click", () => press(b.dataset.pad)));
+  [["size-min", "min"], ["size-half", "half"], ["size-pot", "pot"], ["size-max", "max"]].forEach(([id, which]) =>
+    document.getElementById(id).addEventListener("click", () => quickSize(which)));
+  const amount = document.getElementById("amount");
+  amount.addEventListener("input", () => { entry = amount.value.trim(); if (view) renderActions(view.snapshot); });
+  const on = (id, handler) => {
+    const b = document.getElementById(id);
+    b.addEventListener("click", () => { if (!b.disabled && confirmTap(b)) handler(); });
+  };
   on("cmd-manual-card", () => {
     const card = document.getElementById("manual-card").value.trim();
     const where = document.getElementById("manual-target").value;
@@ -229,40 +377,72 @@ function wire() {
     send("manual_card", args);
   });
   on("cmd-seat-player", () => send("seat_player", {
-    seat: intOf("p-seat"), name: document.getElementById("p-name").value.trim(), stack: intOf("p-stack"),
+    seat: intOf("p-seat"), name: document.getElementById("p-name").value.trim(), stack: unitsOf("p-stack"),
   }));
   on("cmd-unseat-player", () => send("unseat_player", { seat: intOf("p-seat") }));
   on("cmd-adjust-stack", () => send("adjust_stack", {
-    seat: intOf("p-seat"), amount: intOf("adj-amount"), reason: document.getElementById("adj-reason").value.trim(),
+    seat: intOf("p-seat"), amount: unitsOf("adj-amount"), reason: document.getElementById("adj-reason").value.trim(),
   }));
   on("cmd-recall", async () => {
     const reply = await send("recall", { hands: intOf("recall-hands") || 1 });
     const out = document.getElementById("recall-out");
-    out.textContent = reply && reply.ok ? JSON.stringify(reply.result, null, 2) : "";
-  });
-  document.getElementById("amount").addEventListener("input", () => {
-    document.getElementById("amount-money").textContent = money(amountValue(), view && view.snapshot && view.snapshot.stakes);
-  });
-  document.getElementById("amount-min").addEventListener("click", () => {
-    const input = document.getElementById("amount"); input.value = input.min;
-    document.getElementById("amount-money").textContent = money(amountValue(), view && view.snapshot && view.snapshot.stakes);
-  });
-  document.getElementById("amount-max").addEventListener("click", () => {
-    const input = document.getElementById("amount"); input.value = input.max;
-    document.getElementById("amount-money").textContent = money(amountValue(), view && view.snapshot && view.snapshot.stakes);
+    out.textContent = reply && reply.ok ? (reply.result.text || []).join("\n") || "No hands yet." : "";
   });
   document.getElementById("logout").addEventListener("click", async () => {
     await fetch("/logout", { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": session ? session.csrf : "" } });
     location.href = "/login";
   });
+  document.addEventListener("keydown", onKey);
+}
+
+// Keyboard: F fold, C check/call (show at a showdown), B/R the amount, Enter sends the bet
+// or raise, U undo, N next hand, S start hand; digits, "." and Backspace type the amount.
+// Not while typing in another field (card, name, reason...).
+function onKey(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const target = ev.target;
+  const amount = document.getElementById("amount");
+  const typing = target && (target.tagName === "INPUT" || target.tagName === "SELECT") && target !== amount;
+  if (typing) return;
+  const key = ev.key.length === 1 ? ev.key.toUpperCase() : ev.key;
+  const showdown = !document.getElementById("showdown-row").hidden;
+  const click = (id) => { ev.preventDefault(); clickCommand(document.getElementById(id)); };
+  if (key === "Enter") { click("act-bet-raise"); return; }
+  if (target === amount) return;  // the field types its own digits
+  if (/^[0-9.]$/.test(key)) { ev.preventDefault(); press(key); return; }
+  if (key === "Backspace") { ev.preventDefault(); press("back"); return; }
+  switch (key) {
+    case "F": click(showdown ? "act-muck" : "act-fold"); break;
+    case "C": click(showdown ? "act-show" : "act-check-call"); break;
+    case "B": case "R": ev.preventDefault(); if (wagerLegal) { amount.focus(); amount.select(); } break;
+    case "U": click("cmd-undo"); break;
+    case "N": click("cmd-next-hand"); break;
+    case "S": click("cmd-start-hand"); break;
+    default:
+  }
+}
+
+function applyRole() {
+  // Controls of commands this login may not send are not shown at all (floor-only ones for
+  // a dealer login); the rest are disabled until the table would take them.
+  document.querySelectorAll("[data-needs], [data-cmd]").forEach((node) => {
+    const name = node.dataset.needs || node.dataset.cmd;
+    node.hidden = FLOOR_ONLY.indexOf(name) >= 0 && !allowed(name);
+  });
+  const noRole = document.getElementById("no-role");
+  noRole.hidden = !session.commands || (session.allowed || []).length > 0;
+  noRole.textContent = "This console sends as broker user \u201c" + (session.command_user || "?") +
+    "\u201d, which has no role at this table: nothing can be sent. Add it to [access.roles] " +
+    "(docs/web.md) and restart tablectl web.";
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
-  wire();
   const resp = await fetch("/api/session", { credentials: "same-origin" });
   if (resp.status !== 200) { location.href = "/login?next=/console"; return; }
   session = await resp.json();
-  document.getElementById("user").textContent = session.user;
+  wire();
+  applyRole();
+  document.getElementById("user").textContent = session.user + " (" + session.role + ")";
   document.body.dataset.ready = "1";
   openStream("/events/public", render, (state) => {
     streamOk = state === "open";
