@@ -13,6 +13,8 @@ The checks, in order (the reader is left rebooted at the end):
   valid frame after them is delivered; a duplicate is re-acknowledged and not delivered again;
   a gap is answered by NAK; an unknown type is acknowledged and reported (UNKNOWN_TYPE); a short
   payload is acknowledged and reported (BAD_PAYLOAD); a longer payload is accepted;
+* SET_CONFIG: a value out of range is acknowledged and reported (CONFIG_REJECTED), an unknown
+  key as BAD_PAYLOAD, and the heartbeat check after them finds the old period kept;
 * messages: SNAPSHOT_REQ is answered by ANTENNA_STATE for every antenna, then SNAPSHOT_DONE;
 * liveness: heartbeats come while the link is up;
 * reliability (needs a tag): an unacknowledged TAG_SEEN is resent (RETX) after 250 ms; after a
@@ -34,6 +36,7 @@ from firmware_bridge.link import Link
 from firmware_bridge.messages import (
     Ack,
     AntennaState,
+    ConfigKey,
     Heartbeat,
     HelloAck,
     MessageType,
@@ -213,6 +216,22 @@ class _Suite:
         await self.acked(seq)
         await self.status(StatusCode.BAD_PAYLOAD)
 
+    async def config_rejected(self) -> None:
+        # heartbeat_ms 60000 is out of range (the link is dead after 3 s): refused, and the
+        # heartbeat check after it, which waits 2.5 s, fails a reader that took it; an unknown
+        # key is a payload it cannot decode
+        self.host.mark()
+        seq = await self.host.send_reliable(Frame(
+            MessageType.SET_CONFIG, 0, bytes([ConfigKey.HEARTBEAT_MS]) + (60_000).to_bytes(
+                4, "little")))
+        await self.acked(seq)
+        await self.status(StatusCode.CONFIG_REJECTED)
+        self.host.mark()
+        seq = await self.host.send_reliable(Frame(MessageType.SET_CONFIG, 0,
+                                                  bytes([0xEE, 1, 0, 0, 0])))
+        await self.acked(seq)
+        await self.status(StatusCode.BAD_PAYLOAD)
+
     async def long_payload(self) -> None:
         self.host.mark()  # a payload longer than the message needs: trailing bytes ignored
         await self.host.send_reliable(Frame(MessageType.SNAPSHOT_REQ, 0, b"\x30extra"))
@@ -308,6 +327,9 @@ async def run_conformance(link: Link, *, clock: Clock, prompter: Prompter | None
                       "(UNKNOWN_TYPE)", s.unknown_type)
         await s.check(rx, "a short payload is acknowledged and reported (BAD_PAYLOAD)",
                       s.short_payload)
+        await s.check("Messages (SET_CONFIG)", "a value out of range is acknowledged and "
+                      "reported (CONFIG_REJECTED), an unknown key as BAD_PAYLOAD; neither "
+                      "changes the heartbeat", s.config_rejected)
         await s.check("Link rules 4 (liveness)", "the reader sends HEARTBEAT while up",
                       s.heartbeat)
         tag = "an unacknowledged TAG_SEEN is resent with RETX"

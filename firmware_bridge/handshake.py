@@ -8,7 +8,8 @@ Session`: what the host and a device do differently (docs/protocol.md, "Link rul
 * :class:`DeviceHandshake` announces its boot (an unsolicited HELLO_ACK), answers every HELLO
   (restarting its expectation of host frames at seq 1 and resending what is unacknowledged),
   resumes when the host is heard again, and reports its own trouble as STATUS (queue
-  overflow, bad payloads, unknown types) and in its heartbeat.
+  overflow, bad payloads, unknown types, configuration values out of range) and in its
+  heartbeat.
 
 Neither assigns the session's state: each fires a
 :class:`~firmware_bridge.transitions.Trigger` and the session moves along the table.
@@ -26,6 +27,7 @@ from firmware_bridge.messages import (
     Hello,
     HelloAck,
     Message,
+    SetConfig,
     Severity,
     Status,
     StatusCode,
@@ -265,6 +267,9 @@ class DeviceHandshake(Handshake):
                   events: list[SessionEvent]) -> None:
         if isinstance(message, UnknownMessage):
             self._report(StatusCode.UNKNOWN_TYPE, f"type {ftype:#04x}", now)
+        elif isinstance(message, SetConfig) and not message.in_range:
+            self._report(StatusCode.CONFIG_REJECTED,
+                         f"config key {int(message.key)} value {message.value}", now)
 
     def bad_payload(self, ftype: int, now: float) -> None:
         self._report(StatusCode.BAD_PAYLOAD, f"type {ftype:#04x}", now)

@@ -176,6 +176,17 @@ class ConfigKey(IntEnum):
     RSSI_MIN = 5
 
 
+CONFIG_RANGES: Final[dict[ConfigKey, tuple[int, int]]] = {
+    ConfigKey.POLL_INTERVAL_MS: (1, 10_000),
+    ConfigKey.GONE_DEBOUNCE_MS: (0, 60_000),
+    ConfigKey.HEARTBEAT_MS: (100, 2_999),   # below the 3 s after which the link is dead
+    ConfigKey.RETRANSMIT_MS: (20, 5_000),
+    ConfigKey.RSSI_MIN: (0, 255),
+}
+"""The values a device takes for each SET_CONFIG key, inclusive (docs/protocol.md, Messages);
+any other value is answered STATUS CONFIG_REJECTED and changes nothing."""
+
+
 _NO_ANTENNA: Final = 0xFF
 
 
@@ -608,6 +619,12 @@ class SetConfig:
     def payload(self) -> bytes:
         """Encoded payload."""
         return struct.pack("<BI", self.key, self.value)
+
+    @property
+    def in_range(self) -> bool:
+        """True when a device takes this value for this key (:data:`CONFIG_RANGES`)."""
+        low, high = CONFIG_RANGES[self.key]
+        return low <= self.value <= high
 
     @classmethod
     def from_payload(cls, p: bytes) -> SetConfig:

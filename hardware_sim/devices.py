@@ -151,6 +151,8 @@ class SimDevice:
                 self.snapshot(req_id)
             case Reboot(magic=magic) if magic == REBOOT_MAGIC:
                 self.reboot()
+            case SetConfig() if not message.in_range:
+                pass  # the session answered CONFIG_REJECTED; nothing changes
             case ShoeReset() | Indicate() | SetConfig():
                 self._on_command(message)
             case _:

@@ -11,20 +11,24 @@ import heapq
 import random
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.errors import QueueOverflowError
 from firmware_bridge.frames import FrameDecoder, FrameFlags, encode_frame
 from firmware_bridge.messages import (
+    CONFIG_RANGES,
     Ack,
     Button,
     ButtonAction,
     Caps,
+    ConfigKey,
     DeviceKind,
     Frame,
     Hello,
     HelloAck,
+    SetConfig,
     SnapshotReq,
     Status,
     StatusCode,
@@ -346,3 +350,22 @@ def test_a_flood_of_bad_frames_cannot_grow_a_device_queue() -> None:
     assert len([e for e in events if isinstance(e, Received)]) == 200   # all acked, reported
     assert device.queued <= device.config.queue_limit + 4
     assert device.stats.overflows > 0
+
+
+@pytest.mark.parametrize("key", list(ConfigKey))
+def test_a_config_value_out_of_range_is_reported_and_in_range_is_not(key: ConfigKey) -> None:
+    low, high = CONFIG_RANGES[key]
+    line = pair()
+    line.host.connect(0.0)
+    line.run_until(0.2)
+    values = [v for v in (low - 1, low, high, high + 1) if 0 <= v < 1 << 32]
+    for value in values:
+        line.host.send(SetConfig(key, value), line.now)
+    line.run_until(1.0)
+    rejected = [m.text for m in received(line.host_events)
+                if isinstance(m, Status) and m.code == StatusCode.CONFIG_REJECTED]
+    expected = [f"config key {int(key)} value {v}" for v in values if not low <= v <= high]
+    assert rejected == expected
+    # every one of them still reaches the device, which takes only those in range
+    assert [m for m in received(line.device_events) if isinstance(m, SetConfig)] == [
+        SetConfig(key, v) for v in values]
