@@ -170,7 +170,6 @@ class RfidShoeSource(_RfidSource):
                 if self._last_index is not None:
                     self._last_index += 1
                 why = reason.name.lower()
-                why = reason.name.lower()
                 return [ReadMissed(self.name, antenna, f"the shoe missed a card ({why})", now)]
         return []
 

@@ -59,7 +59,7 @@ class ReferenceReader:
 
     def __init__(self, build: Path, link: Path, *, kind: str = "shoe", antennas: int = 1,
                  store: Path | None = None, gone_ms: int = 100, poll_ms: int = 5,
-                 control: Path | None = None) -> None:
+                 control: Path | None = None, sensor: bool = False) -> None:
         self.argv = [str(build / "reader-host"), "--link", str(link), "--kind", kind,
                      "--antennas", str(antennas), "--gone", str(gone_ms), "--poll",
                      str(poll_ms)]
@@ -67,6 +67,8 @@ class ReferenceReader:
             self.argv += ["--store", str(store)]
         if control is not None:       # a named pipe other processes write commands into
             self.argv += ["--control", str(control)]
+        if sensor:                    # a shoe with a card-passage sensor
+            self.argv += ["--sensor", "1"]
         self.link = link
         self.stderr_path = link.with_name(link.name + ".stderr")
         self.boots: list[int] = []

@@ -31,6 +31,8 @@ class ShoeUnderTest(Protocol):
         """A card passes the shoe's antenna."""
     async def draw_again(self, uid: bytes) -> None:
         """The same card passes again after it left (a flaky antenna, a card put back)."""
+    async def dead_tag(self) -> None:
+        """A card whose tag does not answer crosses the passage sensor."""
     async def unplug(self) -> None: ...
     async def plug(self) -> None: ...
     async def reboot(self) -> None:
@@ -54,6 +56,9 @@ class SimShoeReader:
 
     async def draw_again(self, uid: bytes) -> None:
         self.shoe.foreign_tag(uid)
+
+    async def dead_tag(self) -> None:
+        self.shoe.misread()
 
     async def unplug(self) -> None:
         await self.port.unplug()
@@ -84,6 +89,9 @@ class FirmwareShoeReader:
         await self.firmware.command("settle 0")
         await self.draw(uid)
 
+    async def dead_tag(self) -> None:
+        await self.firmware.command("blank")
+
     async def unplug(self) -> None:
         await self.firmware.command("unplug")
 
@@ -104,7 +112,7 @@ async def open_shoe(kind: str, tmp_path: Path, deck: Deck,
         async with sim.port:
             yield sim
         return
-    async with ReferenceReader(build(), link, store=tmp_path / "store") as firmware:
+    async with ReferenceReader(build(), link, store=tmp_path / "store", sensor=True) as firmware:
         yield FirmwareShoeReader(firmware)
 
 

@@ -1,6 +1,7 @@
 """The contract every shoe must keep, run against hardware_sim's simulated shoe and against
 the reference firmware (host build), each on a real pty, read by firmware_bridge's client:
-reads arrive once and in order with their draw indexes, a card read again is a new draw, an
+reads arrive once and in order with their draw indexes, a card read again is a new draw, a
+card with a dead tag is a MISREAD (NO_TAG) that still counts as a draw, an
 unplug loses and doubles nothing, a reboot shows as a new boot with a snapshot and restarts
 the draw index, and corrupted bytes both ways cost nothing but time."""
 
@@ -23,7 +24,7 @@ from firmware_bridge.client import (
 )
 from firmware_bridge.clock import SystemClock
 from firmware_bridge.link import Link, open_serial_link
-from firmware_bridge.messages import SnapshotDone, TagSeen
+from firmware_bridge.messages import Caps, Misread, MisreadReason, SnapshotDone, TagSeen
 from hardware_sim.faults import ByteFaults
 from tablectl.domain.deck import Deck
 
@@ -93,6 +94,28 @@ async def test_a_card_read_again_is_a_new_draw(
         await watch.until(lambda ev: len(reads(ev)) >= 3)
         assert [(r.uid, r.index) for r in reads(watch.events)] == [
             (first, 0), (first, 1), (second, 2)]
+        await watch.stop()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_dead_tag_is_a_misread_and_still_a_draw(
+        kind: str, shoe_of: ShoeOf, red_deck: Deck) -> None:
+    async with shoe_of(kind) as shoe, client_for(shoe) as client:
+        watch = Watch(client)
+        await watch.until(lambda ev: any(isinstance(e, Connected) for e in ev))
+        up = next(e for e in watch.events if isinstance(e, Connected))
+        assert Caps.PASSAGE_SENSOR in up.peer.caps
+        first, second, third = uids(red_deck, 3)
+        await shoe.draw(first)
+        await shoe.draw(second)
+        await shoe.dead_tag()                     # the third card out has a dead tag
+        await shoe.draw(third)
+        await watch.until(lambda ev: len(reads(ev)) >= 3)
+        await asyncio.sleep(0)
+        order = [(m.uid, m.index) if isinstance(m, TagSeen) else (m.antenna, m.reason)
+                 for e in watch.events if isinstance(e, Delivered)
+                 and isinstance(m := e.message, TagSeen | Misread)]
+        assert order == [(first, 0), (second, 1), (0, MisreadReason.NO_TAG), (third, 3)]
         await watch.stop()
 
 

@@ -1,7 +1,8 @@
 """What the reference firmware does beyond the shoe contract, seen from firmware_bridge's
 client over a real pty: table antennas (TAG_SEEN, TAG_GONE after the debounce, several tags
 on one antenna, snapshots), host commands and hostile ones (BAD_PAYLOAD, UNKNOWN_TYPE,
-CONFIG_REJECTED, each acknowledged with nothing else changed), REBOOT, boot ids that never
+CONFIG_REJECTED, each acknowledged with nothing else changed), a shoe's passage sensor
+against its reads (MISREAD NO_TAG), REBOOT, boot ids that never
 repeat across restarts of the same store, and radio and antenna faults reported as STATUS
 and heartbeat bits."""
 
@@ -30,6 +31,8 @@ from firmware_bridge.messages import (
     Hello,
     Indicate,
     MessageType,
+    Misread,
+    MisreadReason,
     Reboot,
     SetConfig,
     Severity,
@@ -225,3 +228,38 @@ async def test_a_full_queue_refuses_reads_loudly_and_reports_once_room_returns(
         reads = [s.message for s in host.seen if isinstance(s.message, TagSeen)
                  and not s.frame.flags & FrameFlags.RETX]
         assert [r.index for r in reads] == list(range(64))   # the first 64, in order, no gap
+
+
+async def test_a_shoes_passage_sensor_against_its_reads(tmp_path: Path,
+                                                        reference_build: Path) -> None:
+    # the sensor may see a card before its tag is read or after; only a card it saw and the
+    # radio never read is a MISREAD (NO_TAG), and a read the sensor missed is no error
+    link = tmp_path / "usb-Ref_Shoe-if00"
+    async with ReferenceReader(reference_build, link, sensor=True) as firmware:
+        client = DeviceClient(str(link), name="shoe", clock=SystemClock(), backoff=(0.05, 0.1))
+        async with client:
+            watch = Watch(client)
+            await watch.until(lambda ev: any(isinstance(e, Connected) for e in ev))
+            up = next(e for e in watch.events if isinstance(e, Connected))
+            assert up.peer.caps == Caps.PASSAGE_SENSOR
+            await firmware.commands([f"pass 0 {A.hex()}",          # sensor, then the read
+                                     f"pass 0 {B.hex()} 2 late",   # the read, then sensor
+                                     "blank",                      # sensor, no read
+                                     f"tag 0 {C.hex()}"])          # a read, no sensor
+            await watch.until(lambda ev: len(delivered(watch, TagSeen)) == 3)
+            await firmware.command("scans 150")   # 750 ms: longer than the 500 ms window
+            req = client.request_snapshot()      # in order after anything the shoe queued
+            await watch.until(lambda ev: SnapshotDone(req, 1) in delivered(watch, SnapshotDone))
+            assert [(m.uid, m.index) for m in delivered(watch, TagSeen)] == [
+                (A, 0), (B, 1), (C, 3)]
+            assert [(m.antenna, m.reason) for m in delivered(watch, Misread)] == [
+                (0, MisreadReason.NO_TAG)]
+            await watch.stop()
+
+
+async def test_blank_needs_a_shoe_with_a_sensor(tmp_path: Path, reference_build: Path) -> None:
+    async with ReferenceReader(reference_build, tmp_path / "usb-Ref-if00") as firmware:
+        with pytest.raises(AssertionError, match="no passage sensor"):
+            await firmware.command("blank")
+        up = await firmware.read_stats()
+        assert up["state"]      # the firmware still answers

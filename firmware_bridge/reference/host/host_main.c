@@ -3,8 +3,13 @@
  * by "ok ..." or "err ..." once applied:
  *
  *   tag ANT UIDHEX [TECH]     a tag lies on antenna ANT until untagged
- *   pass ANT UIDHEX [READS]   a tag passes antenna ANT: in the field for READS inventories
- *                             (default 2); answered once it was read and left the field
+ *   pass ANT UIDHEX [READS] [late]
+ *                             a tag passes antenna ANT: in the field for READS inventories
+ *                             (default 2); answered once it was read and left the field.
+ *                             On a shoe with --sensor 1 the card also crosses the sensor,
+ *                             as it enters the field, or with "late" once it was read
+ *   blank                     (shoe, --sensor 1) a card with a dead tag crosses the sensor;
+ *                             answered once the MISREAD is queued
  *   untag ANT UIDHEX          a tag leaves antenna ANT
  *   settle ANT                answered once no tag is present on ANT (debounce over)
  *   scans N                   answered after N more sweeps of every antenna
@@ -17,7 +22,7 @@
  *   quit
  *
  * Usage: reader-host --link PATH [--kind shoe|table] [--antennas N] [--store FILE]
- *        [--poll MS] [--gone MS] [--control FIFO]
+ *        [--poll MS] [--gone MS] [--control FIFO] [--sensor 0|1]
  * --control also takes commands from a named pipe (for tools run beside the test, such as
  * `python -m firmware_bridge conformance --script`); answers still go to stdout.
  * Prints "ready SLAVE" when the pty is up and "boot BOOTID" at every boot. */
@@ -47,6 +52,7 @@ struct host {
     const char *store;
     uint8_t cause;
     uint8_t reset_requested;
+    uint8_t passed; /* cards across the passage sensor, not yet taken by the reader */
     struct timespec t0;
 };
 
@@ -104,6 +110,13 @@ static void indicate(void *ctx, uint8_t target, uint8_t pattern, uint16_t ms) {
     printf("indicate %u %u %u\n", target, pattern, ms);
 }
 
+static uint8_t passages(void *ctx) {
+    struct host *h = ctx;
+    uint8_t n = h->passed;
+    h->passed = 0;
+    return n;
+}
+
 static void boot(struct host *h) {
     reader_boot(&h->reader, &h->board, &h->settings);
     printf("boot %08x\n", (unsigned)h->reader.s.id.boot_id);
@@ -124,6 +137,24 @@ static void step(struct host *h, int wait_ms) {
         h->reset_requested = 0;
         boot(h);
     }
+}
+
+/* A card with a dead tag crosses the passage sensor: answered once the reader has settled
+ * every passage (here: the window ran out and the MISREAD is queued). */
+static const char *blank(struct host *h) {
+    if (h->board.passages == NULL) {
+        return "no passage sensor (--sensor 1 on a shoe)";
+    }
+    uint32_t start = now_ms(h);
+    h->passed++;
+    do {
+        if (now_ms(h) - start > 2000u) {
+            return "the passage was never settled";
+        }
+        step(h, 1);
+    } while (h->passed > 0 || passage_waiting(&h->reader.passage) > 0 ||
+             h->reader.passage.missed > 0);
+    return NULL;
 }
 
 /* A card passing: answered once the radio has read it and it left the field (a dealer's
@@ -204,9 +235,20 @@ static const char *command(struct host *h, char *line) {
             reads = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 2;
         }
         if (reads > 0) {
-            return pass(h, (uint8_t)ant, &t, reads);
+            int late = argc > 4 && !strcmp(argv[4], "late");
+            if (h->board.passages != NULL && !late) {
+                h->passed++;
+            }
+            const char *err = pass(h, (uint8_t)ant, &t, reads);
+            if (h->board.passages != NULL && late) {
+                h->passed++;
+            }
+            return err;
         }
         return host_radio_place(&h->radio, (uint8_t)ant, &t, reads) ? "field full" : NULL;
+    }
+    if (!strcmp(cmd, "blank")) {
+        return blank(h);
     }
     if (!strcmp(cmd, "settle") && ant >= 0 && ant < h->radio.antennas) {
         return settle(h, (uint8_t)ant);
@@ -306,7 +348,7 @@ static int read_commands(struct host *h, struct command_input *in) {
 
 static int usage(void) {
     fprintf(stderr, "usage: reader-host --link PATH [--kind shoe|table] [--antennas N] "
-                    "[--store FILE] [--poll MS] [--gone MS] [--control FIFO]\n");
+                    "[--store FILE] [--poll MS] [--gone MS] [--control FIFO] [--sensor 0|1]\n");
     return 2;
 }
 
@@ -319,6 +361,7 @@ int main(int argc, char **argv) {
                                            .fw_version = FW_VERSION};
     h->pty.master = h->pty.slave = -1;
     const char *control = NULL;
+    int sensor = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         long n = strtol(v, NULL, 10);
@@ -336,6 +379,8 @@ int main(int argc, char **argv) {
             h->settings.poll_interval_ms = (uint32_t)n;
         } else if (!strcmp(k, "--gone") && n >= 0 && n <= 60000) {
             h->settings.gone_debounce_ms = (uint32_t)n;
+        } else if (!strcmp(k, "--sensor") && (n == 0 || n == 1)) {
+            sensor = (int)n;
         } else {
             return usage();
         }
@@ -355,6 +400,9 @@ int main(int argc, char **argv) {
                               .store_save = store_save, .reset_cause = reset_cause,
                               .reset = reset, .indicate = indicate, .hw_id_len = 8,
                               .hw_id = {'R', 'E', 'F', 'H', 'O', 'S', 'T', '1'}};
+    if (sensor && h->settings.kind == KIND_SHOE) {
+        h->board.passages = passages;
+    }
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (host_pty_plug(&h->pty) != 0) {
         fprintf(stderr, "reader-host: cannot create a pty at %s: %s\n", h->pty.link,

@@ -111,6 +111,7 @@ void reader_command(void *ctx, uint8_t type, const uint8_t *p, uint8_t len, uint
         break;
     case MSG_SHOE_RESET:
         r->shoe_index = 0;
+        passage_init(&r->passage, PASSAGE_WINDOW_MS);
         break;
     case MSG_REBOOT:
         if (get_u32(p) == REBOOT_MAGIC) {

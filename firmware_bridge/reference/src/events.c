@@ -11,6 +11,9 @@ void reader_on_seen(void *ctx, uint8_t antenna, const struct present_tag *t) {
     uint16_t index;
     if (r->cfg.kind == KIND_SHOE) {
         index = r->shoe_index++; /* the shoe's read order: one index per draw */
+        if (reader_has_sensor(r)) {
+            passage_read(&r->passage, t->first_ms);
+        }
     } else {
         index = r->counters[antenna]++;
     }

@@ -52,6 +52,9 @@ struct board {
     uint8_t (*reset_cause)(void *ctx); /* enum reset_cause */
     void (*reset)(void *ctx);          /* does not return on a microcontroller */
     void (*indicate)(void *ctx, uint8_t target, uint8_t pattern, uint16_t duration_ms);
+    /* A shoe's card-passage sensor: how many cards crossed it since the last call (a counter
+     * its interrupt increments). NULL: no sensor (the HELLO_ACK then clears caps bit 3). */
+    uint8_t (*passages)(void *ctx);
     uint8_t hw_id_len;
     uint8_t hw_id[16];
 };

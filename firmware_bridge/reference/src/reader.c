@@ -74,13 +74,15 @@ void reader_boot(struct reader *r, const struct board *b, const struct reader_se
     memset(r, 0, sizeof *r);
     r->b = b;
     r->cfg = *cfg;
+    passage_init(&r->passage, PASSAGE_WINDOW_MS);
     if (r->cfg.antennas == 0 || r->cfg.antennas > RF_MAX_ANTENNAS) {
         r->cfg.antennas = r->cfg.antennas == 0 ? 1u : (uint8_t)RF_MAX_ANTENNAS;
     }
     struct session_identity id = {
         .kind = cfg->kind,
         .antenna_count = r->cfg.antennas,
-        .caps = cfg->kind == KIND_SHOE ? 0u : CAP_TAG_GONE,
+        .caps = cfg->kind == KIND_SHOE ? (reader_has_sensor(r) ? CAP_PASSAGE_SENSOR : 0u)
+                                       : CAP_TAG_GONE,
         .boot_id = boot_begin(b, &r->boot),
         .hw_id_len = b->hw_id_len > 16 ? 16 : b->hw_id_len,
         .fw_version = cfg->fw_version,
@@ -105,6 +107,18 @@ void reader_boot(struct reader *r, const struct board *b, const struct reader_se
                        now);
     }
     radio_bring_up(r, now);
+}
+
+/* Cards the passage sensor saw against the tags read: one MISREAD (NO_TAG) per card that
+ * crossed it unread, and the draw counted, so the next card's index shows the gap. */
+static void check_passages(struct reader *r, uint32_t now) {
+    for (uint8_t n = r->b->passages(r->b->ctx); n > 0; n--) {
+        passage_sensed(&r->passage, now);
+    }
+    while (passage_missed(&r->passage, now)) {
+        reader_misread(r, 0, MISREAD_NO_TAG, now);
+        r->shoe_index++;
+    }
 }
 
 void reader_feed(struct reader *r, const uint8_t *data, size_t len) {
@@ -134,6 +148,9 @@ void reader_poll(struct reader *r) {
         default:
             break;
         }
+    }
+    if (reader_has_sensor(r)) {
+        check_passages(r, now);
     }
     session_poll(&r->s, now);
 }

@@ -9,6 +9,7 @@
 
 #include "boot.h"
 #include "hw.h"
+#include "passage.h"
 #include "presence.h"
 #include "scan.h"
 #include "session.h"
@@ -27,6 +28,7 @@ struct reader {
     struct session s;
     struct presence pr;
     struct scan sc;
+    struct passage passage; /* a shoe with a card-passage sensor only */
     struct boot_record boot;
     uint16_t shoe_index; /* draws since SHOE_RESET (burns included) */
     uint16_t counters[RF_MAX_ANTENNAS];
@@ -43,6 +45,11 @@ struct reader {
 void reader_boot(struct reader *r, const struct board *b, const struct reader_settings *cfg);
 void reader_feed(struct reader *r, const uint8_t *data, size_t len);
 void reader_poll(struct reader *r);
+
+/* A shoe whose board has a card-passage sensor. */
+static inline int reader_has_sensor(const struct reader *r) {
+    return r->cfg.kind == KIND_SHOE && r->b->passages != NULL;
+}
 
 /* internal to the core: events.c and commands.c */
 void reader_on_seen(void *ctx, uint8_t antenna, const struct present_tag *t);
