@@ -17,6 +17,8 @@ The checks, in order (the reader is left rebooted at the end):
   key as BAD_PAYLOAD, and the heartbeat check after them finds the old period kept;
 * messages: SNAPSHOT_REQ is answered by ANTENNA_STATE for every antenna, then SNAPSHOT_DONE;
 * liveness: heartbeats come while the link is up;
+* MISREAD (needs a person, and only for a shoe that announces a passage sensor): a card with
+  its tag covered is reported as MISREAD NO_TAG;
 * reliability (needs a tag): an unacknowledged TAG_SEEN is resent (RETX) after 250 ms; after a
   HELLO, HELLO_ACK names it as the oldest unacknowledged seq and it is resent first;
 * REBOOT: the reader comes back with a new boot id.
@@ -36,10 +38,13 @@ from firmware_bridge.link import Link
 from firmware_bridge.messages import (
     Ack,
     AntennaState,
+    Caps,
     ConfigKey,
     Heartbeat,
     HelloAck,
     MessageType,
+    Misread,
+    MisreadReason,
     Nak,
     Reboot,
     SnapshotDone,
@@ -59,7 +64,9 @@ class Prompt:
     """Something a person must do at the reader.
 
     Attributes:
-        action: ``tag`` (one tag comes onto ``antenna``; on a shoe: one card slides out).
+        action: ``tag`` (one tag comes onto ``antenna``; on a shoe: one card slides out) or
+            ``dead`` (a shoe with a passage sensor: a card whose tag cannot be read slides
+            out).
         antenna: which antenna.
         text: the instruction as a person reads it.
     """
@@ -277,6 +284,17 @@ class _Suite:
             self.host.auto_ack = True
             await self.host.ack()
 
+    async def dead_tag(self) -> None:
+        assert self.prompter is not None
+        self.host.mark()
+        await self.prompter(Prompt("dead", 0, "Slide one card out of the shoe with its tag "
+                                   "covered by a strip of foil (or a card with no tag)"))
+        seen = await self.host.expect("MISREAD NO_TAG", lambda s: isinstance(
+            s.message, (Misread, TagSeen)), 30.0)
+        if not isinstance(seen.message, Misread) \
+                or (seen.message.antenna, seen.message.reason) != (0, MisreadReason.NO_TAG):
+            raise CheckFailed(f"expected MISREAD NO_TAG on antenna 0, got {seen.message}")
+
     async def reboot(self) -> None:
         assert self.peer is not None
         old = self.peer.boot_id
@@ -332,6 +350,10 @@ async def run_conformance(link: Link, *, clock: Clock, prompter: Prompter | None
                       "changes the heartbeat", s.config_rejected)
         await s.check("Link rules 4 (liveness)", "the reader sends HEARTBEAT while up",
                       s.heartbeat)
+        if prompter is not None and s.peer is not None \
+                and Caps.PASSAGE_SENSOR in s.peer.caps:   # a reader without one: no check
+            await s.check("Messages (MISREAD)", "a card the passage sensor saw and the radio "
+                          "could not read is MISREAD NO_TAG", s.dead_tag)
         tag = "an unacknowledged TAG_SEEN is resent with RETX"
         after = "after HELLO, HELLO_ACK names the oldest unacked seq and resends it first"
         if prompter is None or s.peer is None or s.peer.antenna_count <= antenna:

@@ -68,12 +68,16 @@ async def test_hardware_sims_shoe_passes_every_check(tmp_path: Path, red_deck: D
     shoe = SimShoe(red_deck, clock=SystemClock(), random_boot=True)
 
     async def prompter(prompt: Prompt) -> None:
-        shoe.draw()
+        if prompt.action == "dead":
+            shoe.misread()
+        else:
+            shoe.draw()
 
     async with PtyDevice(shoe, link, clock=SystemClock()):
         verdicts = await run_conformance(await open_serial_link(str(link)),
                                          clock=SystemClock(), prompter=prompter)
     assert failures(verdicts) == []
+    assert ("Messages (MISREAD)", True) in [(v.clause, v.passed) for v in verdicts]
 
 
 async def test_a_reader_that_never_resends_fails_that_clause(tmp_path: Path,
@@ -83,7 +87,10 @@ async def test_a_reader_that_never_resends_fails_that_clause(tmp_path: Path,
                    config=SessionConfig(retransmit_after=30.0))   # resends only on NAK/HELLO
 
     async def prompter(prompt: Prompt) -> None:
-        lazy.draw()
+        if prompt.action == "dead":
+            lazy.misread()
+        else:
+            lazy.draw()
 
     async with PtyDevice(lazy, link, clock=SystemClock()):
         verdicts = await run_conformance(await open_serial_link(str(link)),
@@ -98,8 +105,10 @@ async def test_the_command_line_with_a_script_against_the_firmware(
     link, fifo = tmp_path / "usb-Ref_Shoe-if00", tmp_path / "control"
     os.mkfifo(fifo)
     script = tmp_path / "prompts.sh"
-    script.write_text(f"printf 'pass $CONFORMANCE_ANTENNA {UID}\\n' > {fifo}\n")
-    async with ReferenceReader(reference_build, link, control=fifo):
+    script.write_text(  # one line per prompt: a card with a dead tag, then a tag
+        f"[ \"$CONFORMANCE_ACTION\" = dead ] && printf 'blank\\n' > {fifo}\n"
+        f"printf 'pass $CONFORMANCE_ANTENNA {UID}\\n' > {fifo}\n")
+    async with ReferenceReader(reference_build, link, control=fifo, sensor=True):
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "firmware_bridge", "conformance", str(link),
             "--script", str(script), stdout=asyncio.subprocess.PIPE,
@@ -110,6 +119,7 @@ async def test_the_command_line_with_a_script_against_the_firmware(
     assert proc.returncode == 0, out.decode() + err.decode()
     assert all(ln.startswith("PASS  ") for ln in lines[:-1]), lines
     assert any("Link rules 2 (reliability): an unacknowledged TAG_SEEN" in ln for ln in lines)
+    assert any("Messages (MISREAD): a card the passage sensor saw" in ln for ln in lines)
     assert lines[-1] == f"conformance: {len(lines) - 1} passed, 0 failed, 0 skipped"
 
 
