@@ -23,10 +23,11 @@ The rules, the house default in brackets (docs/tournament.md, "Balancing"):
 3. **Hand-for-hand** is on while more than one table plays and the players left are at
    most ``hand_for_hand_at`` and more than ``paid_places``.
 
->>> p = plan({1: {1: "a", 2: "b", 3: "c", 4: "d"}, 2: {1: "e", 2: "f"}},
-...          BalanceRules(seats_per_table=9))
->>> [(m.player, m.to_table, m.to_seat) for m in p.moves]
+>>> tables = {1: {1: "a", 2: "b", 3: "c", 4: "d"}, 2: {1: "e", 2: "f"}}
+>>> [(m.player, m.to_table, m.to_seat) for m in plan(tables, BalanceRules(4)).moves]
 [('d', 2, 3)]
+>>> [(m.player, m.to_table, m.to_seat) for m in plan(tables, BalanceRules(9)).moves]
+[('e', 1, 5), ('f', 1, 6)]
 """
 
 from __future__ import annotations
