@@ -234,6 +234,9 @@ def apply(state: ClockState, structure: Structure, command: ClockCommand,
         case AddTime(seconds=seconds):
             return _add_time(state, structure, seconds, now)
         case MoveTo(level=number):
+            if not 1 <= number <= len(structure.levels):
+                raise TournamentError(f"there is no level {number}: the structure has "
+                                      f"levels 1 to {len(structure.levels)}")
             level = structure.level(number)
             index = next(p.index for p in structure.periods
                          if not p.is_break and p.level.number == level.number)
@@ -246,7 +249,7 @@ def _add_time(state: ClockState, structure: Structure, seconds: int,
               now: datetime) -> ClockState:
     period = structure.periods[state.period]
     left = period.seconds - elapsed(state, now)
-    what = period.label.split(" (")[0]
+    what = "the break" if period.is_break else f"level {period.level.number}"
     if seconds == 0:
         raise TournamentError("add 0 s of time: nothing to do")
     if seconds < 0 and -seconds > left:

@@ -253,8 +253,10 @@ class _Problems:
 
     def unknown(self, raw: Mapping[str, Any], known: frozenset[str], where: str) -> None:
         for key in sorted(set(raw) - known):
+            hint = (f" ({key} goes before the first [[level]] or [[break]])"
+                    if where and key in _TOP_KEYS else "")
             self.add(f"{where}.{key}" if where else key,
-                     f"unknown key; known keys: {', '.join(sorted(known))}")
+                     f"unknown key; known keys: {', '.join(sorted(known))}{hint}")
 
     def chips(self, raw: Mapping[str, Any], key: str, where: str, *, default: int | None = None,
               minimum: int = 1) -> int:
