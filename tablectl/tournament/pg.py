@@ -96,10 +96,13 @@ class PgTournamentStore:
         """
         if self._conn is not None and not self._conn.closed:
             return self._conn
+        conn: psycopg.Connection[Any] | None = None
         try:
             conn = psycopg.connect(self.url, connect_timeout=max(1, int(self._timeout)))
             names = migrate(conn)
         except psycopg.OperationalError as exc:
+            if conn is not None:
+                conn.close()
             if (problem := setup_problem(self.url, str(exc))) is not None:
                 raise StoreSetupError(problem) from exc
             raise StoreUnavailableError(f"database unavailable: {_one_line(exc)}") from exc
