@@ -314,7 +314,8 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
     elif not raw_levels:
         p.add("level", "at least one level is required ([[level]])")
     levels = _levels(raw_levels, p)
-    breaks = _breaks(_tables(body.get("break"), "break", p), len(levels), p)
+    count = len(raw_levels)       # a level with a problem still counts: one problem, one line
+    breaks = _breaks(_tables(body.get("break"), "break", p), count, p)
     stack = p.chips(body, "starting_stack", "")
     if levels and stack and stack < levels[0].big_blind:
         p.add("starting_stack", f"{stack} does not cover the first big blind "
@@ -323,7 +324,6 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
     if isinstance(seats, bool) or not isinstance(seats, int) or not 2 <= seats <= 12:
         p.add("seats_per_table", f"must be 2 to 12, not {seats!r}")
         seats = 9
-    count = len(levels)
     until: dict[str, int] = {}
     for key in ("late_registration_until_level", "reentry_until_level"):
         value = body.get(key, 0)
