@@ -352,9 +352,14 @@ def add_tournament(sub: _Subparsers) -> None:
                                             "remove)")
     _common(add)
     add.add_argument("time", type=parse_time, metavar="TIME",
-                     help="5:00, -2:30, 90s or 5m (a leading - removes time; write "
-                          "--time=-2:00 or put -- before it)")
+                     help="5:00, 90s or 5m (remove-time removes; a negative time here "
+                          "needs -- before it)")
     add.set_defaults(handler=_guard(_clock_handler(lambda a: AddTime(a.time))))
+
+    rem = inner.add_parser("remove-time", help="remove time from the level or break")
+    _common(rem)
+    rem.add_argument("time", type=parse_time, metavar="TIME", help="5:00, 90s or 5m")
+    rem.set_defaults(handler=_guard(_clock_handler(lambda a: AddTime(-abs(a.time)))))
 
     level = inner.add_parser("level", help="move to the start of a level")
     _common(level)

@@ -69,7 +69,8 @@ def test_a_tournament_from_the_command_line(pg_url: str, mosquitto: Broker, tmp_
     assert status["players_left"] == 3 and status["clock"]["level"] == 1  # type: ignore[index]
     ok("pause", "t1", *pub)
     ok("add-time", "t1", "5:00", *pub)
-    ok("add-time", "t1", *pub, "--", "-2:00")
+    ok("remove-time", "t1", "1:30", *pub)
+    ok("add-time", "t1", *pub, "--", "-0:30")
     status = retained(mosquitto, topic)
     clock = status["clock"]
     assert isinstance(clock, dict) and clock["phase"] == "paused"
