@@ -14,6 +14,7 @@ tournament finishes (the clock stops for good) when a bust leaves one player.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from typing import Any, Final
 
 from tablectl.clock import Clock
 from tablectl.publish.base import Publisher
+from tablectl.publish.errors import PublishError
 from tablectl.publish.topics import PUBLIC_ROOT, Topic
 from tablectl.tournament.balance import BalanceRules, Plan, plan
 from tablectl.tournament.clock import (
@@ -32,7 +34,7 @@ from tablectl.tournament.clock import (
     apply,
     view,
 )
-from tablectl.tournament.errors import TournamentError
+from tablectl.tournament.errors import StoreUnavailableError, TournamentError
 from tablectl.tournament.field import entry_open
 from tablectl.tournament.store import Tournament, TournamentStore, check_id
 from tablectl.tournament.structure import Structure
@@ -90,6 +92,7 @@ class TournamentService:
         self.clock = clock
         self.publisher = publisher
         self._stopping = False
+        self._wake: asyncio.Event | None = None
 
     # ---- commands -----------------------------------------------------------------------
 
@@ -201,22 +204,57 @@ class TournamentService:
         return body
 
     def stop(self) -> None:
-        """Make :meth:`run` return at its next wake-up."""
+        """Make :meth:`run` return now (it wakes from its sleep)."""
         self._stopping = True
+        if self._wake is not None:
+            self._wake.set()
 
     async def run(self, tid: str, *, refresh: float = 30.0) -> None:
         """Publish the status now, at every period change and every ``refresh`` seconds,
-        until :meth:`stop` (reading the stored clock each time, so commands given from
-        another process are published within ``refresh``)."""
+        until :meth:`stop`, reading the stored clock each time (so commands given from
+        another process are published within ``refresh``).
+
+        The database away: it goes on from the last record it read (the time is computed
+        from the clock, so the levels still change on time) and says so once; the broker
+        away: it tries again at the next wake-up (the client reconnects by itself).
+
+        Raises:
+            StoreUnavailableError: the first read failed (nothing to publish from).
+            TournamentError: there is no such tournament.
+        """
+        self._wake = asyncio.Event()
+        last: Tournament | None = None
+        away: str | None = None
         while not self._stopping:
-            t = self.store.load(tid)
-            body = await self.publish(t)
-            clock = body["clock"]
+            try:
+                last = self.store.load(tid)
+                if away is not None:
+                    _LOGGER.info("tournament %s: the database is back", tid)
+                away = None
+            except StoreUnavailableError as exc:
+                if last is None:
+                    raise
+                if away is None:
+                    _LOGGER.warning("tournament %s: %s; publishing from the last record read",
+                                    tid, exc)
+                away = str(exc)
             wait = refresh
+            try:
+                body = await self.publish(last)
+            except PublishError as exc:
+                _LOGGER.warning("tournament %s: status not published: %s", tid, exc)
+                body = status_of(last, self.clock.now())
+            clock = body["clock"]
             if clock["phase"] in (Phase.RUNNING.value, Phase.ON_BREAK.value) and (
                     clock["time_left"] > 0):
                 wait = min(refresh, clock["time_left"] + 0.05)
-            await self.clock.sleep(max(0.05, wait))
+            sleeper = asyncio.ensure_future(self.clock.sleep(max(0.05, wait)))
+            woken = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                woken.cancel()
 
 
 __all__ = ["SCHEMA", "TournamentService", "clock_topic", "status_of"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tablectl.tournament.balance import BalanceRules, next_big_blind, plan
 from tablectl.tournament.structure import BreakTable
 
@@ -82,3 +85,29 @@ def test_next_big_blind() -> None:
     assert next_big_blind({2: "a", 5: "b"}, button=5) == 5      # heads-up: the button
     assert next_big_blind({1: "a", 2: "b", 3: "c"}, button=1) == 1
     assert next_big_blind({1: "a", 2: "b", 3: "c", 9: "d"}, button=9) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(counts=st.lists(st.integers(0, 9), min_size=1, max_size=8),
+       size=st.integers(2, 10), fewest=st.booleans(), data=st.data())
+def test_any_room_ends_balanced_with_the_fewest_tables(counts: list[int], size: int,
+                                                       fewest: bool,
+                                                       data: st.DataObject) -> None:
+    """Whatever the seating: every player is still seated once, no table is over its seats,
+    no two tables differ by two or more, and no table could be spared."""
+    tables: dict[int, dict[int, str]] = {}
+    for number, count in enumerate(counts, start=1):
+        chosen = data.draw(st.sets(st.integers(1, size), min_size=min(count, size),
+                                   max_size=min(count, size)))
+        tables[number * 2] = {s: f"t{number}s{s}" for s in chosen}
+    buttons = {t: data.draw(st.integers(1, size)) for t in tables if data.draw(st.booleans())}
+    rule = BreakTable.FEWEST_PLAYERS if fewest else BreakTable.HIGHEST_NUMBER
+    p = plan(tables, BalanceRules(size, rule), buttons)
+    before = sorted(x for seats in tables.values() for x in seats.values())
+    after = sorted(x for seats in p.tables.values() for x in seats.values())
+    assert before == after
+    sizes = [len(s) for s in p.tables.values()]
+    assert all(n <= size for n in sizes) and max(sizes) - min(sizes) <= 1
+    assert len(p.tables) == 1 or sum(sizes) > (len(p.tables) - 1) * size
+    assert all(1 <= seat <= size for seats in p.tables.values() for seat in seats)
+    assert set(p.broken).isdisjoint(p.tables) and set(p.tables) | set(p.broken) == set(tables)

@@ -148,3 +148,44 @@ def test_a_broker_away_after_the_store_says_so(pg_url: str, tmp_path: Path,
 def test_the_default_structure_checks(capsys: pytest.CaptureFixture[str]) -> None:
     out = Run(["tournament", "check", str(CONFIG)], capsys)
     assert out.returncode == 0 and "20 levels" in out.stdout
+
+
+def test_run_keeps_the_retained_status_true(pg_url: str, mosquitto: Broker, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``tournament run`` (a process of its own) publishes each new level as the clock
+    reaches it, with nobody typing; SIGTERM stops it with exit 0."""
+    import signal
+    import subprocess
+    import sys
+
+    fast = tmp_path / "fast.toml"
+    fast.write_text("starting_stack = 1000\n" + "".join(
+        f"[[level]]\nsmall_blind = {i}\nbig_blind = {2 * i}\nseconds = 1\n"
+        for i in range(1, 40)))
+    db = ["--db", pg_url]
+    assert Run(["tournament", "create", "fast", *db, "--structure", str(fast)],
+               capsys).returncode == 0
+    assert Run(["tournament", "start", "fast", *db], capsys).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl", "tournament", "run", "fast",
+                             *db, "--broker", mosquitto.url, "--refresh", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        levels: list[int] = []
+
+        async def follow() -> None:
+            settings = MqttSettings(host=mosquitto.host, port=mosquitto.port,
+                                    client_id="test-follower", session_expiry=0)
+            async with MqttPublisher(settings) as client:
+                await client.subscribe("poker/v1/tournaments/fast/clock")
+                async with asyncio.timeout(60):
+                    async for msg in client.messages():
+                        levels.append(int(json.loads(msg.payload)["clock"]["level"]))
+                        if len(set(levels)) >= 3:
+                            return
+
+        asyncio.run(follow())
+        assert levels == sorted(levels) and len(set(levels)) >= 3
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err

@@ -120,11 +120,12 @@ async def test_run_publishes_at_every_level_change(small: Structure) -> None:
                 break
             await asyncio.sleep(0)
         assert len(pub.on(clock_topic("t1"))) == len(seen) + 1
+        for _ in range(5):                          # and go back to sleep on the clock
+            await asyncio.sleep(0)
         body = json.loads(pub.on(clock_topic("t1"))[-1])
         seen.append((body["clock"]["label"], round(body["clock"]["time_left"])))
         clock.advance(600.05 if len(seen) < 3 else 300.05)
     svc.stop()
-    clock.advance(1000)
     await asyncio.wait_for(task, 5)
     assert seen[0] == ("level 1 50/100", 600)
     assert seen[1] == ("level 2 100/200 (big-blind ante 200)", 600)
@@ -141,3 +142,39 @@ def test_clock_commands_go_through_the_store(small: Structure) -> None:
     t = svc.command("t1", AddTime(60))
     assert t.version == 5
     assert svc.status("t1")["clock"]["time_left"] == 630
+
+
+async def test_run_rides_out_a_database_and_a_broker_away(small: Structure) -> None:
+    """The database away: the levels still change on time from the last record read; the
+    broker away: nothing is published, and the next wake-up publishes again. stop() wakes
+    the loop at once."""
+    svc, clock, pub = service(small)
+    svc.command("t1", Start())
+    store = svc.store
+    assert isinstance(store, MemoryTournamentStore)
+    task = asyncio.create_task(svc.run("t1", refresh=1000))
+
+    async def published(count: int) -> dict[str, object]:
+        for _ in range(100):
+            if len(pub.on(clock_topic("t1"))) >= count:
+                break
+            await asyncio.sleep(0)
+        assert len(pub.on(clock_topic("t1"))) == count
+        for _ in range(5):                      # and go back to sleep on the clock
+            await asyncio.sleep(0)
+        return dict(json.loads(pub.on(clock_topic("t1"))[-1])["clock"])
+
+    assert (await published(1))["level"] == 1
+    store.fail_next = True                      # the next read fails
+    clock.advance(600.05)
+    assert (await published(2))["level"] == 2   # from the last record, on time
+    pub.online = False
+    clock.advance(600.05)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert len(pub.on(clock_topic("t1"))) == 2  # the break was not published
+    pub.online = True
+    clock.advance(300.05)
+    assert (await published(3))["level"] == 3
+    svc.stop()                                  # no clock advance needed
+    await asyncio.wait_for(task, 5)

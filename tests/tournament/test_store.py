@@ -167,3 +167,42 @@ def test_pg_migrations_run_once_beside_the_floor(pg_url: str, small: Structure) 
 def test_clock_state_json_round_trip() -> None:
     c = ClockState()
     assert ClockState.from_json(c.to_json()) == c
+
+
+def test_pg_two_directors_at_once_are_serialised(pg_url: str, small: Structure) -> None:
+    """Two processes' commands at the same moment (two connections, two threads): the row
+    lock makes one wait for the other, so both registrations are kept and the version counts
+    both; without the lock, the second write would have dropped the first player."""
+    import threading
+
+    first = PgTournamentStore(pg_url)
+    first.create(Tournament.new("t1", small))
+    second = PgTournamentStore(pg_url)
+    second.load("t1")
+    inside = threading.Event()
+    release = threading.Event()
+
+    def slow(t: Tournament) -> Tournament:
+        inside.set()
+        release.wait(10)                  # holds the row lock while the other one tries
+        return replace(t, field=t.field.register("ann", 5))
+
+    worker = threading.Thread(target=lambda: first.update("t1", slow))
+    worker.start()
+    assert inside.wait(10)
+    done = threading.Event()
+
+    def quick() -> None:
+        second.update("t1", lambda t: replace(t, field=t.field.register("bob", 5)))
+        done.set()
+
+    other = threading.Thread(target=quick)
+    other.start()
+    assert not done.wait(0.3)             # it waits for the lock
+    release.set()
+    worker.join(10)
+    other.join(10)
+    t = second.load("t1")
+    assert t.version == 3 and sorted(e.player for e in t.field.entries) == ["ann", "bob"]
+    first.close()
+    second.close()
