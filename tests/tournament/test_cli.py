@@ -187,5 +187,5 @@ def test_run_keeps_the_retained_status_true(pg_url: str, mosquitto: Broker, tmp_
         assert levels == sorted(levels) and len(set(levels)) >= 3
     finally:
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
