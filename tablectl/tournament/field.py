@@ -207,10 +207,10 @@ class Field:
                 0 < start_chips <= 10**15):
             raise TournamentError(f"chips at the start of the hand must be a positive whole "
                                   f"number, not {start_chips!r}")
-        hand = hand.strip()
-        if not hand or len(hand) > MAX_NAME:
-            raise TournamentError(f"a hand is named by 1 to {MAX_NAME} characters, not "
-                                  f"{hand!r}")
+        hand = hand.strip() if isinstance(hand, str) else ""
+        if not hand or len(hand) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in hand):
+            raise TournamentError(f"a hand is named by 1 to {MAX_NAME} printable characters, "
+                                  f"not {hand!r}")
         if len(self.playing) <= 1:
             raise TournamentError(f"{player} is the last player in: the winner is not "
                                   "eliminated (tournament finish)")

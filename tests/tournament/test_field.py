@@ -95,6 +95,7 @@ def test_a_reentry_replaces_the_busted_entry() -> None:
     (lambda f: f.bust("zed", hand="h", start_chips=1), "zed is not registered"),
     (lambda f: f.bust("a", hand="h", start_chips=0), "chips at the start of the hand"),
     (lambda f: f.bust("a", hand="", start_chips=5), "a hand is named"),
+    (lambda f: f.bust("a", hand="t1\x00#4", start_chips=5), "a hand is named"),
     (lambda f: f.bust("a", hand="h", start_chips=5).bust("a", hand="h", start_chips=5),
      "a is not playing"),
     (lambda f: f.bust("a", hand="h", start_chips=5).bust("b", hand="h", start_chips=5),
