@@ -154,7 +154,8 @@ class MemoryTournamentStore:
     def update(self, tid: str, change: Change) -> Tournament:
         """See :meth:`TournamentStore.update`."""
         current = self.load(tid)
-        new = replace(change(current), id=tid, version=current.version + 1)
+        new = replace(change(current), id=tid, structure=current.structure,
+                      version=current.version + 1)       # the structure never changes
         self._rows[tid] = new.to_json()
         return new
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablectl.tournament.errors import TournamentError
 from tablectl.tournament.field import EntryStatus, Field, entry_open
@@ -127,3 +129,40 @@ def test_json_round_trip() -> None:
 def test_registration_windows() -> None:
     assert entry_open(0, None) and entry_open(6, 6) and not entry_open(6, 7)
     assert not entry_open(0, 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["register", "bust", "reenter"]),
+                              st.integers(0, 7), st.integers(1, 4), st.integers(0, 3)),
+                    max_size=40))
+def test_places_are_consistent_whatever_happens(ops: list[tuple[str, int, int, int]]) -> None:
+    """Any sequence of registrations, busts (some in shared hands, some with equal chips)
+    and re-entries: each player appears once; the players in have no place (or 1st when
+    alone); the places of the others start right below them, never go up again later in
+    the list, and skip exactly as many as tied before them."""
+    f = Field(seats_per_table=4)
+    for op, who, chips, hand in ops:
+        name = f"p{who}"
+        try:
+            if op == "register":
+                f = f.register(name, 100)
+            elif op == "bust":
+                f = f.bust(name, hand=f"h{hand}", start_chips=chips * 1000)
+            else:
+                f = f.reenter(name, 100, max_entries=3)
+        except TournamentError:
+            continue
+    ranking = f.ranking()
+    assert sorted(p.player for p in ranking) == sorted({e.player for e in f.entries})
+    alive = [p for p in ranking if p.place is None or p.start_chips is None]
+    assert len(alive) == len(f.playing)
+    assert all(p.place == (1 if len(alive) == 1 else None) for p in alive)
+    gone = [p for p in ranking if p.start_chips is not None]
+    expected = len(alive) + 1
+    for i, p in enumerate(gone):
+        assert p.place is not None
+        if i and p.place == gone[i - 1].place:
+            assert p.hand == gone[i - 1].hand and p.start_chips == gone[i - 1].start_chips
+        else:
+            assert p.place == expected
+        expected = len(alive) + i + 2
