@@ -308,10 +308,9 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
         p.add("name", "must be a non-empty text of at most 200 characters")
         name = "tournament"
+    before = len(p.items)
     raw_levels = _tables(body.get("level"), "level", p)
-    if not raw_levels and "level" in body and not isinstance(body["level"], list):
-        pass                                  # already reported: not an array of tables
-    elif not raw_levels:
+    if not raw_levels and len(p.items) == before:     # else: not an array, said already
         p.add("level", "at least one level is required ([[level]])")
     levels = _levels(raw_levels, p)
     count = len(raw_levels)       # a level with a problem still counts: one problem, one line
@@ -338,7 +337,7 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
             1 <= max_entries <= 1000):
         p.add("max_entries", f"must be 1 (a freeze-out) to 1000, not {max_entries!r}")
         max_entries = 1
-    if max_entries > 1 and not until["reentry_until_level"]:
+    if max_entries > 1 and not body.get("reentry_until_level"):   # absent or 0
         p.add("max_entries", f"is {max_entries} but reentry_until_level is not set: "
                              "say until which level players may re-enter")
     paid = body.get("paid_places", 0)

@@ -167,3 +167,14 @@ def test_any_body_is_a_structure_or_a_config_error(top: dict[str, object],
 
 def test_small_is_what_the_other_tests_assume() -> None:
     assert "minutes = 10" in SMALL
+
+
+def test_one_mistake_is_one_line() -> None:
+    """A wrong value is reported once, not again by every rule that depends on it."""
+    assert problems("reentry_until_level = 9\nmax_entries = 2\n" + levels((100, 200, 0))) == [
+        "reentry_until_level: must be a level of the structure (1 to 1) or 0 for none, not 9"]
+    assert problems("starting_stack = 100\nlevel = [1, 2]\n") == [
+        "level: must be an array of tables ([[level]])"]
+    assert problems("late_registration_until_level = 2\n"
+                    + levels((100, 200, 0), (200, 100, 0))) == [
+        "level 2: the small blind (200) is above the big blind (100)"]
