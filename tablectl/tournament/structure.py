@@ -12,6 +12,7 @@ The structure is everything the clock and the field need to know before the firs
     hand_for_hand_at = 16               # hand-for-hand from 16 players left (the default:
                                         # paid_places + 1) until one busts into the money
     break_table = "highest_number"      # or "fewest_players" (docs/tournament.md)
+    chips = [25, 100, 500, 1000, 5000]  # optional: the denominations in play
 
     [[level]]
     small_blind = 100
@@ -30,7 +31,10 @@ one level; blinds and antes whole positive chips, the small blind not above the 
 levels rise (no blind or ante lower than the level before, and at least one higher);
 durations positive; a break comes after an existing level other than the last, at most one
 after each level; late registration and re-entry end at an existing level; the starting
-stack covers the first big blind; unknown keys are refused (a misspelt key would silently
+stack covers the first big blind; with ``chips`` given, a chip-up races off chips that
+are in play, and every blind and ante can be paid with the smallest chip still in play at
+its level (a level after a chip-up must not need the chip raced off); unknown keys are
+refused (a misspelt key would silently
 keep its default).
 
 The clock runs through :attr:`Structure.periods`: every level and every break, in order.
@@ -163,6 +167,8 @@ class Structure:
     paid_places: int = 0
     hand_for_hand_at: int = 0
     break_table: BreakTable = BreakTable.HIGHEST_NUMBER
+    chips: tuple[int, ...] = ()
+    """the denominations in play at the start (empty: not given, nothing checked)"""
 
     @property
     def periods(self) -> tuple[Period, ...]:
@@ -195,7 +201,7 @@ class Structure:
                 "reentry_until_level": self.reentry_until_level,
                 "max_entries": self.max_entries, "paid_places": self.paid_places,
                 "hand_for_hand_at": self.hand_for_hand_at,
-                "break_table": self.break_table.value,
+                "break_table": self.break_table.value, "chips": list(self.chips),
                 "level": [{"small_blind": lv.small_blind, "big_blind": lv.big_blind,
                            "ante": lv.ante, "ante_kind": lv.ante_kind.value,
                            "seconds": lv.seconds} for lv in self.levels],
@@ -234,7 +240,7 @@ class Structure:
 _TOP_KEYS: Final = frozenset({"name", "starting_stack", "seats_per_table", "level", "break",
                               "late_registration_until_level", "reentry_until_level",
                               "max_entries", "paid_places", "hand_for_hand_at",
-                              "break_table"})
+                              "break_table", "chips"})
 _LEVEL_KEYS: Final = frozenset({"small_blind", "big_blind", "ante", "ante_kind", "minutes",
                                 "seconds"})
 _BREAK_KEYS: Final = frozenset({"after_level", "minutes", "seconds", "chip_up"})
@@ -355,6 +361,7 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
         p.add("break_table", f"must be one of {', '.join(b.value for b in BreakTable)}, not "
                              f"{body.get('break_table')!r}")
         break_table = BreakTable.HIGHEST_NUMBER
+    chips = _chips(body.get("chips", []), levels, breaks, p)
     if p.items:
         raise ConfigError(p.items, source)
     return Structure(name=name.strip(), starting_stack=stack, seats_per_table=seats,
@@ -362,7 +369,36 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
                      late_registration_until_level=until["late_registration_until_level"],
                      reentry_until_level=until["reentry_until_level"],
                      max_entries=max_entries, paid_places=paid, hand_for_hand_at=h4h,
-                     break_table=break_table)
+                     break_table=break_table, chips=chips)
+
+
+def _chips(raw: object, levels: list[Level], breaks: list[Break],
+           p: _Problems) -> tuple[int, ...]:
+    """The chip set, checked against the chip-ups and every level's amounts."""
+    if not isinstance(raw, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 < c <= MAX_CHIPS for c in raw):
+        p.add("chips", f"must be a list of chip values, e.g. [25, 100, 500], not {raw!r}")
+        return ()
+    chips = tuple(sorted(set(raw)))
+    if not chips or not levels:
+        return chips
+    in_play = set(chips)
+    raced = {b.after_level: b for b in breaks}
+    for level in levels:
+        smallest = min(in_play) if in_play else 0
+        for what, amount in (("small blind", level.small_blind),
+                             ("big blind", level.big_blind), ("ante", level.ante)):
+            if amount and (not smallest or amount % smallest):
+                p.add(f"level {level.number}", f"the {what} ({amount}) cannot be paid with "
+                                               f"the chips in play (the smallest is "
+                                               f"{smallest or 'none'})")
+        if (brk := raced.get(level.number)) is not None:
+            for chip in brk.chip_up:
+                if chip not in in_play:
+                    p.add(f"break after level {level.number}.chip_up",
+                          f"{chip} is not a chip in play ({', '.join(map(str, sorted(in_play)))})")
+            in_play -= set(brk.chip_up)
+    return chips
 
 
 def _levels(raws: list[dict[str, Any]], p: _Problems) -> list[Level]:

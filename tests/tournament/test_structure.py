@@ -45,6 +45,7 @@ def test_the_shipped_default_structure_is_valid() -> None:
     s = Structure.load(CONFIG)
     assert len(s.levels) == 20 and s.starting_stack == 20000
     assert [b.after_level for b in s.breaks] == [4, 8, 12]
+    assert s.chips == (100, 500, 1000, 5000, 25000) and s.breaks[1].chip_up == (100,)
 
 
 def test_json_round_trip_is_exact(small: Structure) -> None:
@@ -145,7 +146,7 @@ _level = st.dictionaries(st.sampled_from(["small_blind", "big_blind", "ante", "a
 @given(top=st.dictionaries(st.sampled_from(["starting_stack", "seats_per_table", "max_entries",
                                             "late_registration_until_level", "paid_places",
                                             "reentry_until_level", "hand_for_hand_at",
-                                            "break_table", "name"]), _values),
+                                            "break_table", "name", "chips"]), _values),
        raw_levels=st.lists(_level, max_size=4),
        raw_breaks=st.lists(st.dictionaries(st.sampled_from(["after_level", "minutes",
                                                             "chip_up"]), _values), max_size=2))
@@ -178,3 +179,17 @@ def test_one_mistake_is_one_line() -> None:
     assert problems("late_registration_until_level = 2\n"
                     + levels((100, 200, 0), (200, 100, 0))) == [
         "level 2: the small blind (200) is above the big blind (100)"]
+
+
+def test_the_chips_in_play_pay_every_level() -> None:
+    """With the chip set given: 25s raced off after level 2 cannot pay level 3's 175 ante;
+    a chip-up of a chip not in play is named."""
+    text = ("chips = [25, 100, 500]\n" + levels((25, 50, 0), (50, 100, 0), (100, 200, 175))
+            + "[[break]]\nafter_level = 2\nminutes = 5\nchip_up = [25, 1000]\n")
+    assert problems(text) == [
+        "break after level 2.chip_up: 1000 is not a chip in play (25, 100, 500)",
+        "level 3: the ante (175) cannot be paid with the chips in play (the smallest is 100)"]
+    fine = text.replace("175", "200").replace(", 1000]", "]")
+    assert Structure.parse(fine).chips == (25, 100, 500)
+    assert problems("chips = [0]\n" + levels((25, 50, 0))) == [
+        "chips: must be a list of chip values, e.g. [25, 100, 500], not [0]"]
