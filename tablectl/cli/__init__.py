@@ -15,6 +15,7 @@ parser and sets ``handler`` to a function ``(args) -> int`` (the exit code):
 ``phh``
 ``equity``                  :mod:`tablectl.cli.equity`
 ``floor``                   :mod:`tablectl.floor.command`
+``tournament``              :mod:`tablectl.tournament.command`
 ``doctor``                  :mod:`tablectl.doctor`
 ==========================  ====================================================
 
@@ -55,9 +56,16 @@ def _add_floor(sub: Subparsers) -> None:
     add_floor(sub)
 
 
+def _add_tournament(sub: Subparsers) -> None:
+    from tablectl.tournament.command import add_tournament
+
+    add_tournament(sub)
+
+
 _ADDERS: Final[tuple[Callable[[Subparsers], None], ...]] = (
     add_run,
     _add_floor,
+    _add_tournament,
     add_watch,
     add_config,
     add_web,

@@ -41,6 +41,8 @@ CASES = [
      ["read_p50", "read_p99", "floor_p50", "rss_peak_mb", "p50_over_floor",
       "odds_p50_growth_ms"]),
     ("publish.py", ["--count", "20", "--runs", "1"], []),
+    ("tournament_clock.py", ["--cycles", "2", "--level-seconds", "1"],
+     ["readings", "max_error_ms", "max_error_new_process_ms"]),
     ("metrics_hooks.py", ["--hands", "1", "--runs", "1"], ["ratio_median"]),
     ("web_latency.py", ["--count", "20", "--runs", "1"],
      ["mqtt_p50", "sse_p50", "sse_delivered"]),
