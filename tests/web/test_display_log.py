@@ -4,13 +4,16 @@ stack; and the money format is the table's, decided by its stakes, in Chromium."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import expect
 
 from tablectl.game import Act, ActionIn, Street
-from tests.web.conftest import artifact
+from tests.web.conftest import TABLE, artifact
+from tests.web.paho_link import SyncClient
+from tests.web.test_display import state, status
 from tests.web.test_whole_stack import (  # noqa: F401 - the whole_stack fixture
     Dealer,
     WholeStack,
@@ -87,3 +90,33 @@ async def test_the_money_format_is_the_tables_and_never_changes_with_the_amounts
     euros = {**whole, "currency": "EUR", "units_per_currency": 1}
     assert await shown(euros, [], [], [1234567]) == ["\u20ac100/\u20ac200", "\u20ac1,234,567"]
     await page.close()
+
+
+async def test_a_long_hand_shows_its_start_and_end_and_says_what_is_left_out(
+        stack_factory: Any, browser: Any) -> None:
+    """A snapshot whose log left entries out (first 24, last 96): newest first, then a line
+    that says how many are not shown, then the hand's first entries."""
+    stack = await stack_factory()
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    head = [{"type": "hand_started", "hand": {"id": "t01-000042", "number": 42}, "button": 3,
+             "seats": [{"seat": 3, "name": "Brook", "stack": 20000}], "n": 1}]
+    head += [{"type": "action", "seat": 3, "kind": "check", "amount": 0, "to": 0,
+              "all_in": False, "stack": 20000, "n": n} for n in range(2, 25)]
+    tail = [{"type": "action", "seat": 5, "kind": "check", "amount": 0, "to": 0,
+             "all_in": False, "stack": 17400, "n": n} for n in range(30, 126)]
+    try:
+        daemon.publish(f"poker/v1/tables/{TABLE}/status", json.dumps(status("online")).encode(),
+                       retain=True)
+        daemon.publish(f"poker/v1/tables/{TABLE}/state", json.dumps(
+            state(10, log=head + tail, log_omitted=5)).encode(), retain=True)
+        page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+        await page.goto(stack.url + "/")
+        items = page.locator("#log li")
+        await expect(items).to_have_count(24 + 96 + 1)
+        texts = await items.all_inner_texts()
+        assert texts[0] == "Cy checks" and texts[96] == "\u2026 5 earlier entries not shown \u2026"
+        assert texts[-1] == "Hand #42 started" and texts[97] == "Brook checks"
+        assert await items.nth(0).get_attribute("data-n") == "125"
+        await page.close()
+    finally:
+        daemon.close()
