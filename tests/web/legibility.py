@@ -51,7 +51,13 @@ MEASURE_JS: Final = """
       opacity *= parseFloat(st.opacity);
       layers.push(bg(st));
     }
-    out.push({tag: e.tagName.toLowerCase(), id: e.id, cls: String(e.className),
+    // drawn on top where it stands (not under another box), checked where it is on screen
+    const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
+    const onScreen = cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight;
+    const top = onScreen ? document.elementFromPoint(cx, cy) : null;
+    const covered = onScreen && !(top && (top === e || e.contains(top) || top.contains(e)));
+    out.push({covered: covered, clipped: Boolean(e.closest(".log")),
+              tag: e.tagName.toLowerCase(), id: e.id, cls: String(e.className),
               text: node.textContent.trim().slice(0, 48), font: parseFloat(s.fontSize),
               color: s.color, opacity: opacity, layers: layers,
               rect: {left: r.left, top: r.top, right: r.right, bottom: r.bottom,
@@ -145,6 +151,9 @@ class TextItem:
     bottom: float
     right: float
     contrast: float
+    covered: bool = False
+    """Its centre is on screen under another element (a log's lines, cut off by their
+    panel on purpose, are never counted as covered)."""
 
 
 def worst_contrast(item: dict[str, Any], canvas: list[Rgba]) -> float:
@@ -162,7 +171,8 @@ def text_items(measured: list[dict[str, Any]], canvas: list[Rgba]) -> list[TextI
             "".join(f".{c}" for c in m["cls"].split() if c)
         out.append(TextItem(label, m["text"], m["font"], m["rect"]["height"],
                             m["rect"]["bottom"], m["rect"]["right"],
-                            worst_contrast(m, canvas)))
+                            worst_contrast(m, canvas),
+                            bool(m.get("covered")) and not m.get("clipped")))
     return out
 
 

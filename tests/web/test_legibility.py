@@ -8,7 +8,9 @@ dealer console and the floor page, measured as Debian's chromium draws them at 1
   the seats and the board inside the screen.
 * Overlay: players' names 2.8%, hole cards 9%, every text 2%; over black and over white.
 * Console: every text at least 12 px and 1.1% of the height; floor page 14 px and 1.4%.
-* Every text of every page at WCAG AA (4.5:1) over everything that may be behind it.
+* Every text of every page at WCAG AA (4.5:1) over everything that may be behind it, and
+  none under another box (the log's lines below its panel are cut off on purpose).
+* A full table (ten seats of Omaha, from a stand-in daemon) fits the screen at every size.
 
 The figures are printed (``-s``) and written to ``test-artifacts/web/legibility.json``.
 The helper is checked to fail on a bad pair first (``test_the_contrast_helper_…``).
@@ -31,7 +33,7 @@ from tablectl.game import ActionIn, Done, Showdown, ShowIn
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
-from tests.web.conftest import artifact
+from tests.web.conftest import TABLE, artifact
 from tests.web.legibility import (
     AA,
     BLACK,
@@ -44,7 +46,9 @@ from tests.web.legibility import (
     parse_colour,
     worst_contrast,
 )
+from tests.web.paho_link import SyncClient
 from tests.web.test_console import login
+from tests.web.test_display import state, status
 from tests.web.test_whole_stack import (  # noqa: F401 - the whole_stack fixture
     DELAY,
     NAMES,
@@ -135,6 +139,7 @@ class Report:
                        f"{key}: {t.label} {t.text!r} {t.font_px:.1f}px < {floor:.1f}px")
             self.check(t.contrast >= AA, f"{key}: {t.label} {t.text!r} contrast "
                                          f"{t.contrast:.2f} < {AA}")
+            self.check(not t.covered, f"{key}: {t.label} {t.text!r} is under another box")
         smallest = min(items, key=lambda t: t.font_px)
         lowest = min(items, key=lambda t: t.contrast)
         self.figures.setdefault(key, {}).update({
@@ -234,4 +239,42 @@ async def test_every_page_is_legible_at_every_size(whole_stack: WholeStack,  # n
     text = json.dumps(report.figures, indent=1, sort_keys=True)
     artifact("legibility.json").write_text(text + "\n")
     print(text)
+    assert not report.failures, "\n".join(report.failures[:60])
+
+
+async def test_a_full_table_fits_the_screen(stack_factory: Any, browser: Any) -> None:
+    """Ten seats of Omaha (four cards each), mid-hand with both pots, at every size: every
+    seat inside the screen, names and stacks still 3.5% of the height, the board 18%."""
+    stack = await stack_factory()
+    daemon = SyncClient(stack.broker.port, "controller-t01")
+    names = ["Ada", "Brook", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
+    seats = [{"seat": n, "name": names[n - 1], "stack": 15000 + 100 * n, "bet": 400 * (n % 2),
+              "status": "folded" if n in (4, 9) else "active",
+              "cards": [{"card": None, "up": False}] * 4, "to_act": n == 5}
+             for n in range(1, 11)]
+    report = Report()
+    try:
+        daemon.publish(f"poker/v1/tables/{TABLE}/status", json.dumps(status("online")).encode(),
+                       retain=True)
+        daemon.publish(f"poker/v1/tables/{TABLE}/state",
+                       json.dumps(state(10, seats=seats)).encode(), retain=True)
+        for w, h in SIZES:
+            page = await browser.new_page(viewport={"width": w, "height": h})
+            await page.goto(stack.url + "/")
+            await expect(page.locator(".seat")).to_have_count(10)
+            key = f"full table {w}x{h}"
+            found = await boxes(page, ".seat")
+            report.inside(key, "seat", found, w, h)
+            report.share(key, "seat name font %", await boxes(page, ".seat-name"), h, 0.035,
+                         field="font", count=10)
+            report.share(key, "stack font %", await boxes(page, ".seat-stack"), h, 0.035,
+                         field="font", count=10)
+            report.share(key, "board card %", await boxes(page, "#board .card"), h, 0.18,
+                         count=5)
+            report.texts(key, await measure(page, [WHITE]), h, min_px=0, min_share=0.02)
+            await page.screenshot(path=artifact(f"legible-full-table-{w}x{h}.png"))
+            await page.close()
+    finally:
+        daemon.close()
+    print(json.dumps(report.figures, sort_keys=True))
     assert not report.failures, "\n".join(report.failures[:60])

@@ -19,7 +19,8 @@ function renderSeats(node, snapshot) {
     head.appendChild(el("span", "seat-name", s.name || "Seat " + s.seat));
     if (snapshot.button === s.seat) head.appendChild(el("span", "dealer-button", "D"));
     box.appendChild(head);
-    const cards = el("div", "seat-cards");
+    // three or more cards (Omaha, stud): smaller face-up cards, so four fit one row
+    const cards = el("div", "seat-cards" + ((s.cards || []).length > 2 ? " many" : ""));
     (s.cards || []).forEach((c) => cards.appendChild(cardEl(c.card, "sm")));
     box.appendChild(cards);
     const foot = el("div", "seat-foot");
