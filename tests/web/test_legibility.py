@@ -29,7 +29,7 @@ import pytest
 from playwright.async_api import expect
 
 from tablectl.floor.web import FloorPage
-from tablectl.game import ActionIn, Done, Showdown, ShowIn
+from tablectl.game import ActionIn, ActionKind, Done, Showdown, ShowIn, Street
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
@@ -105,7 +105,8 @@ async def floor_page(broker: Broker) -> AsyncIterator[str]:
 
 
 async def play_to_showdown(stack: WholeStack) -> None:
-    """One hand from start_hand to its settlement, every contender shown down."""
+    """One hand from start_hand to its settlement, every contender shown down; Ada folds to
+    the flop bet (so the pages draw a folded seat too)."""
     dealer = Dealer(stack)
     await stack.send("start_hand")
     while not isinstance(exp := await dealer.deal(), Done):
@@ -114,6 +115,9 @@ async def play_to_showdown(stack: WholeStack) -> None:
             await stack.send("action", {"seat": exp.seat, "kind": "show"})
             continue
         kind, amount = dealer.choose(exp)
+        if exp.seat == 1 and kind is ActionKind.CALL \
+                and dealer.mirror.view().street is Street.FLOP:
+            kind, amount = ActionKind.FOLD, None
         dealer.mirror.apply(ActionIn(exp.seat, kind, amount))
         await stack.send("action", {"seat": exp.seat, "kind": kind.value, "amount": amount})
 
@@ -168,6 +172,7 @@ async def check_display(page: Any, report: Report, w: int, h: int) -> None:
     key = f"display {w}x{h}"
     await expect(page.locator("#results .result").first).to_be_visible()
     await expect(page.locator(".seat-cards .card:not(.back)").first).to_be_visible()
+    await expect(page.locator('.seat.status-folded[data-seat="1"] .badge-folded')).to_be_visible()
     names, stacks = await boxes(page, ".seat-name"), await boxes(page, ".seat-stack")
     report.share(key, "seat name font %", names, h, 0.035, field="font", count=3)
     report.share(key, "stack font %", stacks, h, 0.035, field="font", count=3)
@@ -192,6 +197,8 @@ async def check_overlay(page: Any, report: Report, w: int, h: int) -> None:
     report.share(key, "hole card %", await boxes(page, ".hole .card"), h, 0.09,
                  count=2 * len(NAMES))
     report.inside(key, "hole", await boxes(page, ".hole"), w, h)
+    await expect(page.locator('.hole.status-folded[data-seat="1"] .hole-desc')).to_have_text(
+        "folded")
     report.texts(key, await measure(page, [BLACK, WHITE]), h, min_px=0, min_share=0.02)
 
 
