@@ -286,7 +286,7 @@ def table_setup(config: TableConfig) -> TableSetup:
     roles = dict(config.access.roles)
     roles.setdefault(config.access.keypad_user, "dealer")
     deck = config.load_deck()
-    return TableSetup(table=config.table.id, game=config.game.variant,
+    return TableSetup(table=config.table.id, name=config.table.name, game=config.game.variant,
                       structure=config.game.structure, stakes=stakes, deck_id=deck.deck_id,
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,

@@ -202,6 +202,7 @@ class HandController(CommandHandlers, SnapshotBuilder):
                 self._on_missed(inp)
             case ConfigChange():
                 self._on_config(inp)
+        self._handlog.feed(self._run.events)
         change = SnapshotChange.pending(before, self._current_snapshots)
         self._last_change = weakref.ref(change)
         run = self._run

@@ -17,6 +17,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Final
 
+from tablectl.controller.handlog import HandLog
 from tablectl.controller.inputs import CardRead
 from tablectl.controller.outcome import (
     ErrorChange,
@@ -209,6 +210,8 @@ class ControllerCore:
         self._pending: Pending | None = None
         self._memo: HandMemo | None = None
         self._run = Run()
+        # the public log of the hand so far (fed every input's public events)
+        self._handlog = HandLog()
         # the snapshots of the current state once built (None: not since the last input), and
         # the last outcome's snapshot change while anybody holds it
         self._snaps: Snapshots | None = None

@@ -243,6 +243,71 @@ PublicEvent: TypeAlias = Annotated[
 """Every public event body, by ``type``."""
 
 
+class _Logged(_Body):
+    n: int = Field(ge=1, description="the entry's place in the hand's log (1, 2, ...)")
+
+
+class LoggedHandStarted(HandStartedEvent, _Logged):
+    """Log entry: a hand began."""
+
+
+class LoggedForcedBet(ForcedBetEvent, _Logged):
+    """Log entry: a forced bet."""
+
+
+class LoggedBoard(BoardEvent, _Logged):
+    """Log entry: the board of a street (its cards so far)."""
+
+
+class LoggedAction(ActionEvent, _Logged):
+    """Log entry: a decision."""
+
+
+class LoggedBetReturned(BetReturnedEvent, _Logged):
+    """Log entry: an uncalled bet went back."""
+
+
+class LoggedFaceUp(FaceUpEvent, _Logged):
+    """Log entry: an all-in hand turned face up."""
+
+
+class LoggedShowdown(ShowdownEvent, _Logged):
+    """Log entry: a hand shown down."""
+
+
+class LoggedWinner(WinnerEvent, _Logged):
+    """Log entry: an award."""
+
+
+class LoggedHandEnded(HandEndedEvent, _Logged):
+    """Log entry: the hand is over."""
+
+
+class LoggedError(ErrorEvent, _Logged):
+    """Log entry: an error state raised or cleared."""
+
+
+class LoggedDevice(DeviceEvent, _Logged):
+    """Log entry: a card source's status."""
+
+
+class LoggedCorrection(CorrectionEvent, _Logged):
+    """Log entry: a correction."""
+
+
+class LoggedSeat(SeatEvent, _Logged):
+    """Log entry: a seat changed."""
+
+
+LogEntry: TypeAlias = Annotated[
+    LoggedHandStarted | LoggedForcedBet | LoggedBoard | LoggedAction | LoggedBetReturned
+    | LoggedFaceUp | LoggedShowdown | LoggedWinner | LoggedHandEnded | LoggedError
+    | LoggedDevice | LoggedCorrection | LoggedSeat,
+    Field(discriminator="type")]
+"""An entry of the snapshot's action log (:mod:`tablectl.controller.handlog`): a public event
+body of a kind a person reads, with its place ``n`` in the log."""
+
+
 class HoleCardsEvent(_Body):
     """Secure feed: every card of ``seat`` so far (null: unread), sent as each is accepted."""
 
@@ -370,6 +435,9 @@ class CommandsInfo(_Body):
 
 class _SnapshotBody(_Body):
     table: str
+    table_name: str | None = Field(
+        default=None, description="the table's name for people (the id when it has none; "
+                                  "absent from daemons before it was added)")
     hand: HandRef | None
     game: GameInfo
     stakes: StakesInfo
@@ -387,6 +455,12 @@ class _SnapshotBody(_Body):
     commands: CommandsInfo | None = Field(
         default=None, description="what a console may offer now (absent from daemons "
                                   "before it was added)")
+    log: list[LogEntry] | None = Field(
+        default=None, description="the public action log of the current or last hand, oldest "
+                                  "first: its first 24 entries and its last 96 (absent from "
+                                  "daemons before it was added)")
+    log_omitted: int = Field(default=0, ge=0, description="entries of the log between the "
+                             "first and the last kept that are left out")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -99,6 +99,7 @@ class SnapshotBuilder(ControllerCore):
         snap: dict[str, JsonValue] = {
             "schema": STATE_SCHEMA,
             "table": setup.table,
+            "table_name": setup.name or setup.table,
             "hand": self._hand_json() if hand is not None else None,
             "game": self._game_json,
             "stakes": self._stakes_json,
@@ -118,6 +119,8 @@ class SnapshotBuilder(ControllerCore):
             "devices": [{"name": d.name, "kind": d.kind, **device_status_json(d)}
                         for d in self._devices.values()],
             "commands": self._commands_json(exp),
+            "log": self._handlog.entries(),
+            "log_omitted": self._handlog.omitted,
         }
         pending = self._pending
         secure: dict[str, JsonValue] = {

@@ -94,6 +94,7 @@ class TableSetup:
         currency: shown with amounts; ``units_per_currency`` chip units make one.
         label: the game's display name (default: :func:`game_label`).
         permissions: role -> commands it may send (default :data:`PERMISSIONS`).
+        name: the table's name for people (displays, the floor); "" shows the id.
     """
 
     table: str
@@ -112,6 +113,7 @@ class TableSetup:
     units_per_currency: int = 100
     label: str = ""
     permissions: Mapping[str, frozenset[str]] = field(default_factory=lambda: PERMISSIONS)
+    name: str = ""
 
     def __post_init__(self) -> None:
         problems: list[str] = []

@@ -12,7 +12,7 @@ a late LWT of an older run is ignored; a message that names no run is ignored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -68,14 +68,16 @@ class TableLine:
         errors = [{"code": e.get("code"), "message": e.get("message"), "since": e.get("since")}
                   for e in d.get("errors", []) if isinstance(e, dict)]
         pot = sum(int(p.get("amount", 0) or 0) for p in pots) + bets
-        money = money_format(stakes, [pot, *(p["stack"] for p in players)])
+        money = money_format(stakes)
         for p in players:
             p["stack_text"] = money(p["stack"])
-        return {"table": self.table, "epoch": self.epoch,
+        name = d.get("table_name")
+        return {"table": self.table, "name": name if isinstance(name, str) and name else self.table,
+                "epoch": self.epoch,
                 "controller": ("online" if self.online else "offline")
                 if self.online is not None else "unknown",
                 "game": game.get("label") or game.get("variant"),
-                "stakes": _stakes(stakes), "hand": hand.get("number") if hand else None,
+                "stakes": _stakes(stakes, money), "hand": hand.get("number") if hand else None,
                 "phase": d.get("phase"), "street": d.get("street"),
                 "pot": pot, "pot_text": money(pot),
                 "players": players, "readers": devices, "errors": errors}
@@ -85,13 +87,8 @@ def _obj(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _stakes(s: Mapping[str, Any]) -> str:
-    unit = int(s.get("units_per_currency", 1) or 1)
+def _stakes(s: Mapping[str, Any], money: Callable[[Any], str]) -> str:
     cur = str(s.get("currency", "") or "")
-
-    def money(v: Any) -> str:
-        amount = int(v or 0) / unit
-        return f"{amount:g}"
     if s.get("big_blind"):
         text = f"{money(s.get('small_blind'))}/{money(s.get('big_blind'))}"
     elif s.get("small_bet"):
@@ -147,9 +144,25 @@ class FloorBoard:
         return True
 
     def to_json(self) -> dict[str, Any]:
-        """The whole page's data."""
-        return {"tables": [self.tables[t].to_json() for t in sorted(self.tables)],
-                "flags": self.flags}
+        """The whole page's data; each flag with its table's name and the name of the player
+        in its seat now (``table_name``, ``player``: the ids when the floor page has not seen
+        that table)."""
+        lines = {t: self.tables[t].to_json() for t in sorted(self.tables)}
+        return {"tables": list(lines.values()),
+                "flags": [_named_flag(f, lines) for f in self.flags]}
+
+
+def _named_flag(flag: Mapping[str, Any], lines: Mapping[str, Mapping[str, Any]]
+                ) -> dict[str, Any]:
+    """A flag with ``table_name`` and ``player`` beside its hand id (``table:epoch:seq``) and
+    seat."""
+    table = str(flag.get("hand", "")).split(":", 1)[0]
+    line = lines.get(table)
+    seat = flag.get("seat")
+    player = next((p.get("name") for p in (line or {}).get("players", [])
+                   if p.get("seat") == seat and p.get("name")), None)
+    return {**flag, "table_name": line["name"] if line else table,
+            "player": player or f"seat {seat}"}
 
 
 __all__ = ["FloorBoard", "TableLine"]

@@ -197,13 +197,13 @@ def _hands(args: argparse.Namespace) -> int:
     if not hands:
         _say("no hands")
     for h in hands:
-        money = money_format(h.stakes, [h.pot, *(w.get("amount") for w in h.winners)])
-        won = ", ".join(f"seat {w['seat']} {money(w['amount'])}"
+        money = money_format(h.stakes)
+        won = ", ".join(f"{w.get('name') or 'seat ' + str(w['seat'])} {money(w['amount'])}"
                         + (f" ({w['half']})" if w.get("half") != "whole" else "")
                         for w in h.winners) or "-"
         flags = f"  [{', '.join(h.flags)}]" if h.flags else ""
         pot = f"{money(h.pot)} {currency(h.stakes)}".strip() if h.pot is not None else "-"
-        _say(f"{h.id}  {h.table}  #{h.number}  {h.game or '?'}  "
+        _say(f"{h.id}  {h.table_name or h.table}  #{h.number}  {h.game or '?'}  "
              f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
              f"pot {pot}  won: {won}{flags}")
     return 0

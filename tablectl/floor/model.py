@@ -10,7 +10,7 @@ goes to the quarantine (:class:`QuarantineRow`), nothing of it into the history.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -259,16 +259,33 @@ class HandSummary:
     winners: tuple[Mapping[str, Any], ...]
     flags: tuple[str, ...] = ()
     stakes: Mapping[str, Any] | None = None
+    table_name: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The hand as one JSON object (amounts in chip units, as stored; ``stakes`` says
-        how many make a unit of which currency)."""
-        return {"id": self.id, "table": self.table, "name": self.name, "number": self.number,
+        how many make a unit of which currency; ``table_name`` the table's name from its
+        latest snapshot, the id when it has none; each winner's ``name`` the player's in the
+        hand's ``hand_started``)."""
+        return {"id": self.id, "table": self.table,
+                "table_name": self.table_name or self.table, "name": self.name,
+                "number": self.number,
                 "game": self.game, "started_at": self.started_at.isoformat(),
                 "ended_at": self.ended_at.isoformat() if self.ended_at else None,
                 "result": self.result, "pot": self.pot, "winners": list(self.winners),
                 "flags": list(self.flags),
                 "stakes": dict(self.stakes) if self.stakes is not None else None}
+
+
+def named_winners(winners: Iterable[Mapping[str, Any]], seats: Iterable[Mapping[str, Any]]
+                  ) -> tuple[dict[str, Any], ...]:
+    """Each winner with ``name``: the player's in the hand's seats (``hand_started``), None
+    when the seat had none.
+
+    >>> named_winners([{"seat": 5, "amount": 300}], [{"seat": 5, "name": "Ada", "stack": 1}])
+    ({'seat': 5, 'amount': 300, 'name': 'Ada'},)
+    """
+    names = {s.get("seat"): s.get("name") for s in seats if isinstance(s, Mapping)}
+    return tuple({**w, "name": names.get(w.get("seat")) or None} for w in winners)
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,7 @@ from tablectl.floor.model import (
     ShowdownRow,
     UndoRow,
     WinnerRow,
+    named_winners,
 )
 from tablectl.floor.pg_setup import setup_problem
 from tablectl.floor.rules import HouseRules
@@ -432,7 +433,9 @@ class PgStore:
                     "'seat', w.seat, 'amount', w.amount, 'half', w.half, 'pot', w.pot) ORDER BY "
                     "w.seq) FROM winners w WHERE w.hand_id = h.id), '[]'::jsonb), "
                     "coalesce((SELECT array_agg(f.rule ORDER BY f.rule) FROM flags f WHERE "
-                    "f.hand_id = h.id), '{}'), h.stakes FROM hands h "
+                    "f.hand_id = h.id), '{}'), h.stakes, h.seats, "
+                    "(SELECT t.snapshot->>'table_name' FROM tables t WHERE t.id = h.table_id) "
+                    "FROM hands h "
                     "WHERE (%(t)s::text IS NULL OR h.table_id = %(t)s) AND "
                     "(%(s)s::timestamptz IS NULL OR h.started_at >= %(s)s) "
                     "ORDER BY h.started_at, h.id LIMIT %(n)s",
@@ -441,7 +444,8 @@ class PgStore:
             raise self._lost(exc) from exc
         return [HandSummary(id=r[0], table=r[1], name=r[2], number=r[3], game=r[4],
                             started_at=r[5], ended_at=r[6], result=r[7], pot=r[8],
-                            winners=tuple(r[9]), flags=tuple(r[10]), stakes=r[11]) for r in rows]
+                            winners=named_winners(r[9], r[12] or ()), flags=tuple(r[10]),
+                            stakes=r[11], table_name=r[13]) for r in rows]
 
     def stored_hands(self, *, table: str | None = None, since: datetime | None = None,
                      limit: int = 1000) -> list[StoredHand]:

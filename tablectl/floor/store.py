@@ -35,6 +35,7 @@ from tablectl.floor.model import (
     ShowdownRow,
     UndoRow,
     WinnerRow,
+    named_winners,
 )
 from tablectl.floor.rules import HouseRules
 
@@ -290,11 +291,15 @@ class MemoryStore:
         flags = tuple(f.rule for f in self.rows["flags"]
                       if isinstance(f, FlagRow) and f.hand_id == row.id)
         game = row.game.get("label") if row.game else None
+        data = self.tables.get(row.table, {}).get("data", {})
+        table_name = data.get("table_name") if isinstance(data, dict) else None
         return HandSummary(id=row.id, table=row.table, name=row.name, number=row.number,
                            game=str(game) if game is not None else None,
                            started_at=row.started_at, ended_at=end.ended_at if end else None,
                            result=end.result if end else None, pot=end.pot if end else None,
-                           winners=winners, flags=flags, stakes=row.stakes)
+                           winners=named_winners(winners, row.seats), flags=flags,
+                           stakes=row.stakes,
+                           table_name=table_name if isinstance(table_name, str) else None)
 
     def actions_of(self, hand: str) -> list[ActionRow]:
         """The standing actions of a hand, in order (undone ones left out)."""

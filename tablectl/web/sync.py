@@ -17,8 +17,10 @@
   makes the view *stale*: the page still shows the last state, marked as not live; a status
   of an older run than the view's (a late will of a previous run) is ignored.
 
-Events feed the action log (each action as it happens, winners); the seats, board, pots and
-results come from the snapshot. Nothing here does I/O or reads a clock: :class:`OverlaySync`
+The seats, board, pots, results and the action log come from the snapshot (its ``log``, the
+hand's public log from its start: a page loaded mid-hand shows it whole); only for a daemon
+whose snapshots carry no ``log`` (before it was added) is the log built from the events.
+Nothing here does I/O or reads a clock: :class:`OverlaySync`
 takes the monotonic time as an argument.
 """
 
@@ -114,13 +116,14 @@ class PublicSync:
         table: the table id; messages of other tables are ignored.
         log_size: how many recent events the action log keeps.
         four_colour: whether pages should draw a four-colour deck by default.
-        title: the table's name for page headers (default: the id).
+        title: the table's name for page headers (default: the snapshot's ``table_name``,
+            else the id).
     """
 
     def __init__(self, table: str, *, log_size: int = 14, four_colour: bool = False,
                  title: str = "") -> None:
         self.table = table
-        self.title = title or table
+        self._title = title
         self._prefix = f"poker/v1/tables/{table}/"
         self._log_size = log_size
         self._four_colour = four_colour
@@ -134,6 +137,12 @@ class PublicSync:
         self._log: deque[JsonObject] = deque(maxlen=log_size)
         self._logged: set[int] = set()
         self.version = 0
+
+    @property
+    def title(self) -> str:
+        """The table's name for people: the one given, the snapshot's, or the id."""
+        name = self.snapshot.get("table_name") if self.snapshot is not None else None
+        return self._title or (name if isinstance(name, str) and name else self.table)
 
     @property
     def run(self) -> Run | None:
@@ -281,8 +290,20 @@ class PublicSync:
         self.status = str(status)
         return changed
 
+    def _snapshot_log(self) -> tuple[list[object], int] | None:
+        """The snapshot's log and how many entries it leaves out (None: it has none)."""
+        snap = self.snapshot
+        log = snap.get("log") if snap is not None else None
+        if not isinstance(log, list):
+            return None
+        omitted = snap.get("log_omitted") if snap is not None else 0
+        return ([e for e in log if isinstance(e, dict)],
+                omitted if isinstance(omitted, int) and not isinstance(omitted, bool) else 0)
+
     def view(self) -> JsonObject:
         """What public browsers get: the snapshot, freshness flags and the action log."""
+        from_snapshot = self._snapshot_log()
+        log, omitted = from_snapshot if from_snapshot is not None else (list(self._log), 0)
         return {
             "kind": "public",
             "table": self.table,
@@ -295,7 +316,8 @@ class PublicSync:
             "stale": self.stale,
             "resyncing": self.resyncing,
             "snapshot": self.snapshot,
-            "log": list(self._log),
+            "log": log,
+            "log_omitted": omitted,
             "four_colour": self._four_colour,
         }
 

@@ -46,6 +46,8 @@ CASES = [
     ("metrics_hooks.py", ["--hands", "1", "--runs", "1"], ["ratio_median"]),
     ("web_latency.py", ["--count", "20", "--runs", "1"],
      ["mqtt_p50", "sse_p50", "sse_delivered"]),
+    # into the test's folder, not docs/img
+    ("screenshots.py", ["--out", "img"], ["seconds"]),
 ]
 
 

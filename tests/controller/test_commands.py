@@ -186,8 +186,19 @@ def test_undo_restores_the_state_before_the_last_decision() -> None:
     assert ok(out) == {"undone": {"seat": 2, "kind": "raise", "amount": 300}}
     assert [e.type for e in out.events] == ["correction"]
     assert out.public_changed
-    assert (d.ctl.public_snapshot(), d.ctl.secure_snapshot(), d.ctl.hand_view()) == before
+    log = [e for e in d.ctl.public_snapshot()["log"] if e["type"] in ("action", "correction")]
+    assert [(e["type"], e.get("kind")) for e in log[-3:]] == [
+        ("action", "call"), ("action", "raise"), ("correction", "undo")]   # as it happened
+    assert log[-1]["undone"] == {"seat": 2, "kind": "raise", "amount": 300}
+    assert without_log(d.ctl.public_snapshot(), d.ctl.secure_snapshot(), d.ctl.hand_view()) \
+        == without_log(*before)
     ok(d.act(2, "call"))  # the hand goes on from there
+
+
+def without_log(*parts: Any) -> tuple[Any, ...]:
+    """Snapshots without their action log (a history: it keeps what was undone and the undo)."""
+    return tuple({k: v for k, v in p.items() if k not in ("log", "log_omitted")}
+                 if isinstance(p, dict) else p for p in parts)
 
 
 def test_undo_is_refused_after_cards_or_without_a_decision() -> None:

@@ -24,7 +24,7 @@ def deal_holes(d: Driver, cards: str) -> None:
 
 def frozen_view(d: Driver) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """What must not change when a read is refused (errors, phase and the commands they
-    make available aside)."""
+    make available aside, and the action log, which records the error)."""
     pub = d.ctl.public_snapshot()
     sec = d.ctl.secure_snapshot()
     for snap in (pub, sec):
@@ -32,6 +32,8 @@ def frozen_view(d: Driver) -> tuple[Any, dict[str, Any], dict[str, Any]]:
         snap.pop("phase")
         snap.pop("commands")
         snap.pop("pending_read", None)
+        snap.pop("log")
+        snap.pop("log_omitted")
     return d.ctl.hand_view(), pub, sec
 
 

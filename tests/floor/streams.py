@@ -85,11 +85,15 @@ def events_of(bodies: list[dict[str, Any]]) -> list[FloorEvent]:
 
 
 def snapshot(table: str, epoch: object, seq: int, game: str = "holdem",
-             stakes: dict[str, object] | None = None) -> FloorSnapshot:
-    """A snapshot that names the table's game and stakes (50/100 chips unless given)."""
+             stakes: dict[str, object] | None = None,
+             table_name: str | None = None) -> FloorSnapshot:
+    """A snapshot that names the table's game and stakes (50/100 chips unless given), and
+    the table's name when given."""
+    named = {"table_name": table_name} if table_name is not None else {}
     return decode_snapshot(json.dumps({
         "v": 1, "table": table, "epoch": epoch, "seq": seq, "type": "snapshot",
         "ts": T0.isoformat(), "hand": None,
         "data": {"game": {"variant": game, "structure": "no-limit", "preset": "casino",
                           "label": "No-Limit Hold'em"},
-                 "stakes": stakes or {"small_blind": 50, "big_blind": 100}}}).encode(), table)
+                 "stakes": stakes or {"small_blind": 50, "big_blind": 100},
+                 **named}}).encode(), table)

@@ -8,8 +8,8 @@ import json
 from tablectl.floor.board import FloorBoard
 
 
-def snap(epoch: object, seq: int, number: int, errors: int = 0, journal: str | None = None
-         ) -> bytes:
+def snap(epoch: object, seq: int, number: int, errors: int = 0, journal: str | None = None,
+         **extra: object) -> bytes:
     return json.dumps({"v": 1, "table": "t1", "journal": journal, "epoch": epoch, "seq": seq,
                        "type": "snapshot",
                        "ts": "2026-12-01T20:00:00Z", "hand": number, "data": {
@@ -25,7 +25,7 @@ def snap(epoch: object, seq: int, number: int, errors: int = 0, journal: str | N
                            "pots": [{"amount": 200, "eligible": [1]}],
                            "devices": [{"name": "shoe", "status": "online"}],
                            "errors": [{"code": "unknown_tag", "message": "x", "since": "t"}]
-                           * errors}}).encode()
+                           * errors, **extra}}).encode()
 
 
 def status(epoch: object, state: str, journal: str | None = None) -> bytes:
@@ -38,8 +38,8 @@ def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     assert board.on_message("poker/v1/tables/t1/status", status(1, "online"))
     assert board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4, errors=1))
     (line,) = board.to_json()["tables"]
-    assert line == {"table": "t1", "epoch": "1", "controller": "online",
-                    "game": "No-Limit Hold'em", "stakes": "0.5/1 EUR", "hand": 4,
+    assert line == {"table": "t1", "name": "t1", "epoch": "1", "controller": "online",
+                    "game": "No-Limit Hold'em", "stakes": "0.50/1.00 EUR", "hand": 4,
                     "phase": "betting", "street": "flop", "pot": 250, "pot_text": "2.50",
                     "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active",
                                  "stack_text": "9.00"}],
@@ -57,6 +57,28 @@ def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     assert board.to_json()["tables"][0]["hand"] == 5
     assert board.on_message("poker/v1/tables/t1/status", status(2, "offline"))
     assert board.to_json()["tables"][0]["controller"] == "offline"
+
+
+def test_names_not_ids_and_one_money_format() -> None:
+    """The table's name from its snapshot, a flag with the table's and the player's names;
+    the stakes decide cents (a $1/$2 table is 1/2 on every hand, whatever its amounts)."""
+    board = FloorBoard()
+    board.on_message("poker/v1/tables/t1/status", status(1, "online"))
+    whole = {"small_blind": 100, "big_blind": 200, "currency": "USD", "units_per_currency": 100}
+    assert board.on_message("poker/v1/tables/t1/state",
+                            snap(1, 10, 4, table_name="Main room 1", stakes=whole))
+    assert board.on_message("poker/v1/floor/flags", json.dumps(
+        {"v": 1, "type": "flag", "hand": "t1:1:1", "rule": "bad-beat", "kind": "bad_beat",
+         "seat": 1, "detail": "quads", "ts": "t"}).encode())
+    assert board.on_message("poker/v1/floor/flags", json.dumps(
+        {"v": 1, "type": "flag", "hand": "t9:1:1", "rule": "bad-beat", "kind": "bad_beat",
+         "seat": 4, "detail": "quads", "ts": "t"}).encode())
+    page = board.to_json()
+    (line,) = page["tables"]
+    assert line["name"] == "Main room 1" and line["stakes"] == "1/2 USD"
+    assert line["pot_text"] == "2.50" and line["players"][0]["stack_text"] == "9"
+    assert [(f["table_name"], f["player"]) for f in page["flags"]] == [
+        ("t9", "seat 4"), ("Main room 1", "Ada")]   # newest first; t9 never seen
 
 
 def test_readers_are_unknown_while_the_controller_is_offline() -> None:
@@ -110,8 +132,8 @@ def test_what_is_not_for_the_board_is_ignored() -> None:
 
 
 def test_amounts_are_money_in_the_currency_the_stakes_are_shown_in() -> None:
-    """Stakes read '1/2 USD': a pot of 40000 chip units (cents) is 400, not 40000; whole
-    amounts stay whole, and one amount that needs cents gives the line two decimals."""
+    """Stakes of 50/100 cents read '0.50/1.00 EUR': a pot of 40000 chip units is 400.00, not
+    40000; the stakes need cents, so every amount has them, whole or not (docs/web.md)."""
     board = FloorBoard()
     assert board.on_message("poker/v1/tables/t1/state", snap(1, 10, 4))
     line = board.to_json()["tables"][0]
@@ -121,7 +143,7 @@ def test_amounts_are_money_in_the_currency_the_stakes_are_shown_in() -> None:
     payload["data"]["seats"][0]["stack"] = 1_234_500
     assert board.on_message("poker/v1/tables/t1/state", json.dumps(payload).encode())
     line = board.to_json()["tables"][0]
-    assert (line["pot_text"], line["players"][0]["stack_text"]) == ("400", "12,345")
+    assert (line["pot_text"], line["players"][0]["stack_text"]) == ("400.00", "12,345.00")
 
 
 def test_a_hostile_snapshot_changes_nothing_and_the_page_stays_json() -> None:

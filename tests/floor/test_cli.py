@@ -1,4 +1,5 @@
-"""``tablectl floor hands``: what it lists, as text and JSON lines; bad input exits 2."""
+"""``tablectl floor hands``: what it lists, as text and JSON lines (the table's and players'
+names, not ids); bad input exits 2."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_hands_lists_what_the_floor_recorded(pg_url: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     store = PgStore(pg_url, rules=BAD_BEAT)
     store.ingest(events_of(stream("t01", 1, 2) + stream("t02", "j9-1", 1)),
-                 [snapshot("t01", 1, 0), snapshot("t02", "j9-1", 0)])
+                 [snapshot("t01", 1, 0, table_name="Main room 1"), snapshot("t02", "j9-1", 0)])
     store.close()
     out = Run(["floor", "hands", "--db", pg_url, "--json"], capsys)
     assert out.returncode == 0, out.stderr
@@ -37,12 +38,16 @@ def test_hands_lists_what_the_floor_recorded(pg_url: str,
     assert [(h["table"], h["number"], h["pot"], h["flags"]) for h in hands] == [
         ("t01", 1, 400, ["bad-beat"]), ("t02", 1, 400, ["bad-beat"]),
         ("t01", 2, 400, ["bad-beat"])]
-    assert hands[0]["winners"] == [{"seat": 2, "amount": 400, "half": "whole", "pot": 0}]
+    assert hands[0]["winners"] == [{"seat": 2, "amount": 400, "half": "whole", "pot": 0,
+                                    "name": "P2"}]
+    # the name of the table's latest snapshot; the id for a table that has none
+    assert [h["table_name"] for h in hands] == ["Main room 1", "t02", "Main room 1"]
     one = Run(["floor", "hands", "--db", pg_url, "--table", "t01", "--since",
                hands[2]["started_at"]], capsys)
     assert one.returncode == 0
     lines = one.stdout.splitlines()
-    assert len(lines) == 1 and "t01:1:23" in lines[0] and "won: seat 2 400" in lines[0]
+    assert len(lines) == 1 and "t01:1:23" in lines[0] and "won: P2 400" in lines[0]
+    assert "  Main room 1  #2  " in lines[0] and "seat 2" not in lines[0]
     assert "[bad-beat]" in lines[0]
 
 
@@ -59,7 +64,7 @@ def test_hands_shows_pots_and_winnings_in_the_tables_money(pg_url: str,
     out = Run(["floor", "hands", "--db", pg_url, "--table", "t07"], capsys)
     assert out.returncode == 0, out.stderr
     (line,) = out.stdout.splitlines()
-    assert "pot 0.40 USD" in line and "won: seat 2 0.40" in line, line
+    assert "pot 0.40 USD" in line and "won: P2 0.40" in line, line
     js = Run(["floor", "hands", "--db", pg_url, "--table", "t07", "--json"], capsys)
     (hand,) = [json.loads(x) for x in js.stdout.splitlines()]
     assert hand["pot"] == 400 and hand["stakes"] == stakes

@@ -40,7 +40,8 @@ def test_a_stream_in_order_writes_every_row_once() -> None:
     assert [(h.name, h.result, h.pot, h.game) for h in hands] == [
         ("t-000001", "settled", 400, "No-Limit Hold'em"),
         ("t-000002", "settled", 400, "No-Limit Hold'em")]
-    assert hands[0].winners == ({"seat": 2, "amount": 400, "half": "whole", "pot": 0},)
+    assert hands[0].winners == ({"seat": 2, "amount": 400, "half": "whole", "pot": 0,
+                                 "name": "P2"},)
     counts = store.counts()
     assert counts == {"hands": 2, "actions": 2 * 8, "boards": 6, "pots": 4, "showdowns": 4,
                       "winners": 2, "flags": 0}

@@ -86,7 +86,9 @@ async def test_the_floor_page_shows_every_table_live(
             await client.publish(topics.Topic("poker/v1/floor/flags"),
                                  json.dumps(FLAG).encode())
             await page.wait_for_selector("#flag-list li", timeout=10000)
-            assert "bad-beat" in await page.locator("#flags").inner_text()
+            flags = await page.locator("#flags").inner_text()
+            # the table's name (f1 has none: its id) and the player's, not "seat 3"
+            assert "bad-beat: f1 \u00b7 P3 \u2014 Ah Ad Ac" in flags and "seat 3" not in flags
 
             # f2's daemon dies: the broker publishes its will, the page shows it offline
             tables["f2"].daemon.kill()

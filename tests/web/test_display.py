@@ -168,7 +168,7 @@ async def test_display_shows_board_pots_and_winners_of_a_simulated_hand(
         await expect(page.locator("body.four-colour")).to_have_count(1)
         await expect(diamond).to_have_css("color", "rgb(10, 91, 211)")  # blue diamonds
         await expect(page.locator('#board .card[data-card="7c"]')).to_have_css(
-            "color", "rgb(11, 138, 47)")  # green clubs
+            "color", "rgb(10, 122, 41)")  # green clubs (AA on white)
         assert received, "the browser received no SSE message"
     finally:
         daemon.close()
@@ -237,9 +237,10 @@ async def test_display_and_console_say_resyncing_while_a_gap_is_open(stack_facto
 
 async def test_every_amount_of_a_table_has_one_format(stack_factory: Any, browser: Any
                                                       ) -> None:
-    """A whole amount beside one with cents: both with two decimals, as are the stakes and
-    pots; a view of whole amounts at whole stakes is in whole dollars; stakes with cents put
-    every amount in cents (docs/web.md)."""
+    """The stakes decide cents, never the amounts of a hand: at $1/$2 the stakes, stacks and
+    pots are whole dollars whatever a stack holds (one that is not whole keeps its cents,
+    never rounded), so "$1/$2" never becomes "$1.00/$2.00" on the next hand; stakes with cents
+    put every amount in cents (docs/web.md)."""
     stack = await stack_factory()
     base = f"poker/v1/tables/{TABLE}"
     daemon = SyncClient(stack.broker.port, "controller-t01")
@@ -261,8 +262,8 @@ async def test_every_amount_of_a_table_has_one_format(stack_factory: Any, browse
         daemon.publish(f"{base}/state", json.dumps(state(10, seats=seats(20100, 33682))
                                                    ).encode(), retain=True)
         await page.goto(stack.url + "/")
-        await shows("$1.00/$2.00", "$201.00", "$336.82", "$18.00")
-        await expect(page.locator('.seat[data-seat="3"] .seat-bet')).to_have_text("$4.00")
+        await shows("$1/$2", "$201", "$336.82", "$18")
+        await expect(page.locator('.seat[data-seat="3"] .seat-bet')).to_have_text("$4")
 
         daemon.publish(f"{base}/state", json.dumps(state(11, seats=seats(20100, 33600))
                                                    ).encode(), retain=True)

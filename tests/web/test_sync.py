@@ -57,6 +57,28 @@ def test_events_in_order_are_logged_and_advance_seq() -> None:
     assert not sync.stale and not sync.resyncing
 
 
+def test_the_log_and_the_name_come_from_the_snapshot_when_it_has_them() -> None:
+    """A daemon whose snapshot carries the hand's log: the view shows that log (whole, also
+    to a page that came mid-hand), not what this server happened to see of the events; its
+    ``table_name`` titles the pages unless the server was given one."""
+    sync = synced()
+    log = [{"type": "hand_started", "hand": {"id": "h1", "number": 1}, "n": 1},
+           {"type": "forced_bet", "seat": 1, "kind": "small_blind", "amount": 50, "n": 2}]
+    assert sync.feed(state(1, 11, log=log, log_omitted=0, table_name="Main room 1"))
+    view = sync.view()
+    assert view["log"] == log and view["log_omitted"] == 0
+    assert view["title"] == "Main room 1"
+    assert sync.feed(event(1, 12))           # the event's own line comes with the next snapshot
+    assert sync.view()["log"] == log
+    assert PublicSync("t01", title="Given").title == "Given"
+    # a hostile log: not a list (the events' log instead), or not objects (left out)
+    sync.feed(state(1, 13, log="x", log_omitted=True))
+    assert [e["seq"] for e in sync.view()["log"]] == [12]  # type: ignore[index]
+    sync.feed(state(1, 14, log=[1, "a", {"type": "action", "n": 3}], log_omitted=True))
+    assert sync.view()["log"] == [{"type": "action", "n": 3}]
+    assert sync.view()["log_omitted"] == 0
+
+
 def test_log_entries_are_the_event_bodies_and_a_street_is_one_board_line() -> None:
     sync = synced()
     sync.feed(event(1, 11, seat=3, kind="raise", amount=500, to=600))

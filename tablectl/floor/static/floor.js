@@ -20,7 +20,10 @@
     c.classList.add(t.controller === "online" ? "online" : "offline");
     if (t.errors.length) c.classList.add("attention");
     const h = el("h2");
-    h.append(el("span", "name", t.table), el("span", "controller", t.controller));
+    // the table's name (its config's [table] name); the id beside it only when they differ
+    const title = el("span", "name", t.name || t.table);
+    if (t.name && t.name !== t.table) title.append(" ", el("span", "table-id", "(" + t.table + ")"));
+    h.append(title, el("span", "controller", t.controller));
     c.append(h);
     c.append(el("div", "row game", (t.game || "?") + (t.stakes ? " · " + t.stakes : "")));
     const hand = t.hand ? "Hand #" + t.hand : "between hands";
@@ -49,7 +52,8 @@
       (waiting ? ", " + waiting + " waiting for a person" : "");
     flags.hidden = board.flags.length === 0;
     flagList.replaceChildren(...board.flags.map(f => el("li", "flag",
-      f.rule + ": " + f.hand + " seat " + f.seat + " — " + f.detail)));
+      f.rule + ": " + (f.table_name || f.hand) + " · " + (f.player || "seat " + f.seat) +
+      " — " + f.detail)));
   }
 
   const source = new EventSource("/events");

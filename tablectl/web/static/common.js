@@ -37,37 +37,29 @@ function cardEl(code, size) {
   return card;
 }
 
-// One money format per table (docs/web.md): every amount of a view with two decimals when the
-// table's stakes or any amount shown need cents, else whole units; so "$201" never stands
-// beside "$336.82". Each page's render calls setMoneyFormat(view) before drawing.
+// One money format per table (docs/web.md): cents are shown or not as the table's stakes
+// decide, never per amount, so its stakes read "$1/$2" (or "$0.50/$1.00") on every hand and
+// every page. At a table whose stakes are whole units an amount that is not (an odd chip of a
+// split pot) still shows its cents: a display never rounds money. Each page's render calls
+// setMoneyFormat(view) before drawing.
 let moneyCents = false;
 
 const STAKE_AMOUNTS = ["small_blind", "big_blind", "ante", "bring_in", "small_bet", "big_bet", "straddle"];
-const EVENT_AMOUNTS = ["amount", "to", "stack"];
 
 function unitsPerCurrency(stakes) {
   return (stakes && stakes.units_per_currency) || 100;
 }
 
-// Whether a table's view needs cents: its stakes, and every amount on its snapshot and log.
-function needsCents(view) {
-  const snap = view && view.snapshot;
-  const stakes = snap && snap.stakes;
+// Whether a table's stakes need cents: one of its forced bets or bet sizes is not whole.
+function stakesNeedCents(stakes) {
   const upc = unitsPerCurrency(stakes);
-  const odd = (v) => typeof v === "number" && v % upc !== 0;
-  const any = (obj, keys) => Boolean(obj) && keys.some((k) => odd(obj[k]));
-  if (upc === 1) return false;
-  if (any(stakes, STAKE_AMOUNTS)) return true;
-  if (!snap) return false;
-  if ((snap.seats || []).some((s) => any(s, ["stack", "bet"]))) return true;
-  if ((snap.pots || []).some((p) => any(p, ["amount"]))) return true;
-  if ((snap.results || []).some((r) => any(r, ["amount"]))) return true;
-  if (((snap.to_act && snap.to_act.legal) || []).some((l) => any(l, ["amount", "min", "max"]))) return true;
-  return ((view && view.log) || []).some((ev) => any(ev, EVENT_AMOUNTS));
+  if (upc === 1 || !stakes) return false;
+  return STAKE_AMOUNTS.some((k) => typeof stakes[k] === "number" && stakes[k] % upc !== 0);
 }
 
 function setMoneyFormat(view) {
-  moneyCents = needsCents(view);
+  const snap = view && view.snapshot;
+  moneyCents = stakesNeedCents(snap && snap.stakes);
 }
 
 function money(amount, stakes) {
@@ -76,7 +68,7 @@ function money(amount, stakes) {
   const cur = (stakes && stakes.currency) || "USD";
   const sym = CURRENCY_SYMBOL[cur];
   const value = amount / upc;
-  // an amount not in the view (one the dealer is typing) still shows its cents
+  // an amount that is not whole still shows its cents (never rounded)
   const text = moneyCents || !Number.isInteger(value)
     ? value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
     : value.toLocaleString("en-US");

@@ -323,7 +323,7 @@ function render(v) {
   pill.textContent = !streamOk ? "no server" : v.stale ? (v.status === "offline" ? "OFFLINE" : "stale")
     : v.resyncing ? "resyncing" : "live";
   pill.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
-  document.getElementById("table-name").textContent = (session && session.table_name) || v.table;
+  document.getElementById("table-name").textContent = (session && session.table_name) || v.title || v.table;
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "Between hands";
   document.getElementById("phase").textContent = snap ? [snap.phase, snap.street].filter(Boolean).join(" \u00b7 ") : "";
   renderBanners(document.getElementById("banners"), v, streamOk);

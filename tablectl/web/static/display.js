@@ -19,7 +19,8 @@ function renderSeats(node, snapshot) {
     head.appendChild(el("span", "seat-name", s.name || "Seat " + s.seat));
     if (snapshot.button === s.seat) head.appendChild(el("span", "dealer-button", "D"));
     box.appendChild(head);
-    const cards = el("div", "seat-cards");
+    // three or more cards (Omaha, stud): smaller face-up cards, so four fit one row
+    const cards = el("div", "seat-cards" + ((s.cards || []).length > 2 ? " many" : ""));
     (s.cards || []).forEach((c) => cards.appendChild(cardEl(c.card, "sm")));
     box.appendChild(cards);
     const foot = el("div", "seat-foot");
@@ -48,6 +49,7 @@ function render(view) {
   live.className = "live-pill " + (notLive ? "pill-stale" : "pill-live");
   document.body.dataset.run = view.run ? view.run.journal + ":" + view.run.epoch + ":" + view.run.seq : "";
   document.getElementById("table-name").textContent = view.title || view.table;
+  document.title = (view.title || view.table) + " \u2013 table display";
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
@@ -58,10 +60,19 @@ function render(view) {
   const turn = document.getElementById("turn");
   turn.textContent = snap && snap.to_act ? "Action on " + seatName(snap, snap.to_act.seat) : "";
   renderSeats(document.getElementById("seats"), snap);
+  // the hand's log from the snapshot, newest first (the first entries of a long hand come
+  // last, after a line saying how many between are left out)
   const log = clear(document.getElementById("log"));
-  (view.log || []).slice().reverse().forEach((ev) => {
+  const entries = view.log || [];
+  const omitted = view.log_omitted || 0;
+  const firstKept = omitted ? entries.findIndex((ev, i) => i > 0 && ev.n > entries[i - 1].n + 1) : -1;
+  entries.slice().reverse().forEach((ev, j) => {
+    const i = entries.length - 1 - j;
+    if (firstKept > 0 && i === firstKept - 1) {
+      log.appendChild(el("li", "log-omitted", "\u2026 " + omitted + " earlier entries not shown \u2026"));
+    }
     const item = el("li", "log-" + ev.type, describeEvent(ev, snap));
-    item.dataset.seq = String(ev.seq);
+    item.dataset.n = String(ev.n !== undefined ? ev.n : ev.seq);
     log.appendChild(item);
   });
 }
