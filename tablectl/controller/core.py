@@ -55,6 +55,7 @@ from tablectl.game import (
     RuleViolation,
     Showdown,
 )
+from tablectl.game.rotation import RotationError, RotationPosition
 
 CARD_EXPECTATIONS: Final = (DealHole, DealUp, DealDown, Burn, DealBoard)
 
@@ -214,9 +215,28 @@ class ControllerCore:
         self._snaps: Snapshots | None = None
         self._last_change: weakref.ref[SnapshotChange] | None = None
         self._next_setup: TableSetup | None = None
+        self._rotation_pos: RotationPosition | None = state.rotation
         self._adopt(setup)
 
     def _adopt(self, setup: TableSetup) -> None:
+        """Deal with ``setup`` from the next hand on: a rotation's current game (a position
+        that is not one of a changed rotation starts it from its first game)."""
+        self._base_setup = setup
+        rotation = setup.rotation
+        if rotation is None:
+            self._rotation_pos = None
+        else:
+            pos = self._rotation_pos
+            try:
+                if pos is None:
+                    raise RotationError("no position yet")
+                pos.check(rotation)
+            except RotationError:
+                pos = RotationPosition.first(rotation)
+            self._rotation_pos = pos
+            game = pos.game(rotation)
+            setup = replace(setup, game=game.game, structure=game.structure,
+                            stakes=game.stakes, label="")
         self._setup = setup
         self._stud = setup.game.is_stud
         self._next_setup = None
@@ -312,4 +332,5 @@ class ControllerCore:
         replies = tuple(CachedReply(u, i, r, False) for (u, i), r in self._replies_prev.items())
         replies += tuple(CachedReply(u, i, r, True) for (u, i), r in self._replies_cur.items())
         return TableState(tuple(self._seats.values()), self._button, self._number,
-                          tuple(self._errors.values()), tuple(self._devices.values()), replies)
+                          tuple(self._errors.values()), tuple(self._devices.values()), replies,
+                          self._rotation_pos)
