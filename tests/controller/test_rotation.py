@@ -17,6 +17,7 @@ from tablectl.daemon import TableDaemon
 from tablectl.domain.games import GameKind
 from tablectl.game import Stakes
 from tablectl.game.rotation import Rotation, horse
+from tablectl.history.export import export_hand, finished_hands
 from tablectl.journal import SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 from tests.controller.helpers import FL, Dealer, Driver, initial_state, make_setup
@@ -171,3 +172,10 @@ def test_a_restart_keeps_the_rotation_where_it_was(tmp_path: Path) -> None:
         d = _daemon(journal, clock)
         d.now, d.n = d.now.replace(hour=d.now.hour + 2), 20_000
         assert [_play(d, rng)[:2] for _ in range(2)] == [("holdem", 1), ("holdem", 2)]
+        # each hand is exported to PHH as the game it dealt
+        assert d.daemon is not None
+        exported = [export_hand(d.daemon.setup, r) for r in finished_hands(journal)]
+    codes = [next(line for line in e.phh().splitlines() if line.startswith("variant"))
+             for e in exported]
+    assert [c.split('"')[1] for c in codes] == (["FT"] * 4 + ["FO/8"] * 4 + ["FR"] * 2
+                                               + ["F7S"] * 2 + ["F7S/8"] * 2 + ["FT"] * 2)
