@@ -165,8 +165,8 @@ def rotation_problems(game: GameSection) -> list[str]:
             continue
         own = g.stakes if g.stakes is not None else shared_stakes(g.variant,
                                                                  engine_stakes(game.stakes))
-        where = where if g.stakes is not None else f"{where}(with game.stakes) "
-        problems += [where + p for p in stakes_problems(g.variant, g.structure, own)]
+        shared = "" if g.stakes is not None else " (it has no stakes of its own: game.stakes)"
+        problems += [where + p + shared for p in stakes_problems(g.variant, g.structure, own)]
     for entry in entries:
         problems += [f"stakes ({entry.game.value}): " + p.removeprefix("stakes: ")
                      for p in stakes_problems(entry.game, entry.structure, entry.stakes)]
