@@ -51,6 +51,9 @@ function render(view) {
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
+  const rotation = document.getElementById("rotation");
+  rotation.textContent = rotationText(snap);
+  rotation.hidden = !rotation.textContent;
   renderBanners(document.getElementById("banners"), view, streamOk);
   renderBoard(document.getElementById("board"), snap, "xl");
   renderPots(document.getElementById("pots"), snap);
@@ -72,3 +75,18 @@ document.addEventListener("DOMContentLoaded", () => {
     if (lastView) render(lastView);
   });
 });
+
+// A mixed game's rotation: the game now, the hands left in it, the next game, where the frozen
+// button resumes (docs/mqtt.md section 8.3, "rotation"); "" at a table dealing one game.
+function rotationText(snap) {
+  const rot = snap && snap.rotation;
+  if (!rot) return "";
+  const name = rot.name ? rot.name.toUpperCase() : "Mixed games";
+  if (rot.choosing) return name + ": dealer's choice \u2014 the dealer picks the next game";
+  const left = rot.hands_left;
+  let text = name + ": " + (rot.game ? rot.game.label : "") + ", " + left +
+    (left === 1 ? " hand" : " hands") + " left";
+  text += rot.next ? "; next " + rot.next.label : "; then the dealer's choice";
+  if (Number.isInteger(rot.frozen_button)) text += "; button frozen on seat " + rot.frozen_button;
+  return text;
+}
