@@ -37,6 +37,7 @@ from tablectl.controller.table import (
 )
 from tablectl.controller.views import EventFolder, card_text
 from tablectl.domain.cards import Card
+from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
@@ -216,23 +217,30 @@ class ControllerCore:
         self._last_change: weakref.ref[SnapshotChange] | None = None
         self._next_setup: TableSetup | None = None
         self._rotation_pos: RotationPosition | None = state.rotation
+        # the games of the rotation the position belongs to (None: the setup's own, as a
+        # checkpoint is restored under the config journaled with it)
+        self._rotation_games: tuple[tuple[GameKind, BettingStructure], ...] | None = None
         self._adopt(setup)
 
     def _adopt(self, setup: TableSetup) -> None:
-        """Deal with ``setup`` from the next hand on: a rotation's current game (a position
-        that is not one of a changed rotation starts it from its first game)."""
+        """Deal with ``setup`` from the next hand on: a rotation's current game. A rotation
+        whose games changed (not only their stakes or counts) starts again from its first."""
         self._base_setup = setup
         rotation = setup.rotation
         if rotation is None:
-            self._rotation_pos = None
+            self._rotation_pos = self._rotation_games = None
         else:
             pos = self._rotation_pos
+            games = tuple((g.game, g.structure) for g in rotation.games)
             try:
                 if pos is None:
                     raise RotationError("no position yet")
+                if self._rotation_games not in (None, games):
+                    raise RotationError("the rotation's games changed")
                 pos.check(rotation)
             except RotationError:
                 pos = RotationPosition.first(rotation)
+            self._rotation_games = games
             self._rotation_pos = pos
             game = pos.game(rotation)
             setup = replace(setup, game=game.game, structure=game.structure,

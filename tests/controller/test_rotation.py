@@ -13,6 +13,7 @@ from pathlib import Path
 from tablectl.clock import ManualClock
 from tablectl.controller import HandController, Outcome
 from tablectl.controller.inputs import ControllerInput
+from tablectl.controller.setup_json import ConfigChange
 from tablectl.daemon import TableDaemon
 from tablectl.domain.games import GameKind
 from tablectl.game import Stakes
@@ -179,3 +180,21 @@ def test_a_restart_keeps_the_rotation_where_it_was(tmp_path: Path) -> None:
              for e in exported]
     assert [c.split('"')[1] for c in codes] == (["FT"] * 4 + ["FO/8"] * 4 + ["FR"] * 2
                                                + ["F7S"] * 2 + ["F7S/8"] * 2 + ["FT"] * 2)
+
+
+def test_a_config_change_keeps_the_position_unless_the_games_change() -> None:
+    d, rng = _table(stud_hands=2), random.Random(6)
+    for _ in range(5):                              # four hold'em hands, one Omaha hand
+        _play(d, rng)
+    dearer = make_setup(GameKind.HOLDEM, FL, rotation=horse(
+        Stakes(small_blind=50, big_blind=100, small_bet=100, big_bet=200, ante=20,
+               bring_in=40), stud_hands=3))
+    d.feed(ConfigChange(setup=dearer, at=d.tick()))
+    snap = d.ctl.public_snapshot()
+    assert snap["game"]["variant"] == "omaha-hi-lo"          # type: ignore[index,call-overload]
+    assert snap["stakes"]["big_bet"] == 200                 # type: ignore[index,call-overload]
+    other = make_setup(GameKind.HOLDEM, FL, rotation=Rotation(horse(LIMITS).games[2:]))
+    d.feed(ConfigChange(setup=other, at=d.tick()))
+    rot = d.ctl.public_snapshot()["rotation"]
+    assert isinstance(rot, dict) and rot["game"]["variant"] == "razz"  # type: ignore[index,call-overload]
+    assert rot["hands_left"] == 8
