@@ -96,6 +96,22 @@ def test_a_player_leaving_shortens_the_orbit() -> None:
                      ("omaha-hi-lo", 1)]
 
 
+def test_a_player_sitting_out_is_skipped_by_the_orbit_and_back_in_the_next() -> None:
+    d, rng = _table(stud_hands=1, seats=4), random.Random(8)
+    games = [_play(d, rng)[:2]]                    # button 1, then on seat 2
+    stack = next(s.stack for s in d.ctl.checkpoint().seats if s.seat == 3)
+    out = d.cmd("adjust_stack", user="floor-t01", seat=3, amount=-stack, reason="sits out")
+    assert out.reply is not None and out.reply.ok, out.reply
+    rot = d.ctl.public_snapshot()["rotation"]
+    assert isinstance(rot, dict) and rot["hands_left"] == 2       # seats 2 and 4
+    games += [_play(d, rng)[:2] for _ in range(2)]
+    out = d.cmd("adjust_stack", user="floor-t01", seat=3, amount=stack, reason="back")
+    assert out.reply is not None and out.reply.ok, out.reply
+    games += [_play(d, rng)[:2] for _ in range(4)]
+    assert games == [("holdem", 1), ("holdem", 2), ("holdem", 4)] + [
+        ("omaha-hi-lo", b) for b in (1, 2, 3, 4)]
+
+
 def test_a_misdeal_does_not_count() -> None:
     d, rng = _table(), random.Random(1)
     d.cmd("start_hand")
