@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from tablectl.clock import Clock, SystemClock
 from tablectl.config import SourceKind, TableConfig, read_credentials, web_command_user
 from tablectl.config_check import ensure_journal_folder
-from tablectl.config_games import rotation_of
+from tablectl.config_games import first_game, rotation_of
 from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.daemon.table import online_elsewhere
@@ -288,7 +288,7 @@ def table_setup(config: TableConfig) -> TableSetup:
     roles.setdefault(config.access.keypad_user, "dealer")
     deck = config.load_deck()
     rotation = rotation_of(config.game)
-    game, structure = config.game.first
+    game, structure = first_game(config.game)
     if rotation is not None:
         stakes = rotation.games[0].stakes
     return TableSetup(table=config.table.id, game=game, rotation=rotation,
@@ -313,7 +313,7 @@ def initial_state(config: TableConfig) -> TableState:
     seats = [SeatState(s.number, s.name, s.stack) for s in config.seats]
     rotation = rotation_of(config.game)
     stud = (all(g.game.is_stud for g in rotation.games) if rotation is not None
-            else config.game.first[0].is_stud)      # a rotation's button games need a button
+            else first_game(config.game)[0].is_stud)      # a rotation's button games need a button
     button = config.button or (0 if stud else config.seats[0].number)
     return TableState.initial(seats, button)
 
@@ -425,7 +425,9 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             for src in srcs:
                 await stack.enter_async_context(src)
             if config.metrics.port is not None:
-                daemon.metrics = TableMetrics(config.game.rotation or config.game.first[0].value)
+                game = config.game.variant
+                daemon.metrics = TableMetrics(game.value if game is not None
+                                              else config.game.rotation or "mixed")
                 daemon.metrics.watch(mqtt=mqtt_client, outbox=daemon.outbox_depth, sources=srcs)
                 await stack.enter_async_context(serve_metrics(
                     daemon.metrics.registry, config.metrics.host, config.metrics.port))

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tablectl.config_games import Hands, rotation_of, rotation_problems
+from tablectl.config_games import Hands, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
@@ -140,26 +140,6 @@ class GameSection(_Model):
         if problems:
             raise ValueError("; ".join(problems))
         return self
-
-    @property
-    def described(self) -> str:
-        """``fixed-limit holdem``, ``rotation horse`` or ``rotation of 3 games`` (and
-        ``, dealer's choice``)."""
-        if self.variant is not None:
-            return f"{self.structure.value} {self.variant.value}"
-        choice = ", dealer's choice" if self.dealers_choice else ""
-        if self.rotation is not None:
-            return f"rotation {self.rotation}{choice}"
-        return f"rotation of {len(self.games or ())} games{choice}"
-
-    @property
-    def first(self) -> tuple[GameKind, BettingStructure]:
-        """The game dealt first: the variant, or the rotation's first game."""
-        rotation = rotation_of(self)
-        if rotation is not None:
-            return rotation.games[0].game, rotation.games[0].structure
-        assert self.variant is not None
-        return self.variant, self.structure
 
 
 class Seat(_Model):

@@ -171,3 +171,23 @@ def rotation_problems(game: GameSection) -> list[str]:
         problems += [f"stakes ({entry.game.value}): " + p.removeprefix("stakes: ")
                      for p in stakes_problems(entry.game, entry.structure, entry.stakes)]
     return problems
+
+
+def first_game(game: GameSection) -> tuple[GameKind, BettingStructure]:
+    """The game a validated ``[game]`` deals first: its variant, or its rotation's first."""
+    rotation = rotation_of(game)
+    if rotation is not None:
+        return rotation.games[0].game, rotation.games[0].structure
+    assert game.variant is not None
+    return game.variant, game.structure
+
+
+def described(game: GameSection) -> str:
+    """``fixed-limit holdem``, ``rotation horse`` or ``rotation of 3 games`` (and ``, dealer's
+    choice``): what ``tablectl config check`` and ``tablectl doctor`` say a table deals."""
+    if game.variant is not None:
+        return f"{game.structure.value} {game.variant.value}"
+    choice = ", dealer's choice" if game.dealers_choice else ""
+    if game.rotation is not None:
+        return f"rotation {game.rotation}{choice}"
+    return f"rotation of {len(game.games or ())} games{choice}"

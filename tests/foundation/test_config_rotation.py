@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tablectl.config import parse_config
-from tablectl.config_games import rotation_of
+from tablectl.config_games import described, first_game, rotation_of
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import GameKind
 
@@ -23,8 +23,8 @@ def test_horse_by_name_with_shared_stakes_and_a_stud_count() -> None:
     assert rotation is not None and rotation.name == "horse"
     assert [(g.game.value, g.hands) for g in rotation.games] == [
         ("holdem", 0), ("omaha-hi-lo", 0), ("razz", 6), ("stud", 6), ("stud-hi-lo", 6)]
-    assert cfg.game.first == (GameKind.HOLDEM, cfg.game.structure)
-    assert cfg.game.described == "rotation horse"
+    assert first_game(cfg.game) == (GameKind.HOLDEM, cfg.game.structure)
+    assert described(cfg.game) == "rotation horse"
 
 
 def test_a_list_of_games_with_their_own_stakes_and_dealers_choice() -> None:
@@ -38,7 +38,7 @@ def test_a_list_of_games_with_their_own_stakes_and_dealers_choice() -> None:
     assert rotation is not None and rotation.dealers_choice
     assert [g.hands for g in rotation.games] == [0, 3, 8]       # razz: the default count
     assert rotation.games[2].stakes.bring_in == 1
-    assert cfg.game.described == "rotation of 3 games, dealer's choice"
+    assert described(cfg.game) == "rotation of 3 games, dealer's choice"
 
 
 @pytest.mark.parametrize(("game", "key", "words"), [
