@@ -110,7 +110,8 @@ class HandController(CommandHandlers, SnapshotBuilder):
 
     @property
     def setup(self) -> TableSetup:
-        """The table's setup."""
+        """The table's setup, as the current (or next) hand deals: at a table with a rotation,
+        its ``game``, ``structure``, ``stakes`` and ``label`` are the rotation's game now."""
         return self._setup
 
     @property

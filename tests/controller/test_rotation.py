@@ -6,14 +6,19 @@ rotation again)."""
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tablectl.clock import ManualClock
 from tablectl.controller import HandController, Outcome
 from tablectl.controller.inputs import ControllerInput
 from tablectl.controller.setup_json import ConfigChange
+from tablectl.controller.table import TableState
 from tablectl.daemon import TableDaemon
 from tablectl.domain.games import GameKind
 from tablectl.game import Stakes
@@ -22,6 +27,7 @@ from tablectl.history.export import export_hand, finished_hands
 from tablectl.journal import SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 from tests.controller.helpers import FL, Dealer, Driver, initial_state, make_setup
+from tests.controller.test_replay import journal
 
 LIMITS = Stakes(small_blind=25, big_blind=50, small_bet=50, big_bet=100, ante=10, bring_in=20)
 
@@ -214,3 +220,36 @@ def test_a_config_change_keeps_the_position_unless_the_games_change() -> None:
     rot = d.ctl.public_snapshot()["rotation"]
     assert isinstance(rot, dict) and rot["game"]["variant"] == "razz"  # type: ignore[index,call-overload]
     assert rot["hands_left"] == 8
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), hands=st.integers(8, 20))
+def test_a_rotation_replays_from_the_journal_identically(seed: int, hands: int) -> None:
+    # whole hands, a misdeal and a player leaving, through the journal's JSON and back: the
+    # same outcomes, snapshots and checkpoint (rotation position included), also restored at
+    # the last hand start
+    rng = random.Random(seed)
+    d = _table(stud_hands=1, seats=4)
+    initial = d.ctl.checkpoint()
+    for n in range(hands):
+        if n == 3:
+            d.cmd("start_hand")
+            d.cmd("misdeal")
+        if n == 5:
+            d.cmd("unseat_player", user="floor-t01", seat=2)
+        _play(d, rng)
+    setup = d.ctl.setup
+    again = HandController(setup, TableState.from_json(json.loads(json.dumps(
+        initial.to_json()))))
+    for inp, out in zip(d.inputs, d.outcomes, strict=True):
+        assert again.handle(journal(inp)) == out
+    assert again.public_snapshot() == d.ctl.public_snapshot()
+    assert again.checkpoint() == d.ctl.checkpoint()
+    i = max(i for i, o in enumerate(d.outcomes) if o.hand_started is not None)
+    started = d.outcomes[i].hand_started
+    assert started is not None and started.checkpoint.rotation is not None
+    restored = HandController.restore(setup, TableState.from_json(json.loads(json.dumps(
+        started.checkpoint.to_json()))))
+    for inp, out in zip(d.inputs[i:], d.outcomes[i:], strict=True):
+        assert restored.handle(journal(inp)) == out
+    assert restored.checkpoint() == d.ctl.checkpoint()
