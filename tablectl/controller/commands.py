@@ -262,7 +262,7 @@ class CommandHandlers(ReadHygiene, Rotating):
                                                      "stacks": stacks, "rake": 0}))
         self._run.ended = HandClosed(self._number, self._hand_id, {
             "hand": hand_json, "result": result, "stacks": stacks, "results": [],
-            "board": [], "rake": 0, "by": cmd.user})
+            "board": [], "rake": 0, "by": cmd.user, **self._game_of_hand()})
         if self._pending is not None:
             self._pending = None
             if ErrorCode.DOUBTFUL_READ in self._errors:

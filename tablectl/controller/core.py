@@ -330,8 +330,13 @@ class ControllerCore:
             "hand": self._hand_json(), "result": "settled",
             "stacks": [{"seat": s, "stack": n} for s, n in sorted(hand.final_stacks.items())],
             "results": list(folder.awards), "board": [card_text(c) for c in hand.board],
-            "rake": hand.rake}
+            "rake": hand.rake, **self._game_of_hand()}
         self._run.ended = HandClosed(self._number, self._hand_id, summary)
+
+    def _game_of_hand(self) -> dict[str, JsonValue]:
+        """``{"game": variant}`` for a hand summary at a table with a rotation (metrics count
+        hands by the game they dealt), else nothing."""
+        return {"game": self._setup.game.value} if self._rotation_pos is not None else {}
 
     def _hand_json(self) -> dict[str, JsonValue]:
         return {"id": self._hand_id, "number": self._number}

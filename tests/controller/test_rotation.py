@@ -253,3 +253,17 @@ def test_a_rotation_replays_from_the_journal_identically(seed: int, hands: int) 
     for inp, out in zip(d.inputs[i:], d.outcomes[i:], strict=True):
         assert restored.handle(journal(inp)) == out
     assert restored.checkpoint() == d.ctl.checkpoint()
+
+
+def test_hands_are_counted_in_the_metrics_by_the_game_they_dealt() -> None:
+    from tablectl.metrics import TableMetrics
+
+    d, rng = _table(stud_hands=1, seats=2), random.Random(12)
+    metrics = TableMetrics("horse")
+    for _ in range(2 + 2 + 1):                # hold'em, Omaha hi-lo, razz
+        _play(d, rng)
+    for inp, out in zip(d.inputs, d.outcomes, strict=True):
+        metrics.applied(inp, out, [], started=0.0, commit=0.0)
+    got = {game: metrics.registry.get_sample_value("tablectl_hands_total", {"game": game})
+           for game in ("holdem", "omaha-hi-lo", "razz", "horse")}
+    assert got == {"holdem": 2, "omaha-hi-lo": 2, "razz": 1, "horse": 0}
