@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.game import HandStart, SeatSetup
+
+_STAKES = ("small_blind", "big_blind", "ante", "bring_in", "small_bet", "big_bet")
 
 
 def table_of_reply(reply: Mapping[str, object], start: HandStart
@@ -46,7 +49,20 @@ def table_of_reply(reply: Mapping[str, object], start: HandStart
                      button=button if isinstance(button, int) else start.button,
                      seats=tuple(SeatSetup(int(s["seat"]), int(s["stack"]), str(s["name"]))
                                  for s in seats if isinstance(s, Mapping)))
-    if (theirs.seats, theirs.button, theirs.hand_id) == (start.seats, start.button,
-                                                         start.hand_id):
+    theirs = _game_of(result, theirs)
+    if theirs == start:
         return None
     return theirs, number
+
+
+def _game_of(result: Mapping[str, object], start: HandStart) -> HandStart:
+    """The game a rotation's table deals this hand (its reply's ``game`` and ``stakes``; a
+    stud hand has no button: the daemon deals it from seat 1)."""
+    game, stakes = result.get("game"), result.get("stakes")
+    if not isinstance(game, Mapping) or not isinstance(stakes, Mapping):
+        return start
+    kind = GameKind(str(game.get("variant")))
+    amounts = {k: v for k in _STAKES if isinstance(v := stakes.get(k), int)}
+    return replace(start, game=kind, structure=BettingStructure(str(game.get("structure"))),
+                   stakes=replace(start.stakes, **amounts),
+                   button=0 if kind.is_stud else start.button)

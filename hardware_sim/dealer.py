@@ -241,6 +241,8 @@ class SimDealer:
             start, number = table
             self.stacks = {s.seat: s.stack for s in start.seats}
             self.button = start.button
+            # a table dealing a rotation: this hand's game is the daemon's
+            self.game, self.structure, self.stakes = start.game, start.structure, start.stakes
             self.hands_played = number - 1
             st.hand = hand = Hand.replay(start, ())
             st.number = number

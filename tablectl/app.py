@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from tablectl.clock import Clock, SystemClock
 from tablectl.config import SourceKind, TableConfig, read_credentials, web_command_user
 from tablectl.config_check import ensure_journal_folder
+from tablectl.config_games import first_game, rotation_of
 from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.daemon.table import online_elsewhere
@@ -286,8 +287,13 @@ def table_setup(config: TableConfig) -> TableSetup:
     roles = dict(config.access.roles)
     roles.setdefault(config.access.keypad_user, "dealer")
     deck = config.load_deck()
-    return TableSetup(table=config.table.id, name=config.table.name, game=config.game.variant,
-                      structure=config.game.structure, stakes=stakes, deck_id=deck.deck_id,
+    rotation = rotation_of(config.game)
+    game, structure = first_game(config.game)
+    if rotation is not None:
+        stakes = rotation.games[0].stakes
+    return TableSetup(table=config.table.id, name=config.table.name, game=game,
+                      rotation=rotation, structure=structure, stakes=stakes,
+                      deck_id=deck.deck_id,
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,
                       currency=st.currency, units_per_currency=st.units_per_currency)
@@ -306,7 +312,10 @@ def access_limits(config: TableConfig) -> AccessLimits:
 def initial_state(config: TableConfig) -> TableState:
     """The table before its first hand: the configured seats and button."""
     seats = [SeatState(s.number, s.name, s.stack) for s in config.seats]
-    button = config.button or (0 if config.game.variant.is_stud else config.seats[0].number)
+    rotation = rotation_of(config.game)
+    stud = (all(g.game.is_stud for g in rotation.games) if rotation is not None
+            else first_game(config.game)[0].is_stud)      # a rotation's button games need a button
+    button = config.button or (0 if stud else config.seats[0].number)
     return TableState.initial(seats, button)
 
 
@@ -417,7 +426,9 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
             for src in srcs:
                 await stack.enter_async_context(src)
             if config.metrics.port is not None:
-                daemon.metrics = TableMetrics(config.game.variant.value)
+                game = config.game.variant
+                daemon.metrics = TableMetrics(game.value if game is not None
+                                              else config.game.rotation or "mixed")
                 daemon.metrics.watch(mqtt=mqtt_client, outbox=daemon.outbox_depth, sources=srcs)
                 await stack.enter_async_context(serve_metrics(
                     daemon.metrics.registry, config.metrics.host, config.metrics.port))

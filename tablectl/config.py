@@ -3,7 +3,8 @@
 Layout of a table config (every key is documented in README.md, "Configuration")::
 
     [table]            id, name
-    [game]             variant, structure, preset, [game.stakes]
+    [game]             variant, structure, preset, [game.stakes]; or a rotation instead of
+                       variant: rotation = "horse" | [[game.games]], dealers_choice, stud_hands
     [[seats]]          number, name, stack
     [[sources]]        kind, url, name, antenna_map, profile, mode
     deck = "decks/demo-red.csv"
@@ -38,12 +39,14 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tablectl.config_games import Hands, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
-from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
+from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.domain.strictjson import StrictJsonError, display_name
+from tablectl.game.rotation import DEFAULT_STUD_HANDS
 
 ENV_PREFIX: Final = "TABLECTL_"
 _ID_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
@@ -109,41 +112,33 @@ class Stakes(_Model):
     units_per_currency: Annotated[int, Field(ge=1, strict=True)] = 100
 
 
-class GameSection(_Model):
-    """What is dealt, under which house rules."""
+class GameEntry(_Model):
+    """One game of a ``[[game.games]]`` rotation (tablectl/config_games.py)."""
 
     variant: GameKind
     structure: BettingStructure = BettingStructure.FIXED_LIMIT
+    hands: Hands | None = None
+    stakes: Stakes | None = None
+
+
+class GameSection(_Model):
+    """What is dealt, under which house rules: one ``variant``, or a rotation of games
+    (``rotation = "horse"`` or ``[[game.games]]``; :mod:`tablectl.config_games`)."""
+
+    variant: GameKind | None = None
+    structure: BettingStructure = BettingStructure.FIXED_LIMIT
     preset: RulesPreset = RulesPreset.CASINO
     stakes: Stakes
+    rotation: str | None = None
+    games: list[GameEntry] | None = None
+    dealers_choice: bool = False
+    stud_hands: Hands = DEFAULT_STUD_HANDS
 
     @model_validator(mode="after")
     def _coherent(self) -> Self:
-        if self.structure not in ALLOWED_STRUCTURES[self.variant]:
-            allowed = ", ".join(sorted(s.value for s in ALLOWED_STRUCTURES[self.variant]))
-            raise ValueError(
-                f"structure: {self.variant.value} is dealt {allowed}, not {self.structure.value}"
-            )
-        s = self.stakes
-        missing: list[str] = []
-        if self.variant.is_stud:
-            missing += [k for k in ("bring_in", "small_bet", "big_bet") if getattr(s, k) == 0]
-        else:
-            if s.big_blind == 0:
-                missing.append("big_blind")
-            if self.structure is BettingStructure.FIXED_LIMIT:
-                missing += [k for k in ("small_bet", "big_bet") if getattr(s, k) == 0]
-        if missing:
-            raise ValueError(
-                "stakes: " + ", ".join(missing) + f" must be set for {self.structure.value} "
-                f"{self.variant.value}"
-            )
-        if s.small_blind > s.big_blind > 0:
-            raise ValueError(f"stakes: the small blind ({s.small_blind}) is larger than the "
-                             f"big blind ({s.big_blind})")
-        if s.small_bet > s.big_bet > 0:
-            raise ValueError(f"stakes: the small bet ({s.small_bet}) is larger than the big "
-                             f"bet ({s.big_bet})")
+        problems = rotation_problems(self)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 

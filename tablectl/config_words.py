@@ -25,6 +25,7 @@ tabel: unknown key: did you mean `table`?
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -178,10 +179,14 @@ def _words(root: type[BaseModel], err: Mapping[str, object]) -> str:
     return msg.removeprefix("Value error, ")
 
 
+_SUB_PATH: Final = re.compile(r"^[a-z_]+(\[\d+\])?(\.[a-z_]+)*$")
+"""A key a section's validator names: ``stakes``, ``games[1].structure``."""
+
+
 def _split_sub_path(path: str, msg: str) -> tuple[str, str]:
     """Validators of a whole section say ``key: message``; fold the key into the path."""
     head, sep, rest = msg.partition(": ")
-    if sep and head.replace("_", "").isalpha() and head.islower():
+    if sep and _SUB_PATH.match(head):
         return (f"{path}.{head}" if path else head), rest
     return path, msg
 

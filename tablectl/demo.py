@@ -33,8 +33,16 @@ DEMO_VARIANTS: Final[Mapping[str, str]] = {
     "omaha-hi-lo:pot-limit": "clean-omaha-hi-lo-pl",
     "holdem-hi-lo:fixed-limit": "clean-holdem-hi-lo-fl", "stud:fixed-limit": "clean-stud-fl",
     "stud-hi-lo:fixed-limit": "clean-stud-hi-lo-fl", "razz:fixed-limit": "clean-razz-fl",
+    "horse": "rotation-horse",
 }
 """``--variant`` names of the demo and the scenario (config/scenarios) each one plays."""
+
+DEMO_ROTATIONS: Final[Mapping[str, Mapping[str, object]]] = {
+    "horse": {"rotation": "horse", "stud_hands": 2, "stakes": {"ante": 25, "bring_in": 50}},
+}
+"""Demo variants that deal a rotation: the table config's ``[game]`` keys beside the
+scenario's (its stakes added to the scenario's; two hands a stud game, so a short demo sees
+every game). The simulated dealer deals each hand's game from the daemon's reply."""
 
 DEMO_ALIASES: Final[Mapping[str, str]] = {
     "FT": "holdem:fixed-limit", "NT": "holdem:no-limit", "PT": "holdem:pot-limit",
@@ -70,10 +78,12 @@ def demo_scenario(variant: str) -> Path:
 
 
 def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path,
-                odds: bool = False) -> TableConfig:
+                odds: bool = False, rotation: Mapping[str, object] | None = None
+                ) -> TableConfig:
     """A table config for the demo: the scenario's game, seats and deck, a shoe (or antenna
     table) on a pty in ``workdir``, the journal in ``workdir``; ``odds`` turns live odds on
-    (``[odds] enabled``: published on the secure feed, for the broadcast overlay)."""
+    (``[odds] enabled``: published on the secure feed, for the broadcast overlay);
+    ``rotation``: the scenario's game replaced by a rotation (:data:`DEMO_ROTATIONS`)."""
     data = tomllib.loads(scenario.read_text(encoding="utf-8"))
     game = dict(data["game"])
     device = data.get("device", "shoe")
@@ -95,7 +105,10 @@ def demo_config(scenario: Path, *, table: str, broker: str, workdir: Path,
     raw: dict[str, object] = {
         "table": {"id": table, "name": f"demo {scenario.stem}"[:32]},
         "game": {"variant": game["variant"], "structure": game["structure"],
-                 "preset": game.get("preset", "casino"), "stakes": dict(game["stakes"])},
+                 "preset": game.get("preset", "casino"), "stakes": dict(game["stakes"])}
+        if rotation is None else
+        {**rotation, "preset": game.get("preset", "casino"),
+         "stakes": {**game["stakes"], **dict(rotation.get("stakes", {}))}},  # type: ignore[call-overload]
         "seats": data["seats"], "sources": [source], "deck": str(deck),
         "other_decks": [str(blue)] if blue.exists() and blue != deck else [],
         "button": int(game.get("button", 1)),
@@ -211,7 +224,8 @@ async def run_demo(options: DemoOptions, *,
                 broker_url = broker.url
                 on_note(f"private mosquitto on {broker_url}")
             config = demo_config(scenario, table=options.table, broker=broker_url,
-                                 workdir=workdir, odds=options.odds)
+                                 workdir=workdir, odds=options.odds,
+                                 rotation=DEMO_ROTATIONS.get(options.variant))
             daemon_task = asyncio.create_task(run_daemon(config), name="demo daemon")
             cmd = [sys.executable, "-m", "hardware_sim", "play", str(scenario), "--rebuy",
                    "--pty-dir", str(workdir / "pty"), "--broker", broker_url,

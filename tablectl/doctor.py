@@ -480,6 +480,7 @@ def run_checks(path: Path, *, user: str, journal: Path | None = None,
     """Every check of the config at ``path``, in order (the rest are skipped when the config
     itself is invalid)."""
     from tablectl.config import load_config
+    from tablectl.config_games import described
 
     try:
         config = load_config(path)
@@ -487,8 +488,8 @@ def run_checks(path: Path, *, user: str, journal: Path | None = None,
         yield _fail("config", exc.render().replace("\n", "; "),
                     "fix the file (tablectl config check FILE shows each problem)")
         return
-    yield _ok("config", f"{path} (table {config.table.id}, {config.game.structure.value} "
-                        f"{config.game.variant.value}, {len(config.sources)} sources)")
+    yield _ok("config", f"{path} (table {config.table.id}, {described(config.game)}, "
+                        f"{len(config.sources)} sources)")
     steps: list[Callable[[], Check | list[Check]]] = [
         lambda: check_decks(config),
         lambda: check_journal(journal or config.journal.path),

@@ -15,11 +15,18 @@ from tablectl.cli.output import Subparsers, count
 def _demo_engine_only(args: argparse.Namespace) -> int:
     from tablectl.domain.games import RulesPreset
     from tablectl.game import PRESETS
-    from tablectl.history.demo import UNITS_PER_CURRENCY, parse_variant, play_demo
+    from tablectl.history.demo import (
+        UNITS_PER_CURRENCY,
+        demo_rotation,
+        parse_variant,
+        play_demo,
+        play_rotation,
+    )
     from tablectl.terminal.view import money
 
+    horse = args.engine_variant == "horse"
     with stops_on("tablectl demo", {ValueError: Exit.USAGE}):
-        game, structure = parse_variant(args.engine_variant)
+        game, structure = parse_variant("holdem" if horse else args.engine_variant)
     if args.hands < 1:
         raise UsageError("tablectl demo: --hands must be at least 1")
     rules = PRESETS[RulesPreset(args.rules or RulesPreset.CASINO.value)]
@@ -32,8 +39,13 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
         console = Console()
     showdowns = 0
     stakes = {"units_per_currency": UNITS_PER_CURRENCY}     # money as the live demo prints it
-    for demo in play_demo(game, structure, rules, hands=args.hands, seed=args.seed,
-                          money=lambda amount: money(amount, stakes)):
+    played = (play_rotation(demo_rotation(rules), rules, hands=args.hands, seed=args.seed,
+                            money=lambda amount: money(amount, stakes)) if horse else
+              play_demo(game, structure, rules, hands=args.hands, seed=args.seed,
+                        money=lambda amount: money(amount, stakes)))
+    for demo in played:
+        start = demo.hand.start_args
+        game, structure = start.game, start.structure
         showdowns += any(a.half.value != "whole" or a.description not in (
             "uncontested", "uncalled") for r in demo.hand.results for a in r.awards)
         if console is not None:
@@ -45,9 +57,11 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
             console.print(Panel(body, title=f"hand {demo.number} "
                                              f"({structure.value} {game.value})"))
         else:
-            print(f"hand {demo.number}: {len(demo.actions)} actions; board "
+            label = f" ({game.value})" if horse else ""
+            print(f"hand {demo.number}{label}: {len(demo.actions)} actions; board "
                   f"{demo.board or '-'}; " + "; ".join(demo.winners))
-    print(f"{count(args.hands, 'hand')} of {structure.value} {game.value} ({rules.name} rules, "
+    what = "horse" if horse else f"{structure.value} {game.value}"
+    print(f"{count(args.hands, 'hand')} of {what} ({rules.name} rules, "
           f"seed {args.seed}); {showdowns} went to a showdown")
     return Exit.OK
 

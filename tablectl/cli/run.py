@@ -94,6 +94,7 @@ def add_run(sub: Subparsers) -> None:
 
 
 def _config_check(args: argparse.Namespace) -> int:
+    from tablectl.config_games import described
     from tablectl.config_review import review
 
     failed = 0
@@ -106,8 +107,8 @@ def _config_check(args: argparse.Namespace) -> int:
             failed += 1
             continue
         warned = f", {count(len(result.found), 'warning')}" if result.found else ""
-        print(f"{path}: ok (table {cfg.table.id}, {cfg.game.structure.value} "
-              f"{cfg.game.variant.value}, preset {cfg.game.preset.value}, "
+        print(f"{path}: ok (table {cfg.table.id}, {described(cfg.game)}, "
+              f"preset {cfg.game.preset.value}, "
               f"{count(len(cfg.seats), 'seat')}, {count(len(cfg.sources), 'source')}"
               f"{warned})")
     return Exit.USAGE if failed else Exit.OK

@@ -28,6 +28,7 @@ from tablectl.controller.outcome import (
 )
 from tablectl.controller.reads import ReadHygiene
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Refused, Reply
+from tablectl.controller.rotating import Rotating
 from tablectl.controller.table import (
     SeatState,
     TableSetup,
@@ -61,7 +62,7 @@ _CHIP_ACTIONS: Final = frozenset({ActionKind.CALL, ActionKind.BET, ActionKind.RA
                                   ActionKind.COMPLETE, ActionKind.BRING_IN})
 
 
-class CommandHandlers(ReadHygiene):
+class CommandHandlers(ReadHygiene, Rotating):
     """The commands' dispatch and handlers (the rows of :data:`COMMAND_TABLE`)."""
 
     def _on_command(self, cmd: Command, decided: Reply | None) -> tuple[Reply, bool]:
@@ -127,6 +128,8 @@ class CommandHandlers(ReadHygiene):
         if blocking:
             raise Refused(ErrorCode.WRONG_PHASE, "clear the active errors first: "
                            + ", ".join(blocking))
+        if self._choosing():
+            raise Refused(ErrorCode.WRONG_PHASE, "dealer's choice: choose_game first")
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
         number = self._number + 1
@@ -149,17 +152,20 @@ class CommandHandlers(ReadHygiene):
         self._staged.clear()
         self._pending = None
         self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players})
+        # a rotation's hands say which game they deal (PHH export, the simulated dealer)
+        game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
+                                      if self._rotation_pos is not None else {})
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
-                      for p in sorted(players, key=lambda s: s.seat)]}))
+                      for p in sorted(players, key=lambda s: s.seat)], **game}))
         public, secure = self._folder.feed(hand.events)
         self._run.events.extend(public)
         self._run.secure.extend(secure)
         self._run.started = HandStarted(number, hand_id, checkpoint)
         return {"hand": self._hand_json(), "button": None if self._stud else self._button,
                 "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
-                          for p in sorted(players, key=lambda s: s.seat)]}
+                          for p in sorted(players, key=lambda s: s.seat)], **game}
 
     def _cmd_action(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         """``{seat, kind, amount, cards}``: ``seat`` omitted (a keypad) acts for the seat to
@@ -256,7 +262,7 @@ class CommandHandlers(ReadHygiene):
                                                      "stacks": stacks, "rake": 0}))
         self._run.ended = HandClosed(self._number, self._hand_id, {
             "hand": hand_json, "result": result, "stacks": stacks, "results": [],
-            "board": [], "rake": 0, "by": cmd.user})
+            "board": [], "rake": 0, "by": cmd.user, **self._game_of_hand()})
         if self._pending is not None:
             self._pending = None
             if ErrorCode.DOUBTFUL_READ in self._errors:
@@ -391,8 +397,10 @@ class CommandHandlers(ReadHygiene):
 
     def _cmd_next_hand(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         self._clear_hand()
-        if not self._stud:
+        old = self._button
+        if not self._stud:     # stud: the button stays frozen where it is
             self._button = self._next_button()
+        self._hand_played(old)
         return {"button": None if self._stud else self._button}
 
     def _next_button(self) -> int:
@@ -554,6 +562,11 @@ COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
         dict.fromkeys((Stage.NO_HAND, Stage.IN_HAND), "next_hand only after a settled hand")),
     "clear_error": CommandRule(CommandHandlers._cmd_clear_error, _ANY,
                                (Arg("code", ArgKind.TEXT, required=True),), {}),
+    "choose_game": CommandRule(
+        CommandHandlers._cmd_choose_game, frozenset({Stage.NO_HAND}),
+        (Arg("game", ArgKind.TEXT, required=True, max_len=40),),
+        {Stage.IN_HAND: "choose_game only between hands",
+         Stage.SETTLED: "the last hand is settled: next_hand first"}),
 })
 """Every command the controller answers, with its handler, phases and arguments (recall and
 replay are answered by the app)."""

@@ -30,6 +30,10 @@ Rules the controller enforces (on top of the rules engine, which it asks what co
   three) and ``kill_hand`` (floor, any time before settling) void the hand; ``manual_card``
   enters the expected card or replaces a doubtful read; ``adjust_stack``, ``seat_player`` and
   ``unseat_player`` only between hands.
+* **Rotations.** A setup with a rotation (mixed games) deals each hand with the rotation's
+  current game; ``next_hand`` counts the settled hand (a button game lasts an orbit, a stud game
+  a fixed count, the button frozen through stud games), ``choose_game`` picks a dealer's choice
+  between hands (:mod:`~tablectl.controller.rotating`, :mod:`tablectl.game.rotation`).
 * **Secrecy.** Hole cards reach public events and the public snapshot only when dealt face up
   (stud) or shown at showdown; folded and mucked hands never. Secure events carry every hole
   card as it is accepted.
@@ -106,7 +110,8 @@ class HandController(CommandHandlers, SnapshotBuilder):
 
     @property
     def setup(self) -> TableSetup:
-        """The table's setup."""
+        """The table's setup, as the current (or next) hand deals: at a table with a rotation,
+        its ``game``, ``structure``, ``stakes`` and ``label`` are the rotation's game now."""
         return self._setup
 
     @property

@@ -38,6 +38,7 @@ from tablectl.controller.table import (
 )
 from tablectl.controller.views import EventFolder, card_text
 from tablectl.domain.cards import Card
+from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import (
     Act,
@@ -56,6 +57,7 @@ from tablectl.game import (
     RuleViolation,
     Showdown,
 )
+from tablectl.game.rotation import RotationError, RotationPosition
 
 CARD_EXPECTATIONS: Final = (DealHole, DealUp, DealDown, Burn, DealBoard)
 
@@ -217,9 +219,35 @@ class ControllerCore:
         self._snaps: Snapshots | None = None
         self._last_change: weakref.ref[SnapshotChange] | None = None
         self._next_setup: TableSetup | None = None
+        self._rotation_pos: RotationPosition | None = state.rotation
+        # the games of the rotation the position belongs to (None: the setup's own, as a
+        # checkpoint is restored under the config journaled with it)
+        self._rotation_games: tuple[tuple[GameKind, BettingStructure], ...] | None = None
         self._adopt(setup)
 
     def _adopt(self, setup: TableSetup) -> None:
+        """Deal with ``setup`` from the next hand on: a rotation's current game. A rotation
+        whose games changed (not only their stakes or counts) starts again from its first."""
+        self._base_setup = setup
+        rotation = setup.rotation
+        if rotation is None:
+            self._rotation_pos = self._rotation_games = None
+        else:
+            pos = self._rotation_pos
+            games = tuple((g.game, g.structure) for g in rotation.games)
+            try:
+                if pos is None:
+                    raise RotationError("no position yet")
+                if self._rotation_games not in (None, games):
+                    raise RotationError("the rotation's games changed")
+                pos.check(rotation)
+            except RotationError:
+                pos = RotationPosition.first(rotation)
+            self._rotation_games = games
+            self._rotation_pos = pos
+            game = pos.game(rotation)
+            setup = replace(setup, game=game.game, structure=game.structure,
+                            stakes=game.stakes, label="")
         self._setup = setup
         self._stud = setup.game.is_stud
         self._next_setup = None
@@ -305,8 +333,13 @@ class ControllerCore:
             "hand": self._hand_json(), "result": "settled",
             "stacks": [{"seat": s, "stack": n} for s, n in sorted(hand.final_stacks.items())],
             "results": list(folder.awards), "board": [card_text(c) for c in hand.board],
-            "rake": hand.rake}
+            "rake": hand.rake, **self._game_of_hand()}
         self._run.ended = HandClosed(self._number, self._hand_id, summary)
+
+    def _game_of_hand(self) -> dict[str, JsonValue]:
+        """``{"game": variant}`` for a hand summary at a table with a rotation (metrics count
+        hands by the game they dealt), else nothing."""
+        return {"game": self._setup.game.value} if self._rotation_pos is not None else {}
 
     def _hand_json(self) -> dict[str, JsonValue]:
         return {"id": self._hand_id, "number": self._number}
@@ -315,4 +348,5 @@ class ControllerCore:
         replies = tuple(CachedReply(u, i, r, False) for (u, i), r in self._replies_prev.items())
         replies += tuple(CachedReply(u, i, r, True) for (u, i), r in self._replies_cur.items())
         return TableState(tuple(self._seats.values()), self._button, self._number,
-                          tuple(self._errors.values()), tuple(self._devices.values()), replies)
+                          tuple(self._errors.values()), tuple(self._devices.values()), replies,
+                          self._rotation_pos)

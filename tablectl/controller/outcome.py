@@ -74,7 +74,8 @@ class HandClosed:
     """A hand is over (settled, misdealt or killed): close its row with ``summary``.
 
     ``summary`` holds ``hand`` {id, number}, ``result`` (``settled`` | ``misdeal`` |
-    ``killed``), ``stacks`` [{seat, stack}], ``results`` (awards), ``board`` and ``rake``.
+    ``killed``), ``stacks`` [{seat, stack}], ``results`` (awards), ``board`` and ``rake``;
+    at a table with a rotation also ``game``, the variant the hand dealt.
     """
 
     number: int

@@ -78,6 +78,10 @@ class HandStartedEvent(_Body):
     hand: HandRef
     button: Seat | None = Field(description="null for stud")
     seats: list[NamedSeat]
+    game: GameInfo | None = Field(default=None, description="the game this hand deals "
+                                                            "(tables with a rotation only)")
+    stakes: StakesInfo | None = Field(default=None, description="its stakes (tables with a "
+                                                                "rotation only)")
 
 
 class ForcedBetEvent(_Body):
@@ -433,6 +437,30 @@ class CommandsInfo(_Body):
     undo: UndoInfo | None
 
 
+class RotationGameInfo(_Body):
+    """A game of a rotation."""
+
+    variant: str
+    structure: str
+    label: str
+
+
+class RotationInfo(_Body):
+    """Where a table with a rotation is in it (docs/mqtt.md, "The rotation")."""
+
+    name: str = Field(description='"horse", or "" for a list of games')
+    dealers_choice: bool
+    choosing: bool = Field(description="dealer's choice waiting for choose_game")
+    game: RotationGameInfo | None = Field(description="the game now (null while choosing)")
+    next: RotationGameInfo | None = Field(description="the game after it (null: dealer's "
+                                                      "choice)")
+    hands_left: int = Field(ge=0, description="hands of this game still to deal, the one "
+                                              "being dealt included (an orbit's: an estimate)")
+    frozen_button: Seat | None = Field(description="during a stud game, where the button "
+                                                   "resumes")
+    games: list[RotationGameInfo]
+
+
 class _SnapshotBody(_Body):
     table: str
     table_name: str | None = Field(
@@ -461,6 +489,8 @@ class _SnapshotBody(_Body):
                                   "daemons before it was added)")
     log_omitted: int = Field(default=0, ge=0, description="entries of the log between the "
                              "first and the last kept that are left out")
+    rotation: RotationInfo | None = Field(default=None, description="tables with a rotation "
+                                                                    "only")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -34,6 +34,7 @@ from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.game import RuleSet, Stakes
+from tablectl.game.rotation import Rotation, RotationError, RotationGame
 
 SETUP_SCHEMA: Final = "tablectl.setup/1"
 _T = TypeVar("_T")
@@ -52,7 +53,30 @@ def setup_to_json(setup: TableSetup) -> dict[str, JsonValue]:
         "debounce": setup.debounce, "max_seats": setup.max_seats, "currency": setup.currency,
         "units_per_currency": setup.units_per_currency, "label": setup.label,
         "permissions": {role: sorted(cmds) for role, cmds in sorted(setup.permissions.items())},
+        **({"rotation": _rotation_json(setup.rotation)} if setup.rotation is not None else {}),
     }
+
+
+def _rotation_json(rotation: Rotation) -> dict[str, JsonValue]:
+    return {"name": rotation.name, "dealers_choice": rotation.dealers_choice,
+            "games": [{"game": g.game.value, "structure": g.structure.value,
+                       "stakes": _to_json(g.stakes), "hands": g.hands}
+                      for g in rotation.games]}
+
+
+def _rotation_from_json(data: object) -> Rotation | None:
+    if data is None:
+        return None
+    top = _mapping(data)
+    try:
+        return Rotation(tuple(RotationGame(GameKind(str((g := _mapping(item))["game"])),
+                                           BettingStructure(str(g["structure"])),
+                                           _from_json(Stakes, g["stakes"]),
+                                           int(_number(g["hands"])))
+                              for item in _list(top["games"])),
+                        dealers_choice=bool(top["dealers_choice"]), name=str(top["name"]))
+    except RotationError as exc:
+        raise CodecError(f"journaled setup: {exc}") from exc
 
 
 def setup_from_json(data: Mapping[str, object]) -> TableSetup:
@@ -80,7 +104,8 @@ def setup_from_json(data: Mapping[str, object]) -> TableSetup:
             debounce=float(_number(data["debounce"])), max_seats=int(_number(data["max_seats"])),
             currency=str(data["currency"]),
             units_per_currency=int(_number(data["units_per_currency"])),
-            label=str(data["label"]), permissions=permissions)
+            label=str(data["label"]), permissions=permissions,
+            rotation=_rotation_from_json(data.get("rotation")))
     except (KeyError, TypeError, ValueError, CardParseError) as exc:
         if isinstance(exc, CodecError):
             raise

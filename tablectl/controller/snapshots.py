@@ -12,9 +12,10 @@ from datetime import datetime
 from typing import Final
 
 from tablectl.controller.commands import COMMAND_TABLE, misdeal_allowed, undoable, undone_json
-from tablectl.controller.core import ControllerCore, Stage, key_of, target_text
+from tablectl.controller.core import Stage, key_of, target_text
 from tablectl.controller.outcome import Snapshots
 from tablectl.controller.reply import READ_ERRORS
+from tablectl.controller.rotating import Rotating
 from tablectl.controller.table import device_status_json
 from tablectl.controller.views import card_text, legal_json, pots_json
 from tablectl.domain.jsonvalue import JsonValue
@@ -34,7 +35,7 @@ STATE_SCHEMA: Final = "tablectl.state/1"
 SECURE_STATE_SCHEMA: Final = "tablectl.secure-state/1"
 
 
-class SnapshotBuilder(ControllerCore):
+class SnapshotBuilder(Rotating):
     """Builds and caches the snapshots of the current state."""
 
     def _current_snapshots(self) -> Snapshots:
@@ -122,6 +123,9 @@ class SnapshotBuilder(ControllerCore):
             "log": self._handlog.entries(),
             "log_omitted": self._handlog.omitted,
         }
+        rotation = self._rotation_json()
+        if rotation is not None:
+            snap["rotation"] = rotation
         pending = self._pending
         secure: dict[str, JsonValue] = {
             **snap, "schema": SECURE_STATE_SCHEMA, "seats": secure_seats,
@@ -156,6 +160,7 @@ class SnapshotBuilder(ControllerCore):
             "adjust_stack": bool(self._seats),
             "unseat_player": bool(self._seats),
             "seat_player": len(self._seats) < self._setup.max_seats,
+            "choose_game": self._choosing(),
         }
         available: list[JsonValue] = [
             name for name, rule in sorted(COMMAND_TABLE.items())
@@ -165,7 +170,7 @@ class SnapshotBuilder(ControllerCore):
 
     def _can_start(self) -> bool:
         """Whether ``start_hand`` would start a hand (as its handler checks it)."""
-        if any(code in READ_ERRORS for code in self._errors):
+        if any(code in READ_ERRORS for code in self._errors) or self._choosing():
             return False
         setup = self._setup
         players = sorted((SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()

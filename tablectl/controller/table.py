@@ -28,6 +28,7 @@ from tablectl.domain.deck import Deck
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind, RulesPreset
 from tablectl.domain.jsonvalue import JsonObject, JsonValue, freeze_json
 from tablectl.game import PRESETS, RuleSet, Stakes
+from tablectl.game.rotation import Rotation, RotationPhase, RotationPosition
 
 
 class Role(StrEnum):
@@ -39,7 +40,7 @@ class Role(StrEnum):
 
 
 _DEALER: Final = frozenset({"start_hand", "action", "undo", "misdeal", "manual_card",
-                            "confirm_read", "reject_read", "next_hand"})
+                            "confirm_read", "reject_read", "next_hand", "choose_game"})
 
 PERMISSIONS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
     Role.DEALER: _DEALER,
@@ -95,6 +96,9 @@ class TableSetup:
         label: the game's display name (default: :func:`game_label`).
         permissions: role -> commands it may send (default :data:`PERMISSIONS`).
         name: the table's name for people (displays, the floor); "" shows the id.
+        rotation: the games the table deals in turn (None: ``game`` for ever); ``game``,
+            ``structure`` and ``stakes`` are then its first game's, and the controller deals
+            each hand with the game of its position in the rotation.
     """
 
     table: str
@@ -114,6 +118,7 @@ class TableSetup:
     label: str = ""
     permissions: Mapping[str, frozenset[str]] = field(default_factory=lambda: PERMISSIONS)
     name: str = ""
+    rotation: Rotation | None = None
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -197,6 +202,7 @@ class TableState:
         errors: active error states, oldest first.
         devices: sources' last status, by first appearance.
         replies: replies of recent commands (the last hand's and the current one's).
+        rotation: where the table is in its rotation (None: it deals one game).
     """
 
     seats: tuple[SeatState, ...]
@@ -205,6 +211,7 @@ class TableState:
     errors: tuple[ActiveError, ...] = ()
     devices: tuple[DeviceState, ...] = ()
     replies: tuple[CachedReply, ...] = ()
+    rotation: RotationPosition | None = None
 
     @classmethod
     def initial(cls, seats: Sequence[SeatState], button: int) -> TableState:
@@ -224,6 +231,8 @@ class TableState:
                         for d in self.devices],
             "replies": [{"user": r.user, "id": r.id, "current": r.current,
                          "reply": r.reply.to_json()} for r in self.replies],
+            **({"rotation": rotation_position_json(self.rotation)}
+               if self.rotation is not None else {}),
         }
 
     @classmethod
@@ -251,8 +260,14 @@ class TableState:
                                         Reply.from_json(f.mapping("reply")),
                                         f.boolean("current"))
                             for r in top.items("replies"))
+            rotation = None
+            if data.get("rotation") is not None:
+                f = _checkpoint(data["rotation"])
+                rotation = RotationPosition(f.integer("index"), f.integer("played"),
+                                            f.integer("travelled"),
+                                            RotationPhase(f.text("phase")))
             return cls(seats, top.integer("button"), top.integer("hand_number"), errors,
-                       devices, replies)
+                       devices, replies, rotation)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CodecError):
                 raise
@@ -276,6 +291,12 @@ _ERRORS: Final = _CheckpointErrors()
 
 def _checkpoint(data: object) -> Fields:
     return Fields(data, _ERRORS)
+
+
+def rotation_position_json(pos: RotationPosition) -> dict[str, JsonValue]:
+    """A rotation position as a checkpoint keeps it."""
+    return {"index": pos.index, "played": pos.played, "travelled": pos.travelled,
+            "phase": pos.phase.value}
 
 
 def device_status_json(device: DeviceState) -> dict[str, JsonValue]:

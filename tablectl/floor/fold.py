@@ -180,6 +180,9 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
     """One event: append its rows, return the hand under way after it."""
     d = ev.data
     if ev.type == "hand_started":
+        # a rotation's hand names its own game and stakes (docs/mqtt.md §8.1)
+        game = d["game"] if isinstance(d.get("game"), dict) else game
+        stakes = d["stakes"] if isinstance(d.get("stakes"), dict) else stakes
         raw_ref = d.get("hand")
         ref: Mapping[str, Any] = raw_ref if isinstance(raw_ref, dict) else {}
         seats = tuple(s for s in d.get("seats", []) if isinstance(s, dict))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from tablectl.domain.cards import FULL_DECK
@@ -29,6 +29,7 @@ from tablectl.game import (
     ShowIn,
     Stakes,
 )
+from tablectl.game.rotation import HandPlayed, Rotation, RotationPosition, button_moved, horse
 from tablectl.history.phh import VARIANTS
 
 
@@ -41,6 +42,8 @@ class DemoHand:
     actions: tuple[str, ...]
     board: str
     winners: tuple[str, ...]
+    button: int | None = None
+    """The button's seat (None in stud)."""
 
 
 def parse_variant(text: str) -> tuple[GameKind, BettingStructure]:
@@ -119,6 +122,56 @@ def play_demo(game: GameKind, structure: BettingStructure, rules: RuleSet, *, ha
                 hand.apply(CardIn(deck.pop()))
         stacks.update(hand.final_stacks)
         yield summarise(number, hand, money)
+
+
+def demo_rotation(rules: RuleSet, *, stud_hands: int = 2) -> Rotation:
+    """H.O.R.S.E. at the demo's stakes ($2/$4 limits; stud $1 ante, $2 bring-in, $4/$8):
+    ``stud_hands`` hands each stud game, so a short demo sees every game."""
+    unit = UNITS_PER_CURRENCY
+    flop = Stakes.from_limits(2 * unit, 4 * unit, rules)
+    stud = demo_stakes(GameKind.STUD, BettingStructure.FIXED_LIMIT, rules)
+    return Rotation(tuple(replace(g, stakes=stud if g.game.is_stud else flop)
+                          for g in horse(flop, stud_hands=stud_hands).games), name="horse")
+
+
+def play_rotation(rotation: Rotation, rules: RuleSet, *, hands: int, seed: int,
+                  seats: int = 6, stack: int = 200 * UNITS_PER_CURRENCY,
+                  money: Callable[[int], str] = str) -> Iterator[DemoHand]:
+    """Play ``hands`` random hands of ``rotation`` (not dealer's choice): each hand its game,
+    the button moving one seat a hand in button games and frozen through stud games (as the
+    controller deals a rotation); stacks carry over, a busted seat rebuys to ``stack``."""
+    rng = random.Random(seed)
+    stacks = dict.fromkeys(range(1, seats + 1), stack)
+    pos, button = RotationPosition.first(rotation), 1
+    for number in range(1, hands + 1):
+        game = pos.game(rotation)
+        setup = [SeatSetup(s, stacks[s] or stack, f"Player {s}") for s in sorted(stacks)]
+        hand = Hand.start(game=game.game, structure=game.structure, rules=rules,
+                          stakes=game.stakes, seats=setup,
+                          button=0 if game.game.is_stud else button,
+                          hand_id=f"demo-{seed}-{number}")
+        _deal(hand, rng)
+        stacks.update(hand.final_stacks)
+        old = button
+        if not game.game.is_stud:
+            button = button % seats + 1
+        moved = 0 if game.game.is_stud else button_moved(old, button, seats)
+        pos = pos.after(rotation, HandPlayed(moved), max_seats=seats)
+        yield replace(summarise(number, hand, money),
+                      button=None if game.game.is_stud else old)
+
+
+def _deal(hand: Hand, rng: random.Random) -> None:
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    while not hand.is_done:
+        exp = hand.expected()
+        if isinstance(exp, Act):
+            hand.apply(_choose(rng, exp))
+        elif isinstance(exp, Showdown):
+            hand.apply(ShowIn(exp.seat) if rng.random() < 0.9 else MuckIn(exp.seat))
+        else:
+            hand.apply(CardIn(deck.pop()))
 
 
 def summarise(number: int, hand: Hand, money: Callable[[int], str] = str) -> DemoHand:

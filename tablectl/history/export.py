@@ -26,6 +26,7 @@ from tablectl.clock import SystemClock
 from tablectl.controller.table import TableSetup
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.errors import TablectlError
+from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.game import (
     Act,
     ActionIn,
@@ -45,6 +46,7 @@ from tablectl.game import (
     SeatSetup,
     Showdown,
     ShowIn,
+    Stakes,
 )
 from tablectl.history.phh import to_phh
 from tablectl.journal import HandRecall, JournalError, SqliteJournal
@@ -152,6 +154,25 @@ class _Record:
     board: list[Card | None] = field(default_factory=list)
     decisions: list[ActionIn] = field(default_factory=list)
     shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    game: GameKind | None = None
+    structure: BettingStructure | None = None
+    stakes: Stakes | None = None
+
+
+def _hand_game(data: Mapping[str, object], rec: _Record, what: str) -> None:
+    """A rotation's hand names its game and stakes in its ``hand_started`` (each hand is
+    exported as the game it dealt, not the config's first)."""
+    game, stakes = data.get("game"), data.get("stakes")
+    if game is None:
+        return
+    g, s = _obj(game, what), _obj(stakes, what)
+    try:
+        rec.game = GameKind(str(g.get("variant")))
+        rec.structure = BettingStructure(str(g.get("structure")))
+    except ValueError:
+        raise ExportError(f"{what}: unknown game {g.get('variant')!r}") from None
+    rec.stakes = Stakes(**{k: _int(s, k, what) for k in (
+        "small_blind", "big_blind", "ante", "bring_in", "small_bet", "big_bet")})
 
 
 def _read_events(recall: HandRecall) -> _Record:
@@ -168,6 +189,7 @@ def _read_events(recall: HandRecall) -> _Record:
                 rec.name = name if isinstance(name, str) else ""
                 button = data.get("button")
                 rec.button = button if isinstance(button, int) else 0
+                _hand_game(data, rec, what)
                 seats = data.get("seats")
                 if not isinstance(seats, list):
                     raise ExportError(f"{what}: no seats")
@@ -216,10 +238,12 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
     """
     rec = _read_events(recall)
     holes, board, decisions, shown = rec.holes, rec.board, rec.decisions, rec.shown
+    game = rec.game or setup.game
     try:
-        hand = Hand.start(game=setup.game, structure=setup.structure, rules=setup.rule_set,
-                          stakes=setup.stakes, seats=sorted(rec.seats, key=lambda s: s.seat),
-                          button=0 if setup.game.is_stud else rec.button, hand_id=rec.name)
+        hand = Hand.start(game=game, structure=rec.structure or setup.structure,
+                          rules=setup.rule_set, stakes=rec.stakes or setup.stakes,
+                          seats=sorted(rec.seats, key=lambda s: s.seat),
+                          button=0 if game.is_stud else rec.button, hand_id=rec.name)
     except HandSetupError as exc:
         raise ExportError(f"the hand cannot start: {exc}") from exc
     dealt: dict[int, int] = {}

@@ -150,7 +150,8 @@ class TableMetrics:
             if change.active:
                 self.errors.labels(code=change.code.value).inc()
         if outcome.hand_ended is not None:
-            self._hands.inc()
+            game = outcome.hand_ended.summary.get("game")   # a rotation's hand: its own game
+            (self.hands.labels(game=game) if isinstance(game, str) else self._hands).inc()
 
     def published(self, record: EventRecord) -> None:
         """The broker acknowledged ``record``."""

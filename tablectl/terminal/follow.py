@@ -52,8 +52,9 @@ class FollowUpdate:
     Attributes:
         changed: the view is different (redraw).
         hand_ended: once per finished hand, its summary built from the hand's own events:
-            ``hand``, ``board``, ``results`` (the winner events) and ``stakes`` (from the
-            snapshot), in the shape :func:`tablectl.terminal.view.hand_summary_line` reads.
+            ``hand``, ``board``, ``results`` (the winner events), ``stakes`` (from the
+            snapshot) and, for a rotation's hand, its ``game``, in the shape
+            :func:`tablectl.terminal.view.hand_summary_line` reads.
         seat_change: a ``seat`` event (a player seated, unseated, or a stack adjusted, as a
             rebuy), for the plain one-line-per-hand output, which shows it on a line of its
             own (:func:`tablectl.terminal.view.describe_event`).
@@ -176,6 +177,9 @@ class TableFollower:
         summary = {"hand": event.get("hand"), "board": boards[-1] if boards else [],
                    "results": [e for e in self._hand_events if e.get("type") == "winner"],
                    "stakes": (self._latest or {}).get("stakes", {})}
+        started = [e for e in self._hand_events if e.get("type") == "hand_started"]
+        if started and started[0].get("game"):      # a rotation's hand names its game
+            summary["game"] = started[0]["game"]
         self._hand_events = []
         return summary
 

@@ -189,6 +189,9 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
         head.append(f"   {street}", style="cyan")
     head.append(f"   {_str(snap.get('phase'))}", style="dim")
     parts.append(head)
+    rotation = rotation_line(snap)
+    if rotation:
+        parts.append(Text(rotation, style="magenta"))
     if view.stale:
         parts.append(Text("CONTROLLER OFFLINE OR NO BROKER LINK - what is shown may be out of "
                           "date",
@@ -267,6 +270,31 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
     return Panel(Group(*parts), title=name, border_style="red" if view.stale else "green")
 
 
+def rotation_line(snapshot: JsonMap) -> str:
+    """The rotation banner of a mixed-game table ("" for one game): the game now, hands left,
+    the next game, the frozen button (docs/mqtt.md §8.3 ``rotation``).
+
+    >>> rotation_line({"rotation": {"name": "horse", "dealers_choice": False, "choosing": False,
+    ...     "game": {"label": "Razz"}, "next": {"label": "Seven Card Stud"}, "hands_left": 2,
+    ...     "frozen_button": 4}})
+    'HORSE: Razz, 2 hands left; next Seven Card Stud; button frozen on seat 4'
+    """
+    rot = _map(snapshot.get("rotation"))
+    if not rot:
+        return ""
+    name = _str(rot.get("name")).upper() or "Mixed games"
+    if rot.get("choosing"):
+        return f"{name}: dealer's choice - the dealer picks the next game"
+    left = _int(rot.get("hands_left"))
+    text = (f"{name}: {_str(_map(rot.get('game')).get('label'))}, {left} "
+            f"hand{'s' if left != 1 else ''} left")
+    nxt = _map(rot.get("next"))
+    text += f"; next {_str(nxt.get('label'))}" if nxt else "; then the dealer's choice"
+    if isinstance(rot.get("frozen_button"), int):
+        text += f"; button frozen on seat {rot.get('frozen_button')}"
+    return text
+
+
 def hand_summary_line(snapshot: JsonMap) -> str:
     """One line for a finished hand (the demo without a terminal): id, board, winners.
 
@@ -290,5 +318,8 @@ def hand_summary_line(snapshot: JsonMap) -> str:
         wins.append(f"seat {r.get('seat')} wins {money(_int(r.get('amount')), stakes)}{label}"
                     + (f" ({what})" if what else ""))
     head = f"hand {_str(hand.get('id')) or hand.get('number')}"
+    game = _str(_map(snapshot.get("game")).get("label"))
+    if game:     # a rotation's hand: which game it dealt
+        head += f" ({game})"
     return head + ": " + "; ".join(filter(None, (f"board {board}" if board else "",
                                                  ", ".join(wins) or "over")))

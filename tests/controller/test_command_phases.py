@@ -56,6 +56,7 @@ _VALID_ARGS: dict[str, st.SearchStrategy[dict[str, JsonValue]]] = {
     "unseat_player": st.fixed_dictionaries({"seat": st.integers(1, 4)}),
     "clear_error": st.fixed_dictionaries({"code": st.sampled_from([c.value
                                                                     for c in ErrorCode])}),
+    "choose_game": st.fixed_dictionaries({"game": st.sampled_from(["razz", "holdem"])}),
 }
 assert set(_VALID_ARGS) == set(COMMAND_TABLE)
 

@@ -159,3 +159,19 @@ def test_two_journals_of_one_table_are_two_histories() -> None:
     result = store.ingest(events_of(old + new))
     assert result.applied == len(old) + len(new) and result.duplicates == 0
     assert sorted(h.id for h in store.hands()) == ["t01:aaaa:1:1", "t01:bbbb:1:1"]
+
+
+def test_a_rotations_hand_is_recorded_as_the_game_it_dealt() -> None:
+    # a mixed-game table's hand_started names its game and stakes (docs/mqtt.md §8.1): they
+    # win over the table's latest snapshot, which may already show the next game
+    bodies = stream("t01", 1, 2)
+    razz = {"variant": "razz", "structure": "fixed-limit", "preset": "casino",
+            "label": "Razz"}
+    started = [b for b in bodies if b["type"] == "hand_started"]
+    started[1]["data"] = {**started[1]["data"], "game": razz, "stakes": {
+        "small_blind": 0, "big_blind": 0, "ante": 25, "bring_in": 50, "small_bet": 100,
+        "big_bet": 200, "currency": "USD", "units_per_currency": 100}}
+    store = MemoryStore()
+    store.ingest(events_of(bodies), [snapshot("t01", 1, 0)])
+    assert [h.game for h in store.hands()] == ["No-Limit Hold'em", "Razz"]
+    assert store.hands()[1].stakes["ante"] == 25      # type: ignore[index]

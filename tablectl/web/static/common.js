@@ -258,3 +258,18 @@ function renderBanners(node, view, streamOk) {
   errors.forEach((e) => add("banner-error", e.message || e.code));
   if (errors.length || snap.phase === "fault") add("banner-wait", "Waiting for the dealer");
 }
+
+// A mixed game's rotation: the game now, the hands left in it, the next game, where the frozen
+// button resumes (docs/mqtt.md section 8.3, "rotation"); "" at a table dealing one game.
+function rotationText(snap) {
+  const rot = snap && snap.rotation;
+  if (!rot) return "";
+  const name = rot.name ? rot.name.toUpperCase() : "Mixed games";
+  if (rot.choosing) return name + ": dealer's choice \u2014 the dealer picks the next game";
+  const left = rot.hands_left;
+  let text = name + ": " + (rot.game ? rot.game.label : "") + ", " + left +
+    (left === 1 ? " hand" : " hands") + " left";
+  text += rot.next ? "; next " + rot.next.label : "; then the dealer's choice";
+  if (Number.isInteger(rot.frozen_button)) text += "; button frozen on seat " + rot.frozen_button;
+  return text;
+}

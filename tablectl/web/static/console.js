@@ -253,6 +253,34 @@ function renderHandRow(snap) {
   document.getElementById("cmd-recall").disabled = !offered("recall");
 }
 
+// Dealer's choice (docs/mqtt.md section 8.4, choose_game): a button per game of the rotation,
+// enabled while the table waits for the dealer's choice; the rotation's banner above.
+function renderChooseGame(snap) {
+  const rot = snap && snap.rotation;
+  const banner = document.getElementById("rotation");
+  banner.textContent = rotationText(snap);
+  banner.hidden = !banner.textContent;
+  const node = document.getElementById("choose-game");
+  node.hidden = !(rot && rot.dealers_choice && allowed("choose_game"));
+  if (node.hidden) { clear(node); return; }
+  const games = rot.games.map((g) => g.variant + ":" + g.structure);
+  if (node.dataset.games !== games.join(",")) {
+    clear(node);
+    node.dataset.games = games.join(",");
+    node.appendChild(el("span", "choose-label", "Dealer's choice:"));
+    rot.games.forEach((g, i) => {
+      const b = el("button", "btn btn-small");
+      b.type = "button";
+      b.dataset.cmd = "choose_game";
+      b.dataset.game = games[i];
+      b.addEventListener("click", () => send("choose_game", { game: games[i] }));
+      node.appendChild(b);
+    });
+  }
+  node.querySelectorAll("button").forEach((b, i) =>
+    setCommand(b, rot.games[i].label, { game: games[i] }, offered("choose_game")));
+}
+
 function renderReads(snap) {
   const node = clear(document.getElementById("reads"));
   ((snap && snap.errors) || []).forEach((e) => {
@@ -333,6 +361,7 @@ function render(v) {
   renderSeatRows(snap);
   renderActions(snap);
   renderHandRow(snap);
+  renderChooseGame(snap);
   renderReads(snap);
 }
 

@@ -53,6 +53,9 @@ function render(view) {
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
   document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
+  const rotation = document.getElementById("rotation");
+  rotation.textContent = rotationText(snap);
+  rotation.hidden = !rotation.textContent;
   renderBanners(document.getElementById("banners"), view, streamOk);
   renderBoard(document.getElementById("board"), snap, "xl");
   renderPots(document.getElementById("pots"), snap);
@@ -83,3 +86,4 @@ document.addEventListener("DOMContentLoaded", () => {
     if (lastView) render(lastView);
   });
 });
+
