@@ -346,7 +346,7 @@ class Recogniser:
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 found = [(q, r)]
-        return found
+        return _without_parts(found)
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """Read a found card; a quad squarer than a card that is not accepted as it is may
@@ -481,6 +481,30 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
+
+
+PART_OF: Final = 0.8
+"""A quad lying this much inside a card accepted in the same frame is part of that card."""
+
+
+def _without_parts(found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
+    """``found`` without the unaccepted quads that lie inside an accepted card: a court
+    card's picture frame, its block of pips (:func:`~tablectl.vision.locate.locate_cards`
+    keeps such a quad beside the card, since either may be the one that reads)."""
+    cards = [np.array(q, np.float32).reshape(-1, 1, 2) for q, r in found
+             if r.status is FaceStatus.ACCEPTED]
+    if not cards:
+        return found
+    out = []
+    for q, r in found:
+        if r.status is not FaceStatus.ACCEPTED:
+            inner = np.array(q, np.float32).reshape(-1, 1, 2)
+            area = float(cv2.contourArea(inner))
+            if area > 0 and any(cv2.intersectConvexConvex(c, inner)[0] >= PART_OF * area
+                                for c in cards):
+                continue
+        out.append((q, r))
+    return out
 
 
 def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
