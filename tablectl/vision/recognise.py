@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.cardlike import card_like
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
     GlyphPair,
@@ -326,7 +327,9 @@ class Recogniser:
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
         """Every card found on a board frame with the full verdict on it; a card that runs
-        into the frame's edge is ``OUT_OF_FRAME`` and not read.
+        into the frame's edge is ``OUT_OF_FRAME`` and not read. A quad that is not read or
+        shows no index is reported only if it is card-like (light paper with print on it,
+        :mod:`tablectl.vision.cardlike`): a leaf, a box or a plate is not a card.
 
         With ``whole_frame``, a frame that is a card's own crop (:func:`is_card_crop`), or
         where no card shows an index, is read as one tightly cropped card (photos and scans
@@ -339,14 +342,15 @@ class Recogniser:
             if r.card is not None:
                 return [(q, r)]
         found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
-                 for f in located]
+                 for f in located if not f.cut or card_like(frame, f.quad)]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 found = [(q, r)]
-        return _without_parts(found)
+        return [(q, r) for q, r in _without_parts(found)
+                if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """Read a found card; a quad squarer than a card that is not accepted as it is may
