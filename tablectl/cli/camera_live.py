@@ -75,7 +75,8 @@ def enrol_live(args: argparse.Namespace, out: Path) -> int:
 
 def print_margins(profile: DeckProfile, n: int = 8) -> None:
     """Print what enrolment measured of its own deck: the closest pairs of cards by their
-    index (leave-one-out over the photos), and the cards that need the face as well."""
+    index and by their face (leave-one-out over the photos), and the cards that need the
+    face as well."""
     from tablectl.vision.margins import closest_pairs
 
     if not profile.gates:
@@ -93,6 +94,17 @@ def print_margins(profile: DeckProfile, n: int = 8) -> None:
     if need:
         print(f"  {len(need)} card(s) accepted only when their face agrees with the index: "
               + " ".join(map(str, need)))
+    if profile.face_vecs is not None and profile.face_cards:
+        from tablectl.vision.face import FaceBook
+
+        book = FaceBook(profile.face_cards, profile.face_vecs)
+        print("  closest pairs by face (leave-one-out over the enrolled faces; a read's face "
+              "must beat the nearest other rank by the margin given):")
+        for card, rival, close in book.closest(n):
+            margin = book.gate(card)
+            verdict = ("too close to tell by the face: the index alone decides"
+                       if margin is None else f"face margin {margin:.2f}")
+            print(f"    {card}/{rival} {close:.3f}: {verdict}")
     faceless = sorted(set(profile.cards) - set(profile.face_cards), key=lambda c: c.index)
     if faceless:
         print(f"  no face enrolled for {' '.join(map(str, faceless))} (no outline found in "

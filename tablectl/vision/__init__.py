@@ -10,7 +10,11 @@ Importing this package loads nothing heavy; OpenCV is loaded by the modules that
   :mod:`~tablectl.vision.split`, :mod:`~tablectl.vision.grow` and
   :mod:`~tablectl.vision.tighten`)
 * :mod:`~tablectl.vision.corners` -- finding cards by their index corner
-* :mod:`~tablectl.vision.face` -- the enrolled faces a read is compared with
+* :mod:`~tablectl.vision.finder` -- the one finder of a single-card photo's card, shared by
+  enrolment and recognition
+* :mod:`~tablectl.vision.cardlike` -- whether a quad that is not read is a card at all
+* :mod:`~tablectl.vision.face` -- the enrolled faces a read is compared with, each card's
+  face gate (leave-one-out)
 * :mod:`~tablectl.vision.margins` -- enrolment's leave-one-out margins, each card's
   index-only gate (numpy only)
 * :mod:`~tablectl.vision.evidence` -- two kinds of evidence before a card is accepted

@@ -27,6 +27,7 @@ import numpy as np
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.face import Vec, face_vector
+from tablectl.vision.finder import card_views
 from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
 from tablectl.vision.model import (
     EnrolmentError,
@@ -45,10 +46,6 @@ from tablectl.vision.recognise import (
     CORNER_WIDE,
     Recogniser,
     corner_crops,
-    find_cards,
-    is_card_crop,
-    warp_card,
-    whole_frame_quad,
 )
 
 Mode = Literal["shoe", "board"]
@@ -251,30 +248,24 @@ class Enroller:
                 raise EnrolmentError(f"shoe ROI {roi} lies outside the {frame.shape[1]}x"
                                      f"{frame.shape[0]} frame", item)
             return [frame[y:y + h, x:x + w]], 0.0, None
-        quads = find_cards(frame)
-
-        def area(q: tuple[tuple[float, float], ...]) -> float:
-            return float(cv2.contourArea(np.array(q, np.float32)))
-
-        if is_card_crop(frame, quads):  # the photo may be the card, and what was found part
-            card = warp_card(frame, whole_frame_quad(frame))  # of it: if its corners show
-            crops, scale = self._card_crops(card)  # an index (else a card on paper)
-            if crops:
-                return crops, scale, card
-        if quads:
-            card = warp_card(frame, max(quads, key=area))
+        # the one finder recognition uses too (finder.py): the photo as the card's own
+        # crop, every card found in it (largest first) and their grown quads; where none
+        # shows an index (no outline: a card on paper or a pale box), the card's two index
+        # corners found by themselves (no face), else the photo as one tightly cropped card
+        whole: Image | None = None
+        for kind, _, card in card_views(frame):
+            if kind == "whole":
+                whole = card
+                break
             crops, scale = self._card_crops(card)
             if crops:
                 return crops, scale, card
-        # no outline (a card on paper or a pale box), or one with no index: the card's two
-        # index corners found by themselves (no face), else the photo as one tightly
-        # cropped card
         both = matching_corners(frame)
         if both:
             return both, 0.0, None
-        card = warp_card(frame, whole_frame_quad(frame))
-        crops, scale = self._card_crops(card)
-        return crops, scale, card
+        assert whole is not None
+        crops, scale = self._card_crops(whole)
+        return crops, scale, whole
 
     @staticmethod
     def _card_crops(card: Image) -> tuple[list[Image], float]:

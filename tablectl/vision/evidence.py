@@ -4,8 +4,10 @@ A read whose index passes the glyph and deck gates (:mod:`tablectl.vision.recogn
 accepted only if
 
 * its **face agrees** (:mod:`tablectl.vision.face`): the warped card's face, corners masked
-  out, fits an enrolled face of the card read at least :data:`FACE_ACCEPT` and better by
-  :data:`FACE_MARGIN` than any enrolled card of another rank; or
+  out, fits an enrolled face of the card read at least ``FACE_ACCEPT``, better than any
+  enrolled card of another rank by the card's face gate (measured at enrolment, leave-one-
+  out over the enrolled faces: ``FaceBook.gate``), and no enrolled card of the same rank
+  and another suit clearly better; or
 * no face can be compared (a card found by its index corner, overlapped or fanned, a card
   whose face was not enrolled, a shoe's index window) or the face is unclear (a quad a bit
   off, part of the card covered), and its index passes **the card's index-only gate**
@@ -30,14 +32,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from tablectl.domain.cards import Card
-from tablectl.vision.face import FaceBook
+from tablectl.vision.face import FACE_ACCEPT, FaceBook
 from tablectl.vision.model import Image
 from tablectl.vision.profile import DeckProfile
 
-FACE_ACCEPT: Final = 0.60
-"""Least correlation of the face with an enrolled face of the card read."""
 FACE_MARGIN: Final = 0.05
-"""How much better the face must fit the card read than any card of another rank."""
+"""How much better a face must fit a card of another rank than the card read to refuse
+the read whatever the index says."""
 INDEX_ONLY_GLYPHS: Final = 0.95
 """On its index alone a read's rank and suit glyphs must both correlate at least this well
 with the enrolled ones (the general gate asks 0.80 of a read whose face agrees): on the
@@ -81,7 +82,7 @@ class Evidence:
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
-            if v.score >= FACE_ACCEPT and v.margin >= FACE_MARGIN:
+            if v.agrees:
                 return Judgement(True, "index+face", face)
             if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
                 return Judgement(False, "", face)  # the face is another rank's

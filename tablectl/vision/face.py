@@ -38,6 +38,8 @@ CORNER_MASK: Final = (0.24, 0.26)
 """Each corner's masked rectangle as fractions of the card's width and height."""
 BORDER: Final = 1
 """Cells dropped along each side."""
+FACE_ACCEPT: Final = 0.60
+"""Least correlation of the face with an enrolled face of the card read."""
 SHIFTS: Final = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
 """Cell shifts tried when comparing a read with the enrolled faces (a quad that is off by
 up to a cell, 5% of the card, still lines up)."""
@@ -96,6 +98,25 @@ def face_views(card: Image) -> npt.NDArray[np.float32]:
     return np.concatenate([views, views[:, ::-1]]).astype(np.float32)
 
 
+FACE_SHARE: Final = 0.3
+"""A card's face gate is this share of how far its face lies from the nearest enrolled face
+of another rank (``1 -`` their correlation, measured leave-one-out over the enrolled
+faces): a read of the right card beats that rival by about the whole distance, a read of
+the rival loses by it."""
+FACE_GATE: Final = (0.05, 0.08)
+"""The least and the most face margin any card's gate asks (with 0.03 as the least, a
+club of another design read as the enrolled deck's club of the same rank passed at 0.047
+on ``many_designs``)."""
+FACE_TOO_CLOSE: Final = 0.06
+"""A card whose face lies closer than this to another rank's cannot be told apart by its
+face: its face never accepts (the index-only gate decides)."""
+SUIT_SLACK: Final = 0.10
+"""A face that fits an enrolled card of the same rank and another suit better by more than
+this disagrees with the suit read (at the face's coarse grid suits differ little: on
+``webcam_deck`` right reads fitted another suit better by up to 0.056 in 99 of 100, 0.128
+at most)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FaceVerdict:
     """How a warped card's face compares with the enrolled faces.
@@ -111,6 +132,21 @@ class FaceVerdict:
     score: float
     rival: Card | None
     rival_score: float
+    gate: float | None = None
+    """The margin this card's face must reach (measured at enrolment); ``None``: its face
+    is too close to another rank's to decide."""
+    suit_rival: Card | None = None
+    """The enrolled card of the same rank and another suit the face fits best, and
+    ``suit_score`` its correlation."""
+    suit_score: float = -1.0
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the face supports the card read: good enough a fit, better than every
+        other rank by the card's gate, and not clearly another suit's."""
+        return (self.gate is not None and self.score >= FACE_ACCEPT
+                and self.margin >= self.gate
+                and self.suit_score <= self.score + SUIT_SLACK)
 
     @property
     def margin(self) -> float:
@@ -134,6 +170,52 @@ class FaceBook:
                                                          key=lambda c: c.index))}
         self._row_card = np.array([self._index[c] for c in self.cards], np.intp)
         self._by_index = sorted(self._index, key=self._index.__getitem__)
+        self.closeness, self.rivals = self._leave_one_out()
+
+    def _leave_one_out(self) -> tuple[dict[Card, float], dict[Card, Card]]:
+        """For each enrolled card, how closely its nearest enrolled face of another rank
+        correlates with its own (either way up; the median over its photos), and that
+        card: what the deck's faces can tell apart."""
+        v = self.vecs
+        sims = np.maximum(v @ v.T, v @ v[:, ::-1].T)
+        seen: dict[Card, list[tuple[float, Card]]] = {}
+        for i, c in enumerate(self.cards):
+            other = [j for j, d in enumerate(self.cards) if d.rank is not c.rank]
+            if not other:
+                continue
+            j = max(other, key=lambda k: float(sims[i, k]))
+            seen.setdefault(c, []).append((float(sims[i, j]), self.cards[j]))
+        close: dict[Card, float] = {}
+        rivals: dict[Card, Card] = {}
+        for c, rows in seen.items():
+            rows.sort(key=lambda t: t[0])
+            close[c], rivals[c] = rows[len(rows) // 2]
+        return close, rivals
+
+    def gate(self, card: Card) -> float | None:
+        """The face margin a read of ``card`` must reach (:data:`FACE_SHARE` of its
+        distance to the nearest other rank, within :data:`FACE_GATE`), ``None`` where the
+        face is too close to another rank's (:data:`FACE_TOO_CLOSE`) or unmeasured."""
+        close = self.closeness.get(card)
+        if close is None or 1.0 - close < FACE_TOO_CLOSE:
+            return None
+        lo, hi = FACE_GATE
+        return min(hi, max(lo, FACE_SHARE * (1.0 - close)))
+
+    def closest(self, n: int = 8) -> list[tuple[Card, Card, float]]:
+        """The ``n`` closest pairs of enrolled faces of different ranks (each pair once),
+        closest first: ``(card, rival, correlation)``."""
+        out: list[tuple[Card, Card, float]] = []
+        seen: set[frozenset[Card]] = set()
+        for c, close in sorted(self.closeness.items(), key=lambda t: (-t[1], t[0].index)):
+            pair = frozenset((c, self.rivals[c]))
+            if pair in seen:
+                continue
+            seen.add(pair)
+            out.append((c, self.rivals[c], close))
+            if len(out) >= n:
+                break
+        return out
 
     def has(self, card: Card) -> bool:
         """Whether ``card`` has an enrolled face."""
@@ -148,7 +230,12 @@ class FaceBook:
         own = float(best[self._index[card]]) if card in self._index else -1.0
         rival: Card | None = None
         rival_score = -1.0
+        suit_rival: Card | None = None
+        suit_score = -1.0
         for i, c in enumerate(self._by_index):
             if c.rank is not card.rank and float(best[i]) > rival_score:
                 rival, rival_score = c, float(best[i])
-        return FaceVerdict(card, own, rival, rival_score)
+            elif c.rank is card.rank and c != card and float(best[i]) > suit_score:
+                suit_rival, suit_score = c, float(best[i])
+        return FaceVerdict(card, own, rival, rival_score, self.gate(card), suit_rival,
+                           suit_score)

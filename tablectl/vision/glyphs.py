@@ -14,7 +14,8 @@ Steps, each chosen to survive real cameras rather than the renderer:
    in the same column, and nothing index-sized may follow right under the suit (a word
    written downwards, like a joker's ``JOKER``, is not an index), nor may the suit-sized
    shape repeat many times over the crop (a card back's pattern). The first few
-   components from the top are tried as ranks; the classifier keeps the best pairing.
+   components nearest the crop's top-left corner are tried as ranks (a big pip beside a
+   small index may reach higher than the rank); the classifier keeps the best pairing.
 5. Each glyph (ink values, masked to its components) is fitted, aspect preserved, into a fixed
    box, slightly blurred, made zero-mean and unit-norm: correlation is then one dot product.
    The whole index (rank + suit together) is normalised the same way, and a layout vector
@@ -194,7 +195,10 @@ def _pairs(colour: Image, ink: npt.NDArray[np.float32], ink8: Image, cut_at: flo
             cut.append(_Comp(i, x, y, w, h, area))
         elif 0.06 * hh <= h <= 0.6 * hh:
             comps.append(_Comp(i, x, y, w, h, area))
-    comps.sort(key=lambda c: c.y)
+    # The index sits in the card's corner: rank candidates are tried nearest the crop's
+    # top-left first, so a big pip beside a small index (whose top may lie higher than the
+    # rank's) is not taken for the rank.
+    comps.sort(key=lambda c: c.x + c.y)
     out: list[IndexGlyphs] = []
     used_starts: set[int] = set()
     for start in comps[: max_pairs + 1]:

@@ -134,9 +134,53 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     _, paper = cv2.threshold(white, max(otsu_t * 0.8, 60.0), 255, cv2.THRESH_BINARY)
     top = float(np.percentile(white[::4, ::4], 99.5))
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
+    apart = _off_background(small)
+    extra = [] if apart is None else [apart]
     opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
-              for m in (otsu, cut, local, paper, *levels)]
+              for m in (otsu, cut, local, paper, *levels, *extra)]
     return [*opened, filled], paper, white, (grey, thick, max(10.0, 0.5 * med))
+
+
+BACKGROUND_RING: Final = 0.03
+"""The frame's border ring (share of its short side) that gives the background colour."""
+BACKGROUND_EVEN: Final = 8.0
+"""A border ring whose colours stray from the fitted surface by at most this (median
+absolute residual, the worst channel, grey levels) is one even background: a table, a
+cloth."""
+
+
+def _off_background(small: Image) -> Image | None:
+    """Where the frame differs from an even background: a card on a pale table of nearly
+    its own brightness (a grey or beige table, where whiteness merges card and table)
+    still differs from it in colour and level, and its pips and index lie inside it. The
+    background is the frame's border ring fitted with a smooth quadratic surface per
+    channel (a vignette or a light falling off across the table is still one background).
+    ``None`` when the ring does not fit one (carpet, clutter, a hand): that mask would be
+    noise."""
+    h, w = small.shape[:2]
+    q = small[::4, ::4].astype(np.float32)
+    qh, qw = q.shape[:2]
+    b = max(1, round(BACKGROUND_RING * min(qh, qw)))
+    ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
+    ys, xs = ys / qh - 0.5, xs / qw - 0.5
+    terms = np.stack([np.ones_like(xs), xs, ys, xs * ys, xs * xs, ys * ys], axis=-1)
+    ring = np.zeros((qh, qw), bool)
+    ring[:b] = ring[-b:] = True
+    ring[:, :b] = ring[:, -b:] = True
+    a = terms[ring]
+    coef, *_ = np.linalg.lstsq(a, q[ring], rcond=None)
+    resid = np.abs(q[ring] - a @ coef)
+    mad = float(np.median(resid, axis=0).max())
+    if mad > BACKGROUND_EVEN:
+        return None
+    bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
+    diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
+    d0, d1, d2 = cv2.split(diff)
+    dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
+    floor = 4.0 * mad + 12.0
+    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
+    return mask
 
 
 def _bridged(masks: list[Image]) -> list[Image]:
@@ -331,10 +375,13 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
       outlined better than it, is two touching cards (or cards on a box) seen as one:
       dropped. Judged first, so a card is not lost with the two pieces of its picture.
     * A quad inside another that runs along its outline is a part of it (split by a shadow
-      or a fold line): dropped.
+      or a fold line): dropped; but a card-shaped quad inside one running off the frame is
+      the card, taken with the table up to the frame's edge, and the outer one goes.
     * Otherwise of two nested quads the better outlined one stays: a card lying on a box, a
       bag or a sheet of paper found as a bigger quad, or a piece of a court picture inside
-      its card; but a quad running off the frame (``size``: width, height) never pushes
+      its card; except that a card-shaped quad keeps a quad centred inside it (a court
+      card's picture frame, the block of pips: :func:`_framed`) beside it; but a quad
+      running off the frame (``size``: width, height) never pushes
       out a whole one inside it (it would not be read anyway).
 
     The last two apply only where the inner quad is at least 0.15 of the outer one.
@@ -350,19 +397,42 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
         if not _two_apart(inner):
             alive.append((score, q))
     cut = {id(q) for _, q in alive if _is_cut(q, size[0], size[1], 0.75)}
+
+    def card_in_cut(inner: Quad, outer: Quad) -> bool:
+        # a whole card-shaped quad inside one running off the frame along two of its sides:
+        # the card taken with the table up to the frame's edge, not a part of a card
+        short, long_ = _sides(inner)
+        return (id(outer) in cut and id(inner) not in cut
+                and CARD_SHAPE[0] <= long_ / max(short, 1e-6) <= CARD_SHAPE[1])
+
     out = []
     for score, q in alive:
         area = _area(q)
         if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
-               and (_along(q, k) >= 0.4 or (s >= score and id(k) not in cut))
+               and ((_along(q, k) >= 0.4 and not card_in_cut(q, k))
+                    or (s >= score and id(k) not in cut))
                for s, k in alive if k is not q):
             continue
         if any(_contains(q, k) and _area(k) >= 0.15 * area and not _contains(k, q)
-               and (s > score or id(q) in cut) and _along(k, q) < 0.4
+               and (s > score or id(q) in cut)
+               and (_along(k, q) < 0.4 or card_in_cut(k, q))
+               and not _framed(k, q, id(q) in cut)
                for s, k in alive if k is not q):
             continue
         out.append((score, q))
     return out
+
+
+def _framed(inner: Quad, outer: Quad, outer_cut: bool) -> bool:
+    """``inner`` lies centred in a card-shaped ``outer`` that is wholly in the frame: a
+    court card's picture inside its frame line, or the pips' block. Both stay; the reader
+    keeps the card and drops what lies inside a card it accepted."""
+    short, long_ = _sides(outer)
+    if outer_cut or not CARD_SHAPE[0] <= long_ / max(short, 1e-6) <= CARD_SHAPE[1]:
+        return False
+    ci = np.mean(np.array(inner), axis=0)
+    co = np.mean(np.array(outer), axis=0)
+    return float(np.hypot(*(ci - co))) <= 0.15 * short
 
 
 def _two_apart(quads: list[Quad]) -> bool:

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.cardlike import card_like
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
     GlyphPair,
@@ -326,7 +327,9 @@ class Recogniser:
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
         """Every card found on a board frame with the full verdict on it; a card that runs
-        into the frame's edge is ``OUT_OF_FRAME`` and not read.
+        into the frame's edge is ``OUT_OF_FRAME`` and not read. A quad that is not read or
+        shows no index is reported only if it is card-like (light paper with print on it,
+        :mod:`tablectl.vision.cardlike`): a leaf, a box or a plate is not a card.
 
         With ``whole_frame``, a frame that is a card's own crop (:func:`is_card_crop`), or
         where no card shows an index, is read as one tightly cropped card (photos and scans
@@ -339,14 +342,15 @@ class Recogniser:
             if r.card is not None:
                 return [(q, r)]
         found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
-                 for f in located]
+                 for f in located if not f.cut or card_like(frame, f.quad)]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 found = [(q, r)]
-        return found
+        return [(q, r) for q, r in _without_parts(found)
+                if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """Read a found card; a quad squarer than a card that is not accepted as it is may
@@ -481,6 +485,30 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
+
+
+PART_OF: Final = 0.8
+"""A quad lying this much inside a card accepted in the same frame is part of that card."""
+
+
+def _without_parts(found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
+    """``found`` without the unaccepted quads that lie inside an accepted card: a court
+    card's picture frame, its block of pips (:func:`~tablectl.vision.locate.locate_cards`
+    keeps such a quad beside the card, since either may be the one that reads)."""
+    cards = [np.array(q, np.float32).reshape(-1, 1, 2) for q, r in found
+             if r.status is FaceStatus.ACCEPTED]
+    if not cards:
+        return found
+    out = []
+    for q, r in found:
+        if r.status is not FaceStatus.ACCEPTED:
+            inner = np.array(q, np.float32).reshape(-1, 1, 2)
+            area = float(cv2.contourArea(inner))
+            if area > 0 and any(cv2.intersectConvexConvex(c, inner)[0] >= PART_OF * area
+                                for c in cards):
+                continue
+        out.append((q, r))
+    return out
 
 
 def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],

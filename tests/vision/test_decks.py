@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from . import decks
+from tablectl.vision.model import FaceStatus
+from tablectl.vision.recognise import Recogniser
+
+from . import corpus, decks
 
 
 @pytest.mark.timeout(300)  # about a minute alone; the machine is shared
@@ -20,8 +23,12 @@ def test_webcam_deck_accepts_no_wrong_card() -> None:
     s = row.singles
     assert s.total == 198
     assert s.wrong == 0, s.line()  # 56 of 988 before the face was compared
-    assert s.right >= 0.65 * s.total, s.line()  # 70.2% measured on every 2nd photo
+    # 96% measured on all 988 (71.6% before the index was looked for in the corner and a
+    # card on the pale table was found whole)
+    assert s.right >= 0.93 * s.total, s.line()
     assert row.designs.wrong == 0 and row.designs.jokers_accepted == 0
+    assert row.enrolment.startswith(("51/52 right, 0 wrong", "52/52 right, 0 wrong")), \
+        row.enrolment
 
 
 @pytest.mark.timeout(300)
@@ -35,3 +42,22 @@ def test_blackjack_scenes_accept_no_wrong_card() -> None:
     assert row.enrolment.startswith("52/52 right, 0 wrong"), row.enrolment
     assert row.scenes.right >= 18, row.scenes.line()  # 19 measured (12 before crops read whole)
     assert row.designs.jokers_accepted == 0
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not decks.available(decks.HANDHELD),
+                    reason=decks.skip_reason(decks.HANDHELD))
+def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
+    """One finder (finder.py): a handheld photo enrolment finds no index in is not one the
+    finished profile reads either; and no wrong card is accepted on the poorest deck (one
+    was, a 4s as 4c, before the face checked the suit and the finder was shared)."""
+    photos = decks.handheld_low(step=3)
+    enrolled = decks.enrol(photos)
+    assert len(enrolled.skipped) <= 3, enrolled.skipped  # 3 measured (5 before)
+    rec = Recogniser(enrolled.profile.with_verification(True, "test"))
+    for path, _ in photos.enrol:
+        if path.name in enrolled.skipped:
+            read = corpus.best_read(rec, corpus.load(path)[0])
+            assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
+    singles = decks.read_singles(rec, photos.singles)
+    assert singles.wrong == 0, singles.line()

@@ -128,3 +128,37 @@ def test_enrolled_board_deck_keeps_a_face_and_a_gate_per_card() -> None:
     built = enroller.build()
     assert set(built.face_cards) == set(deck) and built.two_kinds
     assert set(built.gates) == set(deck)
+
+
+def test_face_gates_are_measured_leave_one_out_on_the_enrolled_faces() -> None:
+    """Each card's face gate comes from how close its nearest other rank's enrolled face
+    lies: a nine and a ten get a gate, two ranks with the same face get none (the face
+    cannot tell them apart, so it never accepts them), and the closest pair comes first."""
+    nine, ten, jack, queen = (Card.parse(c) for c in ("9h", "Th", "Jh", "Qh"))
+    court = face_vector(_card([], court=True))
+    book = FaceBook([nine, ten, jack, queen],
+                    np.stack([face_vector(_card(NINE)), face_vector(_card(TEN)), court, court]))
+    g = book.gate(nine)
+    assert g is not None and 0.03 <= g <= 0.08
+    assert book.gate(jack) is None and book.gate(queen) is None
+    assert {book.closest(1)[0][0], book.closest(1)[0][1]} == {jack, queen}
+    v = book.judge(jack, _card([], court=True))
+    assert v.score > 0.95 and not v.agrees  # as good a queen as a jack
+    assert book.judge(nine, _card(NINE)).agrees
+    assert not book.judge(ten, _card(NINE)).agrees
+
+
+def test_face_of_another_suit_of_the_same_rank_disagrees() -> None:
+    """The face checks the suit too, where other suits of the rank were enrolled: a nine of
+    hearts whose face fits the enrolled nine of spades clearly better is not agreed with."""
+    nine_h, nine_s, ten_h = (Card.parse(c) for c in ("9h", "9s", "Th"))
+    hearts = _card(NINE)
+    spades = _card(NINE)
+    for x, y in NINE:  # the spade pips carry a stem
+        cv2.rectangle(spades, (round(x * CARD_W) - 10, round(y * CARD_H) - 16),
+                      (round(x * CARD_W) + 10, round(y * CARD_H) + 28), (20, 20, 20), -1)
+    faces = [face_vector(hearts), face_vector(spades), face_vector(_card(TEN))]
+    book = FaceBook([nine_h, nine_s, ten_h], np.stack(faces))
+    assert book.judge(nine_s, spades).agrees
+    v = book.judge(nine_h, spades)
+    assert v.suit_rival == nine_s and v.suit_score > v.score and not v.agrees
