@@ -145,6 +145,8 @@ class MqttPublisher:
         self._retained: asyncio.Future[bytes | None] | None = None  # the guard's read
         self._refused: BirthRefusedError | None = None
         self._takeovers = 0
+        self._closing = False                  # __aexit__ began: after-connect work stops
+        self._births = 0                       # births published (offline owed at exit)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -164,6 +166,8 @@ class MqttPublisher:
         self._connections = asyncio.Queue()
         self._count = 0
         self._refused = None
+        self._closing = False
+        self._births = 0
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id,
                              protocol=mqtt.MQTTv5, transport=s.transport,
                              manual_ack=self._manual_ack)
@@ -209,14 +213,20 @@ class MqttPublisher:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        """Publish ``offline`` (clean exit), disconnect, close the socket.
+        """Publish ``offline`` (clean exit) if a birth was published, disconnect, close the
+        socket.
 
         A connection attempt under way is let finish first (each of its steps is bounded by
-        the connect timeout, at most 5 s), then its socket is closed.
+        the connect timeout, at most 5 s), then its socket is closed. Work after a CONNACK
+        under way (re-subscribe, the guard's retained read, the birth) just stops: before a
+        first birth there is no ``online`` to take back, and the clean DISCONNECT discards the
+        will (the guard may not even have allowed this client to speak for the topic).
         """
         if self._client is None:
             return
-        if self._connected and self._availability is not None and self._refused is None:
+        self._closing = True
+        if (self._connected and self._availability is not None and self._refused is None
+                and self._births > 0):
             a = self._availability
             try:
                 async with asyncio.timeout(self._settings.connect_timeout):
@@ -226,6 +236,7 @@ class MqttPublisher:
         await self._shutdown()
 
     async def _shutdown(self) -> None:
+        self._closing = True
         client, self._client = self._client, None
         if client is None:
             return
@@ -250,6 +261,9 @@ class MqttPublisher:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+        for task in tasks:          # retrieved: a failure is said here, not at interpreter exit
+            if not task.cancelled() and (failure := task.exception()) is not None:
+                _LOGGER.error("mqtt: after-connect work failed", exc_info=failure)
         self._fail_pending(_DISCONNECTED)
         self._messages.put_nowait(None)
         self._connections.put_nowait(None)
@@ -529,6 +543,8 @@ class MqttPublisher:
                 level = logging.DEBUG
             _LOGGER.log(level, "mqtt: %s", text)
             return
+        if self._closing:       # a CONNACK read while closing: nothing more to do for it
+            return
         self._connected = True
         self._connack_ok = True
         self._count += 1
@@ -553,13 +569,21 @@ class MqttPublisher:
                 a = self._availability
                 if a.guard is not None:
                     a.guard(await self._read_retained(a.topic))
+                if self._closing:
+                    return
                 await self.publish(a.topic, a.online, retain=True)
+                self._births += 1
         except BirthRefusedError as exc:
             self._refuse(exc)
             return
         except PublishError as exc:
+            if self._closing:       # the client is closing under it: nothing went wrong
+                _LOGGER.debug("mqtt: after-connect work stopped by the close (%s)", exc)
+                return
             _LOGGER.warning("mqtt: after-connect work failed (%s); waiting for the next "
                             "connection", exc)
+            return
+        if self._closing:
             return
         self._born = True
         held, self._held = self._held, []
@@ -575,7 +599,8 @@ class MqttPublisher:
         second SUBACK what is retained has come. Unsubscribed after.
         """
         client = self._client
-        assert client is not None
+        if client is None or self._closing:
+            raise NotConnectedError("closing", topic.value)
         self._retained = asyncio.get_running_loop().create_future()
         try:
             await self._subscribe(topic.value, 0)
