@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Final, Protocol, Self
 from urllib.parse import urlsplit
 
 from hardware_sim.errors import TurnTimeoutError
@@ -33,6 +33,14 @@ from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
+
+
+TURN_WAIT: Final = 120.0
+"""Seconds the MQTT console waits for the daemon to expect a decision: a guard against a
+daemon that stopped, not a pace (the wait ends as soon as the snapshot shows the turn). On a
+2-core machine with a load average of 25, a daemon once took more than 30 s to report the
+first cards of a demo hand its device had sent (the dealer is then right to wait: a decision
+sent sooner is refused ``out_of_turn``)."""
 
 
 class Console(Protocol):
@@ -123,7 +131,7 @@ class MqttConsole:
 
     def __init__(self, client: MqttPublisher, *, table: str, user: str,
                  timeout: float = 10.0, owns_client: bool = False,
-                 turn_timeout: float = 30.0, follow_state: bool = True) -> None:
+                 turn_timeout: float = TURN_WAIT, follow_state: bool = True) -> None:
         self._client = client
         self.table = topics.segment(table, "table id")
         self.user = topics.segment(user, "user")
@@ -143,7 +151,7 @@ class MqttConsole:
 
     @classmethod
     def connect(cls, url: str, *, table: str, user: str, password: str | None = None,
-                timeout: float = 10.0, turn_timeout: float = 30.0,
+                timeout: float = 10.0, turn_timeout: float = TURN_WAIT,
                 follow_state: bool = True) -> MqttConsole:
         """A console with its own client for broker ``mqtt://host:port`` (enter it).
 
