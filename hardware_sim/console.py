@@ -34,7 +34,6 @@ from tablectl.publish.base import MessageProps
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 
-
 TURN_WAIT: Final = 120.0
 """Seconds the MQTT console waits for the daemon to expect a decision: a guard against a
 daemon that stopped, not a pace (the wait ends as soon as the snapshot shows the turn). On a
