@@ -6,9 +6,11 @@ A long test collected last (the web and vision folders sort late) is then starte
 other worker has nothing left to do, and the run waits for it alone. Started first, the long
 tests run while the short ones are shared out around them.
 
-:data:`MEASURED` holds the slowest tests of one full run on the 2-core CI machine (seconds of
-``--durations``, call phase plus set-up), by node id without parameters or by file; the rest
-keep their collection order after them. An entry that names no file or test any more fails
+:data:`MEASURED` holds the slowest tests measured on the shared 2-core machine under load (load
+average about 20: seconds of ``--durations``, call plus set-up and teardown, the longest of
+two runs of ``tests/web`` and ``tests/firmware_reference`` and one of every ``slow`` test), by
+node id, by node id without parameters or by file; the rest keep their collection order after
+them. An entry that names no file or test any more fails
 ``tests/foundation/test_scheduling.py``: measure again and replace the list when the slowest
 tests change.
 """
@@ -19,17 +21,27 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 MEASURED: Final[Mapping[str, float]] = {
-    "tests/terminal/test_demo_every_variant.py::test_twenty_hands_of_every_variant": 180,
+    "tests/terminal/test_demo_every_variant.py::test_twenty_hands_of_every_variant": 192,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[camera.py]": 162,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[soak.py]": 73,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[hostile.py]": 49,
+    "tests/floor/test_floor_stack.py::test_every_hand_arrives_once_through_every_fault": 40,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[latency.py]": 38,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[floor.py]": 35,
     "tests/firmware_reference/test_conformance.py::test_the_emulated_firmware_passes_every_check":
         34,
     "tests/firmware_reference/test_daemon.py::test_hands_dealt_from_the_firmware_settle_in_the_daemon[emulated]":
         32,
     "tests/web/test_whole_stack.py::test_overlay_shows_live_odds_after_the_delay": 30,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[publish.py]": 30,
     "tests/web/test_production_broker.py::test_web_server_under_the_production_acl_and_mtls": 27,
     "tests/web/test_whole_stack.py::test_console_plays_a_complete_hand_by_clicks": 26,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[bridge.py]": 25,
     "tests/firmware_reference/test_daemon.py::test_hands_dealt_from_the_firmware_settle_in_the_daemon[host]":
         23,
     "tests/web/test_api_fuzz.py::test_only_bad_request_escapes_the_body_decoder": 22,
+    "tests/floor/test_web.py::test_the_floor_page_shows_every_table_live": 21,
+    "tests/ops/test_metrics.py::test_every_metric_is_there_and_moves": 20,
     "tests/web/test_api_fuzz.py::test_every_post_is_answered_and_a_refusal_sends_nothing": 17,
     "tests/web/test_whole_stack.py::test_display_shows_the_engines_board_pots_and_winners": 17,
     "tests/web/test_console_play.py::test_floor_login_seats_adjusts_in_money_and_unseats": 17,
@@ -41,6 +53,7 @@ MEASURED: Final[Mapping[str, float]] = {
     "tests/web/test_overlay.py::test_roles_keep_pages_apart": 11,
     "tests/web/test_fresh_journal.py::test_a_fresh_journal_on_the_same_table_is_shown_at_once": 11,
     "tests/web/test_cli.py::test_tablectl_web_without_a_web_section_is_a_config_error": 10,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[equity.py]": 9,
 }
 
 
