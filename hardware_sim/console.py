@@ -1,14 +1,17 @@
 """Dealer consoles for the simulated dealer: the MQTT command API, and an in-memory recorder.
 
 Both implement :class:`Console`, the simulated dealer's console (``await console.command(name,
-args)`` returns the reply dict ``{"id", "ok", "result"}`` or ``{"id", "ok": false, "error"}``).
+args)`` returns the reply dict ``{"id", "ok", "result"}`` or ``{"id", "ok": false, "error"}``;
+``await console.wait_turn(turn)`` returns once the daemon expects that decision).
 
 * :class:`MqttConsole` — publishes ``{"id", "args"}`` to
   ``poker/v1/tables/{t}/cmd/{name}/{user}`` as an MQTT 5 request (ResponseTopic under
   ``poker/v1/replies/{user}/``, CorrelationData, MessageExpiryInterval) through
-  :class:`tablectl.publish.mqtt.MqttPublisher`, and waits for the daemon's reply.
+  :class:`tablectl.publish.mqtt.MqttPublisher`, and waits for the daemon's reply; it follows
+  the table's retained state snapshot (``poker/v1/tables/{t}/state``) so the dealer can wait
+  for its turn (:mod:`hardware_sim.turns`).
 * :class:`RecordingConsole` — records every command and answers ``ok`` (or a configured
-  refusal), for unit tests and the engine-only dry run.
+  refusal), for unit tests and the engine-only dry run; every turn is there at once.
 """
 
 from __future__ import annotations
@@ -21,13 +24,22 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Final, Protocol, Self
 from urllib.parse import urlsplit
 
+from hardware_sim.errors import TurnTimeoutError
+from hardware_sim.turns import SnapshotWatch, Turn, mismatch
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
+
+TURN_WAIT: Final = 120.0
+"""Seconds the MQTT console waits for the daemon to expect a decision: a guard against a
+daemon that stopped, not a pace (the wait ends as soon as the snapshot shows the turn). On a
+2-core machine with a load average of 25, a daemon once took more than 30 s to report the
+first cards of a demo hand its device had sent (the dealer is then right to wait: a decision
+sent sooner is refused ``out_of_turn``)."""
 
 
 class Console(Protocol):
@@ -38,6 +50,14 @@ class Console(Protocol):
 
         Raises:
             TimeoutError: no reply in time (MQTT consoles).
+        """
+        ...
+
+    async def wait_turn(self, turn: Turn) -> None:
+        """Return once the daemon expects ``turn``'s decision (its cards all read).
+
+        Raises:
+            hardware_sim.errors.TurnTimeoutError: not within the console's turn timeout.
         """
         ...
 
@@ -86,6 +106,9 @@ class RecordingConsole:
                     "error": {"code": code, "reason": f"{name} refused (RecordingConsole)"}}
         return {"id": cmd.id, "ok": True, "result": {}}
 
+    async def wait_turn(self, turn: Turn) -> None:
+        """See :class:`Console`: the recorder has no daemon to wait for."""
+
 
 class MqttConsole:
     """The daemon's command API over MQTT 5 request/response.
@@ -100,10 +123,14 @@ class MqttConsole:
         table: the table id. user: the broker username commands are sent under (the last
             level of the command topic; the broker ACL pins it to the sender).
         timeout: seconds to wait for a reply (also the message expiry).
+        turn_timeout: seconds :meth:`wait_turn` waits for the daemon's snapshot to expect the
+            decision. follow_state: subscribe to the table's state topic (False: a stand-in
+            daemon that publishes no snapshot; :meth:`wait_turn` then returns at once).
     """
 
     def __init__(self, client: MqttPublisher, *, table: str, user: str,
-                 timeout: float = 10.0, owns_client: bool = False) -> None:
+                 timeout: float = 10.0, owns_client: bool = False,
+                 turn_timeout: float = TURN_WAIT, follow_state: bool = True) -> None:
         self._client = client
         self.table = topics.segment(table, "table id")
         self.user = topics.segment(user, "user")
@@ -115,10 +142,16 @@ class MqttConsole:
         self._ids = itertools.count(1)
         self._token = secrets.token_hex(3)
         self.commands: list[ConsoleCommand] = []
+        self.turn_timeout = turn_timeout
+        self._follow = follow_state
+        self._state_topic = topics.state(self.table)
+        self._watch = SnapshotWatch()
+        self._changed = asyncio.Event()
 
     @classmethod
     def connect(cls, url: str, *, table: str, user: str, password: str | None = None,
-                timeout: float = 10.0) -> MqttConsole:
+                timeout: float = 10.0, turn_timeout: float = TURN_WAIT,
+                follow_state: bool = True) -> MqttConsole:
         """A console with its own client for broker ``mqtt://host:port`` (enter it).
 
         Raises:
@@ -132,14 +165,17 @@ class MqttConsole:
                                 username=user, password=password, session_expiry=0,
                                 connect_timeout=timeout)
         return cls(MqttPublisher(settings), table=table, user=user, timeout=timeout,
-                   owns_client=True)
+                   owns_client=True, turn_timeout=turn_timeout, follow_state=follow_state)
 
     async def __aenter__(self) -> Self:
-        """Connect (if owned), subscribe to the reply topic, start reading replies."""
+        """Connect (if owned), subscribe to the reply topic (and the state topic), start
+        reading."""
         if self._owns:
             await self._client.__aenter__()
         try:
             await self._client.subscribe(self.reply_topic.value, qos=1)
+            if self._follow:
+                await self._client.subscribe(self._state_topic.value, qos=1)
         except BaseException:
             if self._owns:
                 await self._client.__aexit__(None, None, None)
@@ -159,6 +195,10 @@ class MqttConsole:
 
     async def _read(self) -> None:
         async for msg in self._client.messages():
+            if msg.topic == self._state_topic:
+                if self._watch.feed(msg.payload):
+                    self._changed.set()
+                continue
             if msg.topic != self.reply_topic:
                 continue
             corr = msg.props.correlation_data
@@ -193,6 +233,36 @@ class MqttConsole:
         if not isinstance(reply, dict):
             raise ValueError(f"reply to {name} is not a JSON object: {raw[:80]!r}")
         return normalise_reply(reply)
+
+    @property
+    def snapshot(self) -> Mapping[str, object] | None:
+        """The newest public snapshot of the table seen (None: none yet, or not following)."""
+        return self._watch.snapshot
+
+    async def wait_snapshot(self, why_not: Callable[[Mapping[str, object] | None], str | None]
+                            ) -> None:
+        """Wait until ``why_not(newest snapshot)`` is None (checked now and at every newer
+        snapshot; bound it with ``asyncio.timeout``)."""
+        while why_not(self._watch.snapshot) is not None:
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def wait_turn(self, turn: Turn) -> None:
+        """See :class:`Console`: waits (at most ``turn_timeout`` seconds) for a state
+        snapshot in which the daemon expects ``turn``.
+
+        Raises:
+            TurnTimeoutError: it did not come; the message says what the daemon expects.
+        """
+        if not self._follow:
+            return
+        try:
+            async with asyncio.timeout(self.turn_timeout):
+                await self.wait_snapshot(lambda snap: mismatch(snap, turn))
+        except TimeoutError:
+            why = mismatch(self._watch.snapshot, turn)
+            raise TurnTimeoutError(f"waited {self.turn_timeout:g} s for {turn.text()}: "
+                                   f"{why}") from None
 
 
 def normalise_reply(reply: Mapping[str, object]) -> dict[str, object]:

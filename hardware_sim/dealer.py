@@ -10,7 +10,8 @@ does, through the same channels a human uses:
   places each card on a :class:`~hardware_sim.devices.SimTable` antenna (``seatN``,
   ``boardN``, ``burn``), moves a folded seat's cards to ``muck`` and clears the table when the
   pot is pushed;
-* **decisions and corrections** — through a :class:`~hardware_sim.console.Console`:
+* **decisions and corrections** — through a :class:`~hardware_sim.console.Console`, each
+  decision once the console shows the daemon expects it (:mod:`hardware_sim.turns`):
   ``start_hand`` (no args), ``action {seat, kind, amount?}``, ``manual_card {card,
   seat|board|burn}`` for a card the device lost, ``clear_error {code}`` after a fault the
   daemon flags, ``next_hand`` once the pot is pushed, the MQTT command API in production
@@ -44,6 +45,7 @@ from hardware_sim.errors import ConsoleRefusedError, DealerError
 from hardware_sim.faults import BYTE_FAULTS, CLEARS, FaultKind, FaultPlan, FaultRecord
 from hardware_sim.records import CommandRecord, DealtCard, HandSummary
 from hardware_sim.strategies import RandomStrategy, Strategy
+from hardware_sim.turns import turn_of
 from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind
@@ -254,6 +256,7 @@ class SimDealer:
                 case Act(legal=legal):
                     await self._act(st, legal)
                 case Showdown(seat=seat):   # the house wants every hand shown by the dealer
+                    await self.console.wait_turn(turn_of(hand, seat, showdown=True))
                     await self._command(st, "action", {"seat": seat, "kind": "show"})
                     hand.apply(ShowIn(seat))
                 case Done():  # pragma: no cover - is_done covers it
@@ -522,6 +525,9 @@ class SimDealer:
 
     async def _act(self, st: _HandState, legal: LegalActions) -> None:
         action = self.strategy.choose(st.hand, legal)
+        # the cards went by the device, the decision goes by the console: wait until the
+        # daemon has read them all and expects this seat (hardware_sim.turns)
+        await self.console.wait_turn(turn_of(st.hand, action.seat))
         args: dict[str, object] = {"seat": action.seat, "kind": action.kind.value}
         if action.amount is not None:
             args["amount"] = action.amount

@@ -1,5 +1,5 @@
 """Fixtures shared by every test folder: private mosquitto brokers on free ports, and the root
-logger put back after every test.
+logger put back after every test; the run order (the longest tests first).
 
 Tests never use the machine's own broker on 1883: each broker here is a child process with a
 config of the test's choosing, on a free loopback port, stopped when the test ends.
@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scheduling import slowest_first
+
 
 @pytest.fixture(autouse=True)
 def _root_logger_restored() -> Iterator[None]:
@@ -31,6 +33,13 @@ def _root_logger_restored() -> Iterator[None]:
     yield
     root.setLevel(level)
     root.handlers[:] = handlers
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the longest tests first (tests/scheduling.py: with ``--dist worksteal`` the two
+    workers share the short ones out around them instead of waiting for a late long one)."""
+    order = slowest_first([item.nodeid for item in items])
+    items[:] = [items[i] for i in order]
 
 
 def free_port() -> int:

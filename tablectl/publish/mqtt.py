@@ -1,6 +1,7 @@
 """The MQTT client: an asyncio adapter over paho-mqtt 2.x (MQTT 5). With its
+:mod:`~tablectl.publish.mqtt_loop` (driving paho from the loop) and
 :mod:`~tablectl.publish.mqtt_wire` (what it hands to paho and takes from it), the only paho
-import; its settings are :mod:`~tablectl.publish.mqtt_settings`.
+imports; its settings are :mod:`~tablectl.publish.mqtt_settings`.
 
 What it does, and why (docs/mqtt.md §5):
 
@@ -26,18 +27,8 @@ What it does, and why (docs/mqtt.md §5):
   command topic, which the broker ACL pins to the publisher (docs/mqtt.md §3,
   "Who sent a command").
 
-Threading: there is no paho thread (docs/mqtt.md §5). paho is driven from the running loop
-through its external-loop API: the socket is a reader of the loop (``loop_read``, repeated
-while a TLS socket holds decrypted bytes the selector cannot see), a writer only while paho
-has bytes it could not write, and ``loop_misc`` runs once a second.
-Every call into paho that queues a packet is followed in the same turn of the loop by
-``loop_write``, so a PUBLISH is on the socket when :meth:`MqttPublisher.publish` starts waiting
-for its PUBACK; paho's callbacks run on the loop and act directly. The one exception is paho's
-blocking ``reconnect()`` (DNS, TCP connect, TLS and websocket handshakes, each bounded by at
-most 5 s): it runs in a worker thread of the loop's default executor, while nothing on the
-loop touches the client (publish and subscribe need a CONNACK, no reader, writer or
-``loop_misc`` is active); the socket callbacks it triggers there only set TCP_NODELAY.
-Reusable after exit, not re-entrant.
+Threading: there is no paho thread; :class:`~tablectl.publish.mqtt_loop.PahoLoop` drives
+paho from the running loop (docs/mqtt.md §5). Reusable after exit, not re-entrant.
 """
 
 from __future__ import annotations
@@ -45,14 +36,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, ParamSpec, Self, TypeVar
+from collections.abc import AsyncIterator
+from typing import Self
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
-from paho.mqtt.properties import Properties
-from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from firmware_bridge.outage import Outage
@@ -65,6 +53,7 @@ from tablectl.publish.errors import (
     PublishError,
     PublishRefusedError,
 )
+from tablectl.publish.mqtt_loop import PahoLoop
 from tablectl.publish.mqtt_settings import Availability, ConnectInfo, MqttSettings
 from tablectl.publish.mqtt_wire import (
     close_sockets_of,
@@ -72,13 +61,8 @@ from tablectl.publish.mqtt_wire import (
     has_nodelay,
     props_in,
     props_out,
-    set_nodelay,
-    unread,
 )
 from tablectl.publish.topics import Topic, TopicError, check_publishable
-
-if TYPE_CHECKING:
-    from paho.mqtt.client import SocketLike
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -86,11 +70,9 @@ _DISCONNECTED = "disconnected"
 _MISC_INTERVAL = 1.0        # seconds between loop_misc calls (keepalive checks)
 _MAX_SOCKET_TIMEOUT = 5.0   # paho's default bound on a blocking TCP connect / TLS handshake
 _MAX_HELD = 1000            # messages kept while a connection's birth is under way
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
 
 
-class MqttPublisher:
+class MqttPublisher(PahoLoop):
     """The daemon's MQTT connection: a :class:`~tablectl.publish.base.Publisher` and
     :class:`~tablectl.publish.base.Subscriber` over paho (see the module docstring).
 
@@ -112,13 +94,12 @@ class MqttPublisher:
                 acknowledges after it stored a message: unacknowledged ones are delivered
                 again on the next connection of the persistent session).
         """
+        super().__init__()
         self._settings = settings
         self._availability = availability
         self._wait_connected = wait_connected
         self._manual_ack = manual_ack
         self._clock = SystemClock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread = 0
         self._client: mqtt.Client | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._connected = False
@@ -135,16 +116,13 @@ class MqttPublisher:
         self._messages: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
         self._connections: asyncio.Queue[ConnectInfo | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[None]] = set()
-        # the socket as registered with the loop (fd numbers: a closed socket has none)
-        self._reader_fd: int | None = None
-        self._writer_fd: int | None = None
-        self._lost = asyncio.Event()           # set when the current socket closes
-        self._in_call = False                  # inside a call into paho made by this class
         self._born = False                     # the birth of this connection is out
         self._held: list[IncomingMessage] = []  # messages that came before the birth
         self._retained: asyncio.Future[bytes | None] | None = None  # the guard's read
         self._refused: BirthRefusedError | None = None
         self._takeovers = 0
+        self._closing = False                  # __aexit__ began: after-connect work stops
+        self._births = 0                       # births published (offline owed at exit)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -158,12 +136,13 @@ class MqttPublisher:
         if self._client is not None:
             raise PublishError("MqttPublisher is not re-entrant")
         s = self._settings
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
+        self._drive_loop()
         self._messages = asyncio.Queue()
         self._connections = asyncio.Queue()
         self._count = 0
         self._refused = None
+        self._closing = False
+        self._births = 0
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id,
                              protocol=mqtt.MQTTv5, transport=s.transport,
                              manual_ack=self._manual_ack)
@@ -175,21 +154,14 @@ class MqttPublisher:
             a = self._availability
             client.will_set(a.topic.value, a.offline, qos=1, retain=True)
         client.connect_timeout = min(_MAX_SOCKET_TIMEOUT, s.connect_timeout)
-        client.on_socket_open = self._on_socket_open
-        client.on_socket_close = self._on_socket_close
-        client.on_socket_register_write = self._on_socket_register_write
-        client.on_socket_unregister_write = self._on_socket_unregister_write
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_publish = self._on_publish
-        client.on_subscribe = self._on_subscribe
+        self._drive(client)
         client.on_message = self._on_message
         self._record_address(client)   # the connecting is the supervisor's
         self._client = client
-        self._first = self._loop.create_future() if self._wait_connected else None
+        loop = asyncio.get_running_loop()
+        self._first = loop.create_future() if self._wait_connected else None
         self._first_failure = None
-        self._supervisor = self._loop.create_task(self._supervise(client),
-                                                  name=f"mqtt-{s.client_id}")
+        self._supervisor = loop.create_task(self._supervise(client), name=f"mqtt-{s.client_id}")
         if self._first is None:
             return self
         try:
@@ -209,14 +181,20 @@ class MqttPublisher:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        """Publish ``offline`` (clean exit), disconnect, close the socket.
+        """Publish ``offline`` (clean exit) if a birth was published, disconnect, close the
+        socket.
 
         A connection attempt under way is let finish first (each of its steps is bounded by
-        the connect timeout, at most 5 s), then its socket is closed.
+        the connect timeout, at most 5 s), then its socket is closed. Work after a CONNACK
+        under way (re-subscribe, the guard's retained read, the birth) just stops: before a
+        first birth there is no ``online`` to take back, and the clean DISCONNECT discards the
+        will (the guard may not even have allowed this client to speak for the topic).
         """
         if self._client is None:
             return
-        if self._connected and self._availability is not None and self._refused is None:
+        self._closing = True
+        if (self._connected and self._availability is not None and self._refused is None
+                and self._births > 0):
             a = self._availability
             try:
                 async with asyncio.timeout(self._settings.connect_timeout):
@@ -226,6 +204,7 @@ class MqttPublisher:
         await self._shutdown()
 
     async def _shutdown(self) -> None:
+        self._closing = True
         client, self._client = self._client, None
         if client is None:
             return
@@ -250,6 +229,9 @@ class MqttPublisher:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+        for task in tasks:          # retrieved: a failure is said here, not at interpreter exit
+            if not task.cancelled() and (failure := task.exception()) is not None:
+                _LOGGER.error("mqtt: after-connect work failed", exc_info=failure)
         self._fail_pending(_DISCONNECTED)
         self._messages.put_nowait(None)
         self._connections.put_nowait(None)
@@ -358,63 +340,6 @@ class MqttPublisher:
         if self._refused is not None:
             raise self._refused
 
-    # -- driving paho from the loop -------------------------------------------------------
-
-    def _quiet(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        """Call into paho; a write it wants is left to :meth:`_flush` (no writer churn)."""
-        self._in_call = True
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            self._in_call = False
-
-    def _flush(self, client: mqtt.Client) -> None:
-        """Write what paho queued, now; watch for writability only if the socket is full."""
-        if client.want_write():
-            self._quiet(client.loop_write)    # errors close the socket (on_socket_close)
-        if client.want_write() and (sock := client.socket()) is not None:
-            self._watch_writable(client, sock)
-
-    def _call(self, client: mqtt.Client, fn: Callable[_P, object], *args: _P.args,
-              **kwargs: _P.kwargs) -> None:
-        self._quiet(fn, *args, **kwargs)
-        self._flush(client)
-
-    def _on_readable(self, client: mqtt.Client) -> None:
-        self._call(client, self._read, client)
-
-    def _on_writable(self, client: mqtt.Client) -> None:
-        self._call(client, client.loop_write)
-
-    @staticmethod
-    def _read(client: mqtt.Client) -> None:
-        rc = client.loop_read()
-        # TLS: a record is decrypted whole; bytes of it that paho did not take yet stay in
-        # the SSL object, where the selector cannot see them
-        while (rc == MQTTErrorCode.MQTT_ERR_SUCCESS and (sock := client.socket()) is not None
-               and unread(sock) > 0):
-            rc = client.loop_read()
-
-    def _watch_writable(self, client: mqtt.Client, sock: SocketLike) -> None:
-        if self._writer_fd is None and self._loop is not None:
-            fd = sock.fileno()
-            self._loop.add_writer(fd, self._on_writable, client)
-            self._writer_fd = fd
-
-    def _unwatch_writable(self) -> None:
-        if self._writer_fd is not None and self._loop is not None:
-            self._loop.remove_writer(self._writer_fd)
-            self._writer_fd = None
-
-    def _unwatch(self) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-        self._unwatch_writable()
-        if self._reader_fd is not None:
-            loop.remove_reader(self._reader_fd)
-            self._reader_fd = None
-
     def _drop_socket(self, client: mqtt.Client) -> None:
         """Close paho's socket without a DISCONNECT (paho's ``connect_async`` does exactly
         that, through the socket callbacks, and only records the address again)."""
@@ -478,8 +403,7 @@ class MqttPublisher:
         sock = client.socket()
         if sock is None:
             return False
-        self._reader_fd = sock.fileno()
-        loop.add_reader(self._reader_fd, self._on_readable, client)
+        self._watch_readable(client, sock)
         self._flush(client)                   # CONNECT (paho only queued it in the thread)
         return True
 
@@ -529,6 +453,8 @@ class MqttPublisher:
                 level = logging.DEBUG
             _LOGGER.log(level, "mqtt: %s", text)
             return
+        if self._closing:       # a CONNACK read while closing: nothing more to do for it
+            return
         self._connected = True
         self._connack_ok = True
         self._count += 1
@@ -553,13 +479,21 @@ class MqttPublisher:
                 a = self._availability
                 if a.guard is not None:
                     a.guard(await self._read_retained(a.topic))
+                if self._closing:
+                    return
                 await self.publish(a.topic, a.online, retain=True)
+                self._births += 1
         except BirthRefusedError as exc:
             self._refuse(exc)
             return
         except PublishError as exc:
+            if self._closing:       # the client is closing under it: nothing went wrong
+                _LOGGER.debug("mqtt: after-connect work stopped by the close (%s)", exc)
+                return
             _LOGGER.warning("mqtt: after-connect work failed (%s); waiting for the next "
                             "connection", exc)
+            return
+        if self._closing:
             return
         self._born = True
         held, self._held = self._held, []
@@ -575,7 +509,8 @@ class MqttPublisher:
         second SUBACK what is retained has come. Unsubscribed after.
         """
         client = self._client
-        assert client is not None
+        if client is None or self._closing:
+            raise NotConnectedError("closing", topic.value)
         self._retained = asyncio.get_running_loop().create_future()
         try:
             await self._subscribe(topic.value, 0)
@@ -631,51 +566,7 @@ class MqttPublisher:
         if fut is not None and not fut.done():
             fut.set_result(codes)
 
-    # -- paho callbacks -------------------------------------------------------------------
-    # All run on the loop (inside loop_read / loop_write / loop_misc / the calls above),
-    # except the socket callbacks that reconnect() triggers in the worker thread: those
-    # touch nothing of the loop's (see _open).
-
-    def _on_loop(self) -> bool:
-        return threading.get_ident() == self._loop_thread
-
-    def _on_socket_open(self, _client: mqtt.Client, _userdata: object,
-                        sock: SocketLike) -> None:
-        set_nodelay(sock)                    # worker thread, before CONNECT is written
-
-    def _on_socket_close(self, _client: mqtt.Client, _userdata: object,
-                         _sock: SocketLike) -> None:
-        if self._on_loop():
-            self._unwatch()
-            self._lost.set()
-
-    def _on_socket_register_write(self, client: mqtt.Client, _userdata: object,
-                                  sock: SocketLike) -> None:
-        if self._on_loop() and not self._in_call:   # else _flush / _open see to it
-            self._watch_writable(client, sock)
-
-    def _on_socket_unregister_write(self, _client: mqtt.Client, _userdata: object,
-                                    _sock: SocketLike) -> None:
-        if self._on_loop():
-            self._unwatch_writable()
-
-    def _on_connect(self, _client: mqtt.Client, _userdata: object, flags: mqtt.ConnectFlags,
-                    reason_code: ReasonCode, _props: Properties | None) -> None:
-        self._handle_connect(not reason_code.is_failure, flags.session_present,
-                             str(reason_code))
-
-    def _on_disconnect(self, _client: mqtt.Client, _userdata: object,
-                       _flags: mqtt.DisconnectFlags, reason_code: ReasonCode,
-                       _props: Properties | None) -> None:
-        self._handle_disconnect(str(reason_code))
-
-    def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
-                    reason_code: ReasonCode, _props: Properties | None) -> None:
-        self._handle_puback(mid, reason_code.value, reason_code.is_failure, str(reason_code))
-
-    def _on_subscribe(self, _client: mqtt.Client, _userdata: object, mid: int,
-                      reason_codes: list[ReasonCode], _props: Properties | None) -> None:
-        self._handle_suback(mid, [rc.value for rc in reason_codes])
+    # -- paho's message callback (the others are PahoLoop's, calling the _handle_ methods) --
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     msg: mqtt.MQTTMessage) -> None:

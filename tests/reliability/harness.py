@@ -36,6 +36,7 @@ from hardware_sim.devices import SimDevice, SimShoe
 from hardware_sim.faults import FaultPlan
 from hardware_sim.ports import ServedPorts
 from hardware_sim.strategies import RandomStrategy
+from hardware_sim.turns import Turn
 from tablectl.app import initial_state, table_setup
 from tablectl.clock import SystemClock
 from tablectl.config import TableConfig, load_config
@@ -248,6 +249,10 @@ class RetryingConsole:
         reply = json.loads(raw)
         assert isinstance(reply, dict)
         return reply
+
+    async def wait_turn(self, turn: Turn) -> None:
+        """See :class:`hardware_sim.console.Console`: nothing to wait for, the stack's
+        :class:`ConfirmingPorts` steps only once the daemon journaled every read."""
 
     async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
         """See :class:`hardware_sim.dealer.Console`."""

@@ -16,6 +16,7 @@ from hardware_sim.devices import SimDevice, SimTable
 from hardware_sim.play import build_device, make_dealer
 from hardware_sim.ports import LoopbackPorts
 from hardware_sim.scenario import Scenario, find_scenarios, load_scenario
+from hardware_sim.turns import Turn, mismatch
 from tablectl.clock import ManualClock
 from tablectl.controller import (
     CardRead,
@@ -55,6 +56,8 @@ class ControllerLink:
         self._ids = 0
         self.results: list[tuple[PotResult, ...]] = []
         self.refused: list[dict[str, object]] = []
+        self.turns = 0
+        self.wrong_turns: list[str] = []
 
     def _at(self) -> datetime:
         return self.clock.now() + timedelta(microseconds=self._seen)
@@ -106,6 +109,15 @@ class ControllerLink:
         self.ports.arm(device, kind, seconds)
 
     # Console
+    async def wait_turn(self, turn: Turn) -> None:
+        # the reads are in: the real controller's public snapshot must show the turn the
+        # dealer's engine expects (what the MQTT console waits for against a daemon)
+        self._feed()
+        self.turns += 1
+        why = mismatch(self.controller.public_snapshot(), turn)
+        if why is not None:
+            self.wrong_turns.append(f"{turn.text()}: {why}")
+
     async def command(self, name: str, args: Mapping[str, object]) -> Mapping[str, object]:
         self._feed()
         if name == "next_hand":
@@ -139,6 +151,7 @@ async def test_the_controller_settles_every_hand_as_the_dealer_expects(path: Pat
     dealer = make_dealer(scenario, device=device, console=link, ports=link)
     summaries = await dealer.play(scenario.hands)
     assert link.refused == []
+    assert link.turns > 0 and link.wrong_turns == []
     assert link.results == [s.results for s in summaries]
 
 
@@ -160,6 +173,7 @@ async def test_broke_players_rebuy_and_the_controller_agrees_on_every_stack() ->
     summaries, dealer, link = runs[True]
     assert len(summaries) == 20
     assert link.refused == []
+    assert link.turns > 0 and link.wrong_turns == []
     assert link.results == [s.results for s in summaries]
     buy_ins = {s.seat: s.stack for s in scenario.seats}
     assert dealer.rebuys and all(amount == buy_ins[seat] for _, seat, amount in dealer.rebuys)

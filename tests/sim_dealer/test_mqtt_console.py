@@ -95,7 +95,7 @@ async def test_a_whole_hand_through_the_broker(mosquitto: Broker, red_deck: Deck
     ports = LoopbackPorts({"shoe": shoe}, clock=clock)
     ports.pump()
     async with daemon(mosquitto) as d, MqttConsole.connect(
-            mosquitto.url, table="t1", user="dealer-t1") as console:
+            mosquitto.url, table="t1", user="dealer-t1", follow_state=False) as console:
         dealer = SimDealer(**TABLE, device=shoe, console=console, ports=ports, seed=8,  # type: ignore[arg-type]
                            table_id="t1")
         summary = await dealer.play_hand()
