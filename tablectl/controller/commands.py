@@ -401,7 +401,13 @@ class CommandHandlers(ReadHygiene, Rotating):
         if not self._stud:     # stud: the button stays frozen where it is
             self._button = self._next_button()
         self._hand_played(old)
-        return {"button": None if self._stud else self._button}
+        # an event, so that the snapshot after it has a seq of its own: a display that drops a
+        # snapshot whose seq it already shows would otherwise keep the settled hand on screen
+        button = None if self._stud else self._button
+        game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
+                                      if self._rotation_pos is not None else {})
+        self._run.events.append(Event("hand_cleared", {"button": button, **game}))
+        return {"button": button}
 
     def _next_button(self) -> int:
         live = sorted(s.seat for s in self._seats.values() if s.stack > 0)

@@ -238,11 +238,38 @@ class SeatEvent(_Body):
     reason: str | None = None
 
 
+class BurnEvent(_Body):
+    """The dealer burned a card (which card is never public)."""
+
+    type: Literal["burn"]
+    street: StreetName
+
+
+class HandClearedEvent(_Body):
+    """The settled hand is cleared from the table (the dealer's ``next_hand``): phase idle."""
+
+    type: Literal["hand_cleared"]
+    button: Seat | None = Field(description="where the button is now (null for stud)")
+    game: GameInfo | None = Field(default=None, description="the game the next hand deals "
+                                                            "(tables with a rotation only)")
+    stakes: StakesInfo | None = Field(default=None, description="its stakes (tables with a "
+                                                                "rotation only)")
+
+
+class GameChosenEvent(_Body):
+    """Dealer's choice: the game the next hands deal was chosen (``choose_game``)."""
+
+    type: Literal["game_chosen"]
+    game: GameInfo
+    stakes: StakesInfo
+    by: str
+
+
 PublicEvent: TypeAlias = Annotated[
     HandStartedEvent | ForcedBetEvent | CardsDealtEvent | BoardEvent | ActionEvent
     | BetReturnedEvent | PotEvent | FaceUpEvent | ShowdownEvent | WinnerEvent | HandEndedEvent
     | ErrorEvent
-    | DeviceEvent | CorrectionEvent | SeatEvent,
+    | DeviceEvent | CorrectionEvent | SeatEvent | BurnEvent | HandClearedEvent | GameChosenEvent,
     Field(discriminator="type")]
 """Every public event body, by ``type``."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from tablectl.controller.args import ArgValues
 from tablectl.controller.core import ControllerCore
 from tablectl.controller.inputs import Command
+from tablectl.controller.outcome import Event
 from tablectl.controller.reply import ErrorCode, Refused
 from tablectl.controller.table import game_label
 from tablectl.domain.jsonvalue import JsonValue
@@ -80,6 +81,8 @@ class Rotating(ControllerCore):
             raise Refused(ErrorCode.WRONG_PHASE, str(exc)) from exc
         self._adopt(self._base_setup)
         self._run.log.append(f"rotation: {cmd.user} chose {wanted}")
+        self._run.events.append(Event("game_chosen", {
+            "game": self._game_json, "stakes": self._stakes_json, "by": cmd.user}))
         return {"game": rotation_game_json(rotation.games[index])}
 
     def _rotation_json(self) -> dict[str, JsonValue] | None:

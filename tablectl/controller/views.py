@@ -131,7 +131,9 @@ class EventFolder:
                         "cards": [card_text(c) for c in self.board],
                         "street": ev.street.value}))
                 case Burned():
-                    pass  # a burn card is never public
+                    # which card is never public; that one was burned is (it ends the undo of
+                    # the last decision, so the snapshot changes: docs/mqtt.md 8.1)
+                    public.append(Event("burn", {"street": ev.street.value}))
                 case ActionTaken():
                     self.stacks[ev.seat] -= ev.added
                     if ev.kind is ActionKind.BRING_IN:

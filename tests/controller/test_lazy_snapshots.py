@@ -310,3 +310,20 @@ def test_a_copied_or_pickled_outcome_is_settled_and_leaves_the_controller_behind
         assert twin == out and twin.snapshot_change.is_settled
         assert twin.public_changed and twin.secure_changed
     assert "HandController" not in str(pickle.dumps(out.snapshot_change))
+
+
+def test_no_public_snapshot_changes_without_a_public_event(
+        session: tuple[TableSetup, TableState, list[ControllerInput], list[Snaps]]) -> None:
+    """A snapshot carries the seq of the last event folded into it, and a display drops a
+    snapshot whose seq it already shows (docs/mqtt.md 4): so every input that changes the public
+    snapshot publishes at least one public event, else the change never reaches a display (the
+    settled hand stayed on screen after ``next_hand``)."""
+    setup, initial, inputs, eager = session
+    ctl = HandController(setup, initial)
+    silent = []
+    for i, inp in enumerate(inputs):
+        out = ctl.handle(inp)
+        if eager[i + 1][0] != eager[i][0] and not out.events:
+            silent.append((i, inp))
+    assert silent == []
+    assert any(i.type == "command" and i.name == "next_hand" for i in inputs)  # type: ignore[union-attr]
