@@ -29,16 +29,24 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import random
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
+from tablectl.controller import payloads
 from tablectl.domain.cards import Card
+from tablectl.publish.envelope import SnapshotEnvelope, encode
 from tests.conftest import BrokerFactory
+from tests.controller.helpers import Dealer, fresh
 from tests.daemon_extra.checks import (
     Verdict,
+    check_schemas,
     checked_in_schemas_match_the_code,
     scan_leaks,
     session_verdict,
@@ -156,3 +164,63 @@ def test_the_scan_finds_down_cards_published_early_and_allows_shown_and_up_cards
     leaks = scan_leaks(raw, [first, second, third])
     assert [(leak.index, leak.card) for leak in leaks] == [
         (3, "Ah"), (4, "2c"), (7, "7s"), (11, "2c"), (14, "9h"), (15, "9h")]
+
+
+def _snapshot_payload(data: dict[str, object], secure: bool = False) -> tuple[str, bytes]:
+    env = SnapshotEnvelope(table="w", epoch=1, seq=3, ts=datetime(2026, 1, 1, tzinfo=UTC),
+                           data=data)  # type: ignore[arg-type]
+    return ("secure" if secure else "poker") + "/v1/tables/w/state", encode(env)
+
+
+def test_the_schema_check_part_by_part_judges_as_the_whole_document() -> None:
+    """The schema check validates a snapshot part by part (each seat, each log entry, each
+    other property, then the object's own keywords) to check each repeated part once: it must
+    refuse what the whole snapshot's schema refuses, and accept what it accepts."""
+    d = fresh()
+    dealer = Dealer(d, random.Random(5))
+    dealer.start()
+    for _ in range(12):
+        dealer.step()
+    public, secure = d.ctl.public_snapshot(), d.ctl.secure_snapshot()
+    assert public["log"] and public["seats"]
+    whole = {name: Draft202012Validator(json.loads(
+        (payloads.SCHEMA_DIR / f"{name}.json").read_text()))
+        for name in ("PublicSnapshot", "SecureSnapshot")}
+
+    def spoiled() -> list[tuple[str, dict[str, object]]]:
+        out: list[tuple[str, dict[str, object]]] = []
+        for name, snap in (("PublicSnapshot", public), ("SecureSnapshot", secure)):
+            def copy(s: dict[str, object] = snap) -> dict[str, Any]:
+                return json.loads(json.dumps(s))
+            bad = copy()
+            bad["seats"][1]["stack"] = -1
+            out.append((name, bad))
+            bad = copy()
+            bad["log"][0]["n"] = 0
+            out.append((name, bad))
+            bad = copy()
+            bad["log"][-1]["type"] = "no_such_type"
+            out.append((name, bad))
+            bad = copy()
+            bad["log"] = [{"type": "board", "cards": ["Zz"], "street": "flop", "n": 1}]
+            out.append((name, bad))
+            bad = copy()
+            bad["hidden"] = 1                        # an unknown property
+            out.append((name, bad))
+            bad = copy()
+            del bad["seats"]                         # a required one missing
+            out.append((name, bad))
+            bad = copy()
+            bad["board"] = "Ah"                      # an array that is not one
+            out.append((name, bad))
+            bad = copy()
+            bad["stakes"]["big_blind"] = "200"
+            out.append((name, bad))
+        return out
+
+    assert check_schemas([_snapshot_payload(public),
+                          _snapshot_payload(secure, secure=True)]).failures == []
+    for name, bad in spoiled():
+        assert list(whole[name].iter_errors(bad)), ("the whole schema must refuse it", bad)
+        report = check_schemas([_snapshot_payload(bad, secure=name == "SecureSnapshot")])
+        assert report.failures, (name, bad)
