@@ -206,7 +206,19 @@ class ProcessWorker:
     def close(self) -> None:
         self._state.closed = True
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            _stop_at_once(self._pool)
+
+
+def _stop_at_once(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down and end its child now: a result in flight is dropped anyway, and the
+    interpreter's exit would otherwise wait for the child to finish it, which in the idle
+    scheduling class on a busy machine can take minutes (a stopped demo then ignored SIGTERM
+    for over a minute)."""
+    children = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in children:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            child.terminate()
 
 
 def _warm() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from datetime import UTC, datetime
 from typing import Any
 
@@ -129,3 +130,20 @@ async def test_the_process_worker_computes_off_the_loop() -> None:
         assert got.empty()                         # the first one's figures were stale
     finally:
         worker.close()
+
+
+async def test_closing_the_process_worker_ends_its_child_at_once() -> None:
+    """A stopped daemon or demo must not wait for the child to finish a computation nobody
+    will read (in the idle scheduling class on a busy machine that took minutes): close()
+    terminates it, busy or not."""
+    loop = asyncio.get_running_loop()
+    worker = ProcessWorker(lambda t, b: None, loop)
+    request = request_from_snapshot(_env(SEATS, ["2c", "7d", "9h"], seq=1).data)
+    assert request is not None
+    worker.submit(1, request)                      # starts the child: tables, then the odds
+    children = list(worker._pool._processes.values())  # type: ignore[union-attr]
+    assert children
+    worker.close()
+    for child in children:
+        await asyncio.to_thread(child.join, 30)
+        assert child.exitcode == -signal.SIGTERM, child.exitcode
