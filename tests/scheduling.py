@@ -6,9 +6,8 @@ A long test collected last (the web and vision folders sort late) is then starte
 other worker has nothing left to do, and the run waits for it alone. Started first, the long
 tests run while the short ones are shared out around them.
 
-:data:`MEASURED` holds the slowest tests measured on the shared 2-core machine under load (load
-average about 20: seconds of ``--durations``, call plus set-up and teardown, the longest of
-two runs of ``tests/web`` and ``tests/firmware_reference`` and one of every ``slow`` test), by
+:data:`MEASURED` holds the slowest tests of one whole run of the suite (``-n 2``, seconds of
+``--durations``, call plus set-up and teardown; the wire test as it runs with its 200 hands), by
 node id, by node id without parameters or by file; the rest keep their collection order after
 them. An entry that names no file or test any more fails
 ``tests/foundation/test_scheduling.py``: measure again and replace the list when the slowest
@@ -21,39 +20,49 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 MEASURED: Final[Mapping[str, float]] = {
-    "tests/terminal/test_demo_every_variant.py::test_twenty_hands_of_every_variant": 192,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[camera.py]": 162,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[soak.py]": 73,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[hostile.py]": 49,
-    "tests/floor/test_floor_stack.py::test_every_hand_arrives_once_through_every_fault": 40,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[latency.py]": 38,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[floor.py]": 35,
-    "tests/firmware_reference/test_conformance.py::test_the_emulated_firmware_passes_every_check":
-        34,
-    "tests/firmware_reference/test_daemon.py::test_hands_dealt_from_the_firmware_settle_in_the_daemon[emulated]":
-        32,
-    "tests/web/test_whole_stack.py::test_overlay_shows_live_odds_after_the_delay": 30,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[publish.py]": 30,
-    "tests/web/test_production_broker.py::test_web_server_under_the_production_acl_and_mtls": 27,
-    "tests/web/test_whole_stack.py::test_console_plays_a_complete_hand_by_clicks": 26,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[bridge.py]": 25,
-    "tests/firmware_reference/test_daemon.py::test_hands_dealt_from_the_firmware_settle_in_the_daemon[host]":
-        23,
-    "tests/web/test_api_fuzz.py::test_only_bad_request_escapes_the_body_decoder": 22,
-    "tests/floor/test_web.py::test_the_floor_page_shows_every_table_live": 21,
-    "tests/ops/test_metrics.py::test_every_metric_is_there_and_moves": 20,
-    "tests/web/test_api_fuzz.py::test_every_post_is_answered_and_a_refusal_sends_nothing": 17,
-    "tests/web/test_whole_stack.py::test_display_shows_the_engines_board_pots_and_winners": 17,
-    "tests/web/test_console_play.py::test_floor_login_seats_adjusts_in_money_and_unseats": 17,
-    "tests/web/test_console_play.py::test_whole_hands_with_only_enabled_controls": 15,
-    "tests/web/test_console.py::test_console_plays_a_complete_hand_by_clicks": 14,
-    "tests/firmware_reference/test_fuzz.py::test_fuzzed_streams_decode_as_the_host_decodes_them":
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[stud-hi-lo-fixed-limit]":
+        109,
+    "tests/terminal/test_demo_every_variant.py::test_twenty_hands_of_every_variant": 76,
+    "tests/daemon_extra/test_wire.py::test_no_hole_card_on_poker_before_showdown_over_hundreds_of_hands":
+        70,
+    "tests/odds/test_daemon_odds.py::test_the_daemon_publishes_the_odds_of_every_position_on_the_secure_root[PO-2-3]":
+        51,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[camera.py]": 50,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[razz-fixed-limit]":
+        43,
+    "tests/vision/test_accuracy.py::test_three_frame_vote_moderate": 36,
+    "tests/vision/test_accuracy.py::test_board_single_frame_moderate": 29,
+    "tests/vision/test_decks.py::test_webcam_deck_accepts_no_wrong_card": 28,
+    "tests/web/test_legibility.py::test_every_page_is_legible_at_every_size": 25,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-no-limit]":
+        22,
+    "tests/vision/test_accuracy.py::test_unenrolled_decks_never_auto_accepted": 21,
+    "tests/reliability/test_broker_restart.py::test_broker_restarts_lose_nothing_for_displays_and_auditors":
+        20,
+    "tests/reliability/test_display_truth.py::test_displays_show_the_daemons_snapshot_or_say_they_do_not":
+        17,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[screenshots.py]": 16,
+    "tests/odds/test_daemon_odds.py::test_the_daemon_publishes_the_odds_of_every_position_on_the_secure_root[FR-1-5]":
+        16,
+    "tests/floor/test_floor_stack.py::test_every_hand_arrives_once_through_every_fault": 15,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[stud-fixed-limit]":
+        15,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-fixed-limit]":
+        14,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-hi-lo-fixed-limit]":
+        14,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[omaha-pot-limit]":
         13,
-    "tests/web/test_console_user.py::test_a_console_user_without_a_role_is_told": 11,
-    "tests/web/test_overlay.py::test_roles_keep_pages_apart": 11,
-    "tests/web/test_fresh_journal.py::test_a_fresh_journal_on_the_same_table_is_shown_at_once": 11,
-    "tests/web/test_cli.py::test_tablectl_web_without_a_web_section_is_a_config_error": 10,
-    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[equity.py]": 9,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[omaha-hi-lo-fixed-limit]":
+        13,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[soak.py]": 13,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[floor.py]": 13,
+    "tests/vision/test_decks.py::test_blackjack_scenes_accept_no_wrong_card": 12,
+    "tests/vision/test_real_photos.py::test_rank_reading_on_cluttered_scenes": 12,
+    "tests/controller/test_payloads.py::test_everything_emitted_validates": 12,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[latency.py]": 12,
+    "tests/terminal/test_demo_every_variant.py::test_a_demo_that_cannot_play_says_why": 11,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[publish.py]": 11,
 }
 
 

@@ -7,6 +7,7 @@ hand back something small.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -107,6 +108,7 @@ def scan_leaks(raw: list[tuple[str, bytes]], hands: Iterable[PlayedHand]) -> lis
 # --- JSON Schemas ------------------------------------------------------------------------------
 
 
+@functools.cache
 def _validators() -> dict[str, Draft202012Validator]:
     """A validator per checked-in schema file; for ``PublicEvent`` also one per event type
     (``PublicEvent:board``...): the ``oneOf`` branch its discriminator names, so an event is
