@@ -1,9 +1,9 @@
-"""The order tests are handed to the two xdist workers: the longest first.
+"""The order tests are handed to the xdist workers: the longest first.
 
-``.ci/test`` runs ``pytest -n 2 --dist worksteal``: each worker gets half of the collection in
-order, and a worker that runs out steals the later half of what the other still has queued.
+``.ci/test`` runs ``pytest -n 3 --dist worksteal``: each worker gets a share of the collection
+in order, and a worker that runs out steals the later half of what another still has queued.
 A long test collected last (the web and vision folders sort late) is then started when the
-other worker has nothing left to do, and the run waits for it alone. Started first, the long
+others have nothing left to do, and the run waits for it alone. Started first, the long
 tests run while the short ones are shared out around them.
 
 :data:`MEASURED` holds the slowest tests of one whole run of the suite (``-n 2``, seconds of

@@ -50,10 +50,14 @@ CASES = [
     ("screenshots.py", ["--out", "img"], ["seconds"]),
 ]
 
+SOAK = {"camera.py", "soak.py", "screenshots.py", "floor.py"}
+"""The longest (15-75 s each on a busy machine): run by ``.ci/test --all`` (marker ``soak``)."""
+
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize(("script", "args", "keys"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("script", "args", "keys"), [
+    pytest.param(*c, id=c[0], marks=[pytest.mark.soak] if c[0] in SOAK else []) for c in CASES])
 def test_bench_prints_its_figures(script: str, args: list[str], keys: list[str],
                                   tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], cwd=tmp_path,

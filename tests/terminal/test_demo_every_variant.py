@@ -24,6 +24,7 @@ def _demo(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.timeout(400)
 def test_twenty_hands_of_every_variant(mosquitto: Broker) -> None:
     # one broker, one table per variant, four at a time (each waits on its round trips more

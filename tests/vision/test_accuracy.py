@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 from hardware_sim.camera import Face, SimCamera, Special, random_style
 from tablectl.domain.cards import FULL_DECK
@@ -93,6 +94,7 @@ def test_single_frame_moderate(shoe_deck: EnrolledDeck) -> None:
     assert t.accepted / t.n >= 0.90, t.line("single")
 
 
+@pytest.mark.soak
 def test_three_frame_vote_moderate(shoe_deck: EnrolledDeck) -> None:
     cam = SimCamera(5002, shoe_deck.style, strength=1.0)
     faces = [c for _ in range(READS // 52) for c in cam.shuffled_deck()]
@@ -107,6 +109,7 @@ def test_three_frame_vote_moderate(shoe_deck: EnrolledDeck) -> None:
     assert t.accepted / t.n >= 0.90, t.line("vote")
 
 
+@pytest.mark.soak
 def test_unenrolled_decks_never_auto_accepted(shoe_deck: EnrolledDeck) -> None:
     """Four other deck designs read against the enrolled profile, one decision per frame
     (the strictest setting for the guard): nothing is accepted."""
@@ -156,6 +159,7 @@ def test_four_colour_deck() -> None:
     assert t.wrong_among_accepted <= 0.01
 
 
+@pytest.mark.soak
 def test_board_single_frame_moderate(board_profile: DeckProfile) -> None:
     """Overhead 640x480 frames with 6 cards 110-130 px wide (reads matched to the truth by
     position; a card not found counts as not correct). Half the shoe tests' reads: a board
