@@ -439,6 +439,7 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(whole_stack: W
     await page.close()
 
 
+@pytest.mark.timeout(240)
 async def test_overlay_shows_live_odds_after_the_delay(whole_stack: WholeStack,
                                                        browser: Any) -> None:
     """The daemon values every position (its worker process), the overlay shows each live
@@ -461,8 +462,10 @@ async def test_overlay_shows_live_odds_after_the_delay(whole_stack: WholeStack,
         want = equity(GameKind.HOLDEM, [parse_cards("".join(hole[s])) for s in seats],
                       dead=parse_cards("".join(dead)), seed=0)
         for seat, player in zip(seats, want.players, strict=True):
+            # the worker computes in the idle scheduling class: on a machine the rest of the
+            # suite keeps busy it gets only the idle moments, so give it a minute
             await expect(page.locator(f'.hole[data-seat="{seat}"] .odds-win')).to_have_text(
-                f"{100 * round(player.equity, 4):.1f}%", timeout=20_000)
+                f"{100 * round(player.equity, 4):.1f}%", timeout=60_000)
 
     await shown(sorted(hole), [])
     await page.screenshot(path=artifact("whole-overlay-odds.png"), omit_background=True)
