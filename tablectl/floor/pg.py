@@ -74,30 +74,46 @@ MIGRATION_LOCK: Final = 0x7AB1EC71
 """Advisory lock key held while migrations run."""
 
 
-def migrations() -> Iterator[tuple[int, str, str]]:
-    """``(version, file name, SQL)`` of every migration, in order."""
-    folder = resources.files("tablectl.floor").joinpath("migrations")
+def package_migrations(package: str) -> Iterator[tuple[int, str, str]]:
+    """``(version, file name, SQL)`` of every migration in ``package``'s ``migrations``
+    folder (``NNN_name.sql``), in order."""
+    folder = resources.files(package).joinpath("migrations")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".sql"):
             yield int(entry.name.split("_", 1)[0]), entry.name, entry.read_text("utf-8")
 
 
-def migrate(conn: psycopg.Connection[Any]) -> list[str]:
-    """Apply the migrations not applied yet; returns their file names."""
+def apply_migrations(conn: psycopg.Connection[Any], package: str, table: str,
+                     lock: int) -> list[str]:
+    """Apply ``package``'s migrations not yet recorded in ``table``, under
+    advisory lock ``lock``, in one transaction; returns their file names."""
     applied: list[str] = []
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS floor_migrations (version integer PRIMARY "
-                     "KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
-        done = {row[0] for row in conn.execute("SELECT version FROM floor_migrations")}
-        for version, name, text in migrations():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+        name_of = sql.Identifier(table)
+        conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (version integer PRIMARY KEY, "
+                             "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT "
+                             "now())").format(name_of))
+        done = {row[0] for row in conn.execute(
+            sql.SQL("SELECT version FROM {}").format(name_of))}
+        for version, name, text in package_migrations(package):
             if version in done:
                 continue
             conn.execute(text.encode("utf-8"))
-            conn.execute("INSERT INTO floor_migrations (version, name) VALUES (%s, %s)",
-                         (version, name))
+            conn.execute(sql.SQL("INSERT INTO {} (version, name) VALUES (%s, %s)")
+                         .format(name_of), (version, name))
             applied.append(name)
     return applied
+
+
+def migrations() -> Iterator[tuple[int, str, str]]:
+    """``(version, file name, SQL)`` of every floor migration, in order."""
+    return package_migrations("tablectl.floor")
+
+
+def migrate(conn: psycopg.Connection[Any]) -> list[str]:
+    """Apply the floor migrations not applied yet; returns their file names."""
+    return apply_migrations(conn, "tablectl.floor", "floor_migrations", MIGRATION_LOCK)
 
 
 def _one_line(exc: Exception) -> str:
@@ -493,4 +509,5 @@ class PgStore:
         return out
 
 
-__all__ = ["MIGRATION_LOCK", "PgStore", "migrate", "migrations"]
+__all__ = ["MIGRATION_LOCK", "PgStore", "apply_migrations", "migrate", "migrations",
+           "package_migrations"]

@@ -22,12 +22,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from importlib import resources
 from typing import Any, Final
 
 import psycopg
 from psycopg.types.json import Jsonb
 
+from tablectl.floor.pg import apply_migrations, package_migrations
 from tablectl.floor.pg_setup import setup_problem
 from tablectl.tournament.clock import ClockState, Status
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
@@ -42,30 +42,14 @@ MIGRATION_LOCK: Final = 0x70C1_7A01
 
 
 def migrations() -> Iterator[tuple[int, str, str]]:
-    """``(version, file name, SQL)`` of every migration, in order."""
-    folder = resources.files("tablectl.tournament").joinpath("migrations")
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".sql"):
-            yield int(entry.name.split("_", 1)[0]), entry.name, entry.read_text("utf-8")
+    """``(version, file name, SQL)`` of every tournament migration, in order."""
+    return package_migrations("tablectl.tournament")
 
 
 def migrate(conn: psycopg.Connection[Any]) -> list[str]:
-    """Apply the migrations not applied yet; returns their file names."""
-    applied: list[str] = []
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS tournament_migrations (version integer "
-                     "PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL "
-                     "DEFAULT now())")
-        done = {row[0] for row in conn.execute("SELECT version FROM tournament_migrations")}
-        for version, name, text in migrations():
-            if version in done:
-                continue
-            conn.execute(text.encode("utf-8"))
-            conn.execute("INSERT INTO tournament_migrations (version, name) VALUES (%s, %s)",
-                         (version, name))
-            applied.append(name)
-    return applied
+    """Apply the tournament migrations not applied yet; returns their file names."""
+    return apply_migrations(conn, "tablectl.tournament", "tournament_migrations",
+                            MIGRATION_LOCK)
 
 
 _SELECT: Final = ("SELECT structure, status, period, started_at, used, seats_per_table, tables,"
