@@ -1,6 +1,6 @@
-"""The development decks of ``../shared/corpus/cards`` one by one: enrol each deck on one
-photo per card (where the set allows), read the rest, and count per deck (shared by
-``tests/vision/test_decks.py`` and ``bench/camera.py``).
+"""The development decks of the card-photo corpus (found by ``corpus.py``) one by one: enrol
+each deck on one photo per card (where the set allows), read the rest, and count per deck
+(shared by ``tests/vision/test_decks.py`` and ``bench/camera.py``).
 
 * ``webcam_deck``: 52 cards x 20 overhead webcam photos; enrolled on photo ``_1`` of each
   card, the other 19 read.

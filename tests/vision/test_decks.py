@@ -1,4 +1,4 @@
-"""Each development deck of ``../shared/corpus/cards`` enrolled on one photo per card and
+"""Each development deck of the card-photo corpus (``corpus.py``) enrolled on one photo per card and
 read back (tests/vision/decks.py); skipped, with the reason, where a deck is absent.
 
 Floors just under what was measured (docs/camera.md §6, "Per deck"): no wrong card
