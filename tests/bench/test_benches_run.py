@@ -28,7 +28,8 @@ CASES = [
     ("floor.py", ["--tables", "3,6", "--window", "2", "--real", "1"],
      ["events_per_s", "lag_p99_ms", "lost", "doubled"]),
     ("engine.py", ["--hands", "5", "--repeats", "1", "--evals", "200"],
-     ["engine_hands_per_s", "eval_per_s"]),
+     ["engine_hands_per_s", "eval_per_s", "engine_vs_pokerkit_shipped",
+      "engine_vs_pokerkit_memo"]),
     ("evaluate.py", ["--repeats", "1", "--scale", "0.01"], ["cross_check_disagreements"]),
     # equity.py runs latency.py --odds both when asked: that is covered by latency.py's case
     ("equity.py", ["--positions", "1", "--repeats", "1", "--pokerkit-samples", "5",
