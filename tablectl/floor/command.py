@@ -74,6 +74,15 @@ def _since(text: str) -> datetime:
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
 
 
+def _game(text: str) -> str:
+    from tablectl.domain.games import GameKind
+
+    known = sorted(g.value for g in GameKind)
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(known)}, got {text!r}")
+    return text
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -206,6 +215,34 @@ def _hands(args: argparse.Namespace) -> int:
         _say(f"{h.id}  {h.table_name or h.table}  #{h.number}  {h.game or '?'}  "
              f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
              f"pot {pot}  won: {won}{flags}")
+    return 0
+
+
+# ---- floor stats --------------------------------------------------------------------------
+
+def _stats(args: argparse.Namespace) -> int:
+    from tablectl.floor.pg import PgStore
+    from tablectl.floor.stats import StatsBy, StatsQuery, stats_lines
+
+    query = StatsQuery(players=tuple(args.player or ()), games=tuple(args.game or ()),
+                       table=args.table, since=args.since, until=args.until, last=args.last,
+                       by=StatsBy(args.by))
+    store = PgStore(args.db)
+    try:
+        stats = store.player_stats(query)
+    except StoreUnavailableError as exc:
+        return _fail(str(exc), _store_code(exc))
+    finally:
+        store.close()
+    if args.json:
+        for row in stats:
+            _say(json.dumps(row.to_json(), ensure_ascii=False))
+        return 0
+    if not stats:
+        _say("no settled hands")
+        return 0
+    for line in stats_lines(stats, query.by):
+        _say(line)
     return 0
 
 
@@ -346,6 +383,33 @@ def add_floor(sub: _Subparsers) -> None:
                        help="one JSON object per line, amounts in chip units as stored, with "
                             "the hand's stakes (units_per_currency, currency)")
     hands.set_defaults(handler=_guard(_hands))
+
+    stats = inner.add_parser(
+        "stats", help="player statistics (VPIP, PFR, 3-bet, WTSD, W$SD, net) from the history",
+        description="Per player and game, over the settled hands recorded: hands dealt in, "
+                    "VPIP, PFR, 3-bet (made of chances), went to showdown, won at showdown, "
+                    "net won. Computed in PostgreSQL; definitions in docs/floor.md, "
+                    "\"Player statistics\".")
+    stats.add_argument("--db", required=True, type=_check_db, metavar="URL",
+                       help="the floor's database, postgresql://user@host:port/database")
+    stats.add_argument("--player", action="append", metavar="NAME",
+                       help="only this player (the seat's name; again for more)")
+    stats.add_argument("--game", action="append", type=_game, metavar="VARIANT",
+                       help="only this game: holdem, omaha-hi-lo, stud, ... (again for more)")
+    stats.add_argument("--table", help="only hands of this table")
+    stats.add_argument("--since", type=_since, metavar="TIME",
+                       help="only hands started at or after this ISO time (UTC if no zone)")
+    stats.add_argument("--until", type=_since, metavar="TIME",
+                       help="only hands started before this ISO time (UTC if no zone)")
+    stats.add_argument("--last", type=_positive, metavar="N",
+                       help="only each player's last N hands (within the other limits)")
+    stats.add_argument("--by", choices=("player,game", "player", "game"),
+                       default="player,game",
+                       help="one line per player and game (default), per player, or per game")
+    stats.add_argument("--json", action="store_true",
+                       help="one JSON object per line: counts, percentages, net in the "
+                            "currency")
+    stats.set_defaults(handler=_guard(_stats))
 
     quarantine = inner.add_parser(
         "quarantine", help="list the messages the floor set aside (could not decode or store)",

@@ -59,6 +59,7 @@ from tablectl.floor.model import (
 )
 from tablectl.floor.pg_setup import setup_problem
 from tablectl.floor.rules import HouseRules
+from tablectl.floor.stats import PlayerStats, StatsQuery, stats_from_rows, stats_sql
 from tablectl.floor.store import (
     IngestResult,
     StoreRefusedError,
@@ -495,6 +496,18 @@ class PgStore:
         except psycopg.OperationalError as exc:
             raise self._lost(exc) from exc
         return out
+
+    def player_stats(self, query: StatsQuery) -> list[PlayerStats]:
+        """Player statistics over the settled hands ``query`` selects, computed in the
+        database (:mod:`tablectl.floor.stats`; docs/floor.md, "Player statistics")."""
+        text, params = stats_sql(query)
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                rows = conn.execute(text.encode("utf-8"), params).fetchall()
+        except psycopg.OperationalError as exc:
+            raise self._lost(exc) from exc
+        return stats_from_rows(query.by, rows)
 
     def counts(self) -> dict[str, int]:
         """Rows per table of the history (for tests and status lines)."""
