@@ -160,7 +160,8 @@ def _run(args: argparse.Namespace) -> int:
         async with contextlib.AsyncExitStack() as stack:
             client = await stack.enter_async_context(
                 MqttPublisher(broker, wait_connected=False, manual_ack=True))
-            service = FloorService(settings, store, client)
+            service = FloorService(settings, store, client,
+                                   table_stats=None if args.no_stats else store)
             if args.metrics_port is not None:
                 from tablectl.floor.metrics import FloorMetrics
                 from tablectl.metrics.http import serve_metrics
@@ -361,6 +362,9 @@ def add_floor(sub: _Subparsers) -> None:
                      help="how long a batch waits for more messages (default 20 ms)")
     run.add_argument("--db-wait", type=float, default=30.0, metavar="SECONDS",
                      help="how long to wait for the database at start (default 30 s)")
+    run.add_argument("--no-stats", action="store_true",
+                     help="do not publish the seated players' statistics after each hand "
+                          "(poker/v1/floor/tables/T/stats, retained; docs/floor.md)")
     run.add_argument("--no-share", action="store_true",
                      help="a plain subscription (a single worker on a broker without $share)")
     run.add_argument("--metrics-port", type=int, metavar="PORT",

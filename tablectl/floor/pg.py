@@ -59,7 +59,16 @@ from tablectl.floor.model import (
 )
 from tablectl.floor.pg_setup import setup_problem
 from tablectl.floor.rules import HouseRules
-from tablectl.floor.stats import PlayerStats, StatsQuery, stats_from_rows, stats_sql
+from tablectl.floor.stats import (
+    PlayerStats,
+    StatsQuery,
+    TableStats,
+    seated,
+    seated_query,
+    stats_from_rows,
+    stats_sql,
+    table_stats,
+)
 from tablectl.floor.store import (
     IngestResult,
     StoreRefusedError,
@@ -508,6 +517,23 @@ class PgStore:
         except psycopg.OperationalError as exc:
             raise self._lost(exc) from exc
         return stats_from_rows(query.by, rows)
+
+    def table_stats(self, table: str) -> TableStats | None:
+        """The statistics of the players seated at ``table`` (its latest snapshot's seats) in
+        its game now; None for a table without a known game or nobody seated."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                row = conn.execute("SELECT game, snapshot FROM tables WHERE id = %s",
+                                   (table,)).fetchone()
+        except psycopg.OperationalError as exc:
+            raise self._lost(exc) from exc
+        game = row[0] if row is not None and isinstance(row[0], dict) else {}
+        players = seated(row[1] if row is not None and isinstance(row[1], dict) else None)
+        query = seated_query(game, players)
+        if query is None:
+            return None
+        return table_stats(table, game, players, self.player_stats(query))
 
     def counts(self) -> dict[str, int]:
         """Rows per table of the history (for tests and status lines)."""

@@ -21,7 +21,11 @@ One worker (there may be several, each with its own broker user):
 * every ``sweep`` seconds asks the store for gaps and sends ``cmd/replay`` for those the
   :class:`~tablectl.floor.gaps.GapTracker` says are due; the replies come back on its reply
   topic and are ingested like any event;
-* publishes each jackpot / high-hand flag on ``poker/v1/floor/flags`` for the supervisor.
+* publishes each jackpot / high-hand flag on ``poker/v1/floor/flags`` for the supervisor;
+* given a statistics source, after a batch that ended a hand (or seated or unseated a
+  player) at a table, publishes the statistics of the players seated there, retained, on
+  ``poker/v1/floor/tables/{t}/stats`` (docs/floor.md, "Published for the displays and the
+  overlay").
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from tablectl.floor.model import (
     epoch_wire,
     safe_text,
 )
+from tablectl.floor.stats import TableStats
 from tablectl.floor.store import (
     IngestResult,
     Store,
@@ -86,6 +91,27 @@ class ReplayRefusedError(FloorInputError):
     def __init__(self, table: str, epoch: str, error: object) -> None:
         super().__init__(f"table {table} refused the replay: {error}")
         self.table, self.epoch, self.error = table, epoch, error
+
+
+STATS_EVENTS: Final = frozenset({"hand_ended", "seat"})
+"""Event types after which a table's statistics are published again."""
+
+
+def stats_topic(table: str) -> Topic:
+    """``poker/v1/floor/tables/{table}/stats``: the seated players' statistics, retained."""
+    return Topic(f"{topics.PUBLIC_ROOT}/floor/tables/{topics.segment(table, 'table')}/stats")
+
+
+class TableStatsSource(Protocol):
+    """Where the statistics come from (``PgStore.table_stats``: computed in PostgreSQL)."""
+
+    def table_stats(self, table: str) -> TableStats | None:
+        """The seated players' statistics at ``table``, None when there is nothing to say.
+
+        Raises:
+            StoreUnavailableError: the database is away (published at the next hand end).
+        """
+        ...
 
 
 class FloorClient(Protocol):
@@ -169,16 +195,19 @@ class FloorStats:
     replays: int = 0
     store_failures: int = 0
     flags: int = 0
+    stats_published: int = 0
     commit_seconds: list[float] = field(default_factory=list)
 
 
 class FloorService:
     """One floor worker (see the module docstring)."""
 
-    def __init__(self, settings: FloorSettings, store: Store, client: FloorClient) -> None:
+    def __init__(self, settings: FloorSettings, store: Store, client: FloorClient, *,
+                 table_stats: TableStatsSource | None = None) -> None:
         self.settings = settings
         self.store = store
         self.client = client
+        self.table_stats = table_stats
         self.stats = FloorStats()
         self.tracker = GapTracker(reorder=settings.reorder, retry=settings.retry,
                                   max_retry=settings.max_retry)
@@ -240,6 +269,9 @@ class FloorService:
             self.stats.messages += len(batch)
             if result.flags:
                 await self._announce(result.flags)
+            if self.table_stats is not None:
+                await self._publish_stats(sorted({
+                    e.table for p in parts for e in p.events if e.type in STATS_EVENTS}))
 
     async def _next_batch(self) -> list[IncomingMessage] | None:
         first = await self._queue.get()
@@ -415,6 +447,31 @@ class FloorService:
                 _LOGGER.warning("floor: flag %s of %s not published: %s", flag.rule,
                                 flag.hand_id, exc)
 
+    async def _publish_stats(self, tables: Sequence[str]) -> None:
+        """Publish the seated players' statistics of each table, retained (computed in the
+        store's thread, after the batch's commit)."""
+        source = self.table_stats
+        for table in tables:
+            if source is None:
+                return
+            try:
+                stats = await self._store(source.table_stats, table)
+            except StoreUnavailableError as exc:
+                _LOGGER.warning("floor: statistics of table %s not computed: %s", table, exc)
+                continue
+            except Exception as exc:  # a side output: a bug here must not stop the history
+                _LOGGER.error("floor: statistics of table %s failed", table, exc_info=exc)
+                continue
+            if stats is None:
+                continue
+            payload = json.dumps(stats.to_json(datetime.now(UTC)), ensure_ascii=False)
+            try:
+                await self.client.publish(stats_topic(table), payload.encode(), retain=True,
+                                          qos=1)
+                self.stats.stats_published += 1
+            except PublishError as exc:       # the next hand end publishes them again
+                _LOGGER.warning("floor: statistics of table %s not published: %s", table, exc)
+
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.settings.sweep)
@@ -472,5 +529,5 @@ def _table_of(part: _Part) -> str | None:
     return first.table if first is not None else None
 
 
-__all__ = ["FLAGS_TOPIC", "FloorClient", "FloorFailedError", "FloorService", "FloorSettings",
-           "FloorStats"]
+__all__ = ["FLAGS_TOPIC", "STATS_EVENTS", "FloorClient", "FloorFailedError", "FloorService",
+           "FloorSettings", "FloorStats", "TableStatsSource", "stats_topic"]

@@ -122,12 +122,17 @@ class PlayerStats:
     currency: str = ""
     last_hand: datetime | None = field(default=None, compare=False)
 
+    @classmethod
+    def empty(cls, player: str | None) -> PlayerStats:
+        """No hand yet."""
+        none = Ratio(0, 0)
+        return cls(player, None, None, None, 0, none, none, none, none, none, Decimal(0))
+
     def net_text(self) -> str:
         """The net amount, signed, cents only when it has some.
 
-        >>> stats = PlayerStats(None, None, None, None, 1, *[Ratio(0, 0)] * 5,
-        ...                     Decimal("-12.50"), "USD")
-        >>> stats.net_text()
+        >>> from dataclasses import replace
+        >>> replace(PlayerStats.empty("Ada"), net=Decimal("-12.50"), currency="USD").net_text()
         '-12.50 USD'
         """
         whole = self.net == self.net.to_integral_value()
@@ -204,6 +209,80 @@ def stats_from_rows(by: StatsBy, rows: Sequence[Sequence[Any]]) -> list[PlayerSt
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class TableStats:
+    """The statistics of the players seated at one table, in its game now, as the floor
+    publishes them for the table's displays and overlay (docs/floor.md, "Published for the
+    displays and the overlay").
+
+    Attributes:
+        table: the table's id.
+        game: the table's game (its latest snapshot's ``game``).
+        seats: ``(seat, name, stats)`` of each seated player with a name, by seat; ``stats``
+            over every settled hand of this game (variant and structure) the player was dealt
+            in at any table, None before the first.
+        through: when the newest hand counted ended (None: no hand yet): a consumer keeps the
+            message with the latest ``through`` (several workers may publish for one table).
+    """
+
+    table: str
+    game: Mapping[str, Any]
+    seats: tuple[tuple[int, str, PlayerStats | None], ...]
+    through: datetime | None
+
+    def to_json(self, now: datetime) -> dict[str, Any]:
+        """The message body (``poker/v1/floor/tables/{t}/stats``, docs/mqtt.md §1)."""
+        players = []
+        for seat, name, st in self.seats:
+            figures = (st or PlayerStats.empty(name)).to_json()
+            for key in ("player", "game", "variant", "structure"):
+                figures.pop(key, None)
+            players.append({"seat": seat, "name": name, **figures})
+        return {"v": 1, "type": "stats", "table": self.table, "ts": now.isoformat(),
+                "through": self.through.isoformat() if self.through else None,
+                "game": {k: self.game.get(k) for k in ("variant", "structure", "label")},
+                "players": players}
+
+
+def seated(snapshot: Mapping[str, Any] | None) -> list[tuple[int, str]]:
+    """``(seat, name)`` of the seated players a snapshot names (an empty seat, or one
+    without a name, is nobody to follow).
+
+    >>> seated({"seats": [{"seat": 1, "name": "Ada", "status": "active"},
+    ...                   {"seat": 2, "name": "", "status": "empty"}, "junk"]})
+    [(1, 'Ada')]
+    """
+    out = []
+    for entry in (snapshot or {}).get("seats") or ():
+        if not isinstance(entry, Mapping):
+            continue
+        seat, name = entry.get("seat"), entry.get("name")
+        if (isinstance(seat, int) and isinstance(name, str) and name.strip()
+                and entry.get("status") != "empty"):
+            out.append((seat, name))
+    return sorted(out)
+
+
+def seated_query(game: Mapping[str, Any], players: Sequence[tuple[int, str]]
+                 ) -> StatsQuery | None:
+    """The query of :class:`TableStats` (None: no known game, or nobody seated)."""
+    variant = game.get("variant")
+    if not players or variant not in {g.value for g in GameKind}:
+        return None
+    return StatsQuery(players=tuple(sorted({name for _, name in players})),
+                      games=(str(variant),))
+
+
+def table_stats(table: str, game: Mapping[str, Any], players: Sequence[tuple[int, str]],
+                rows: Sequence[PlayerStats]) -> TableStats:
+    """Assemble :class:`TableStats` from :func:`seated_query`'s results (rows of another
+    structure of the same variant are not this game)."""
+    mine = {r.player: r for r in rows if r.structure == game.get("structure")}
+    seats = tuple((seat, name, mine.get(name)) for seat, name in players)
+    ends = [r.last_hand for r in mine.values() if r.last_hand is not None]
+    return TableStats(table, game, seats, max(ends) if ends else None)
+
+
 HEADERS: Final = ("hands", "VPIP", "PFR", "3-bet", "WTSD", "W$SD", "net")
 
 
@@ -232,5 +311,5 @@ def stats_lines(stats: Sequence[PlayerStats], by: StatsBy) -> list[str]:
     return out
 
 
-__all__ = ["HEADERS", "PlayerStats", "Ratio", "StatsBy", "StatsQuery", "stats_from_rows",
-           "stats_lines", "stats_sql"]
+__all__ = ["HEADERS", "PlayerStats", "Ratio", "StatsBy", "StatsQuery", "TableStats", "seated",
+           "seated_query", "stats_from_rows", "stats_lines", "stats_sql", "table_stats"]

@@ -48,13 +48,13 @@ class Sub:
         self.client.disconnect()
 
 
-def publish(broker: Broker, items: list[tuple[str, bytes]]) -> None:
+def publish(broker: Broker, items: list[tuple[str, bytes]], *, retain: bool = False) -> None:
     client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                          client_id=f"pub-{uuid.uuid4().hex[:6]}")
     client.connect(broker.host, broker.port)
     client.loop_start()
     for topic, payload in items:
-        client.publish(topic, payload, qos=1).wait_for_publish(10)
+        client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
     client.loop_stop()
     client.disconnect()
 
@@ -122,10 +122,20 @@ def test_a_replay_command_crosses_in_and_its_reply_out(mosquitto_factory: Broker
                         ("poker/v1/tables/t07/cmd/void_hand/floor-01", b"never")])
         publish(table, [("poker/v1/replies/floor-01/replay", b"answer"),
                         ("poker/v1/replies/dealer-t07/console", b"private")])
+        # the floor's statistics of this table's players come in, retained; no other table's
+        publish(floor, [("poker/v1/floor/tables/t08/stats", b"other"),
+                        ("poker/v1/floor/tables/t07/stats", b"stats")], retain=True)
         assert at_table.wait(1) and at_floor.wait(1)
         time.sleep(0.5)
         assert at_table.got == [("poker/v1/tables/t07/cmd/replay/floor-01", b"ask")]
         assert at_floor.got == [("poker/v1/replies/floor-01/replay", b"answer")]
+        late = Sub(table, "poker/v1/floor/#")       # after the fact: only a retained one
+        assert late.wait(1)
+        publish(table, [("poker/v1/floor/probe", b"after")])   # behind anything retained
+        assert late.wait(2)
+        late.close()
+        assert late.got == [("poker/v1/floor/tables/t07/stats", b"stats"),
+                            ("poker/v1/floor/probe", b"after")]
     finally:
         at_table.close()
         at_floor.close()
@@ -158,4 +168,4 @@ def test_the_bridge_template_refuses_bad_values() -> None:
     out = render.render(text, {"TABLE": "t07", "FLOOR_HOST": "10.0.0.5", "FLOOR_PORT": "8883"})
     assert "@" not in "".join(line for line in out.splitlines() if not line.startswith("#"))
     topic_lines = [line for line in out.splitlines() if line.startswith("topic")]
-    assert len(topic_lines) == 5 and not any("secure" in line for line in topic_lines)
+    assert len(topic_lines) == 6 and not any("secure" in line for line in topic_lines)
