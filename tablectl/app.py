@@ -32,7 +32,7 @@ from tablectl.publish import topics
 from tablectl.publish.admission import AccessLimits, RateLimit
 from tablectl.publish.base import IncomingMessage, MemoryPublisher, MessageProps
 from tablectl.publish.commands import bounded
-from tablectl.publish.errors import BirthRefusedError
+from tablectl.publish.errors import BirthRefusedError, PublishRefusedError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
 from tablectl.sources.base import CardSource, load_antenna_map, refusal_of
@@ -40,7 +40,15 @@ from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.systemd import SdNotifier
 from tablectl.web.auth import Users
-from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, secure_topics, table_topics
+from tablectl.web.link import (
+    FeedItem,
+    LinkChange,
+    LinkState,
+    Message,
+    floor_stats_topic,
+    secure_topics,
+    web_topics,
+)
 from tablectl.web.server import WebServer, WebSettings
 
 # --- the browser display server (``tablectl web``) -------------------------------------------
@@ -92,17 +100,25 @@ class _QueueFeed:
 
 
 async def _pump(client: MqttPublisher, filters: tuple[str, ...], feed: _QueueFeed | None,
-                clock: Clock, commands: _PublishCommands | None = None) -> None:
+                clock: Clock, commands: _PublishCommands | None = None, *,
+                optional: frozenset[str] = frozenset()) -> None:
     """Subscribe, then route the client's messages: command replies to ``commands``, the rest
     to ``feed``; (re)connections become ``LinkChange(UP)``, and the link is polled once a
     second to report its loss (the adapter has no disconnect stream).
 
     One client per broker user: with ``use_username_as_clientid`` two connections of the same
     user would take each other's session over, so a web server whose console has no user of
-    its own reads replies on its display connection.
+    its own reads replies on its display connection. A filter in ``optional`` that the
+    broker refuses is a warning, not a failure.
     """
     for topic_filter in filters:
-        await client.subscribe(topic_filter, qos=1)
+        try:
+            await client.subscribe(topic_filter, qos=1)
+        except PublishRefusedError as exc:
+            if topic_filter not in optional:
+                raise
+            _LOGGER.warning("web: the broker refuses %s (%s): the overlay shows no player "
+                            "statistics (config/mosquitto/acl grants it)", topic_filter, exc)
     if commands is not None:
         await client.subscribe(commands.reply_topic.value, qos=1)
 
@@ -215,9 +231,10 @@ async def run_web(config: TableConfig, *, host: str | None = None,
         console_client = (await stack.enter_async_context(MqttPublisher(console_settings))
                           if own_console else public_client)
         commands = _PublishCommands(console_client, config.table.id, console_user)
-        tasks = [asyncio.create_task(_pump(public_client, table_topics(config.table.id),
+        tasks = [asyncio.create_task(_pump(public_client, web_topics(config.table.id),
                                            public_feed, clock,
-                                           None if own_console else commands))]
+                                           None if own_console else commands,
+                                           optional=frozenset({floor_stats_topic(config.table.id)})))]
         if own_console:
             tasks.append(asyncio.create_task(_pump(console_client, (), None, clock, commands)))
         if web.secure_url and secure_feed is not None:

@@ -99,7 +99,7 @@ STATS_EVENTS: Final = frozenset({"hand_ended", "seat"})
 
 def stats_topic(table: str) -> Topic:
     """``poker/v1/floor/tables/{table}/stats``: the seated players' statistics, retained."""
-    return Topic(f"{topics.PUBLIC_ROOT}/floor/tables/{topics.segment(table, 'table')}/stats")
+    return topics.floor_stats(table)
 
 
 class TableStatsSource(Protocol):

@@ -124,6 +124,12 @@ def status(t: str) -> Topic:
     return Topic(f"{_table(t)}/status")
 
 
+def floor_stats(t: str) -> Topic:
+    """``poker/v1/floor/tables/{t}/stats``: the floor's statistics of the players seated at
+    table ``t``, retained (docs/floor.md, "Published for the displays and the overlay")."""
+    return Topic(f"{PUBLIC_ROOT}/floor/tables/{segment(t, 'table id')}/stats")
+
+
 def cmd(t: str, name: str, user: str) -> Topic:
     """``poker/v1/tables/{t}/cmd/{name}/{user}``: where console ``user`` sends command ``name``.
 

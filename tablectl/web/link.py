@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeAlias
 
+from tablectl.publish.topics import floor_stats
+
 
 @dataclass(frozen=True, slots=True)
 class Message:
@@ -83,6 +85,22 @@ def table_topics(table: str) -> tuple[str, str, str]:
     """
     base = f"poker/v1/tables/{table}"
     return (f"{base}/state", f"{base}/events", f"{base}/status")
+
+
+def web_topics(table: str) -> tuple[str, ...]:
+    """The public topics the web server subscribes to: the table's, and the floor's
+    statistics of its seated players (only the overlay shows them, after the delay).
+
+    >>> web_topics("t01")[3]
+    'poker/v1/floor/tables/t01/stats'
+    """
+    return (*table_topics(table), floor_stats_topic(table))
+
+
+def floor_stats_topic(table: str) -> str:
+    """Where the floor publishes the statistics of the players seated at ``table``
+    (docs/floor.md, "Published for the displays and the overlay")."""
+    return floor_stats(table).value
 
 
 def secure_topics(table: str) -> tuple[str, str, str]:

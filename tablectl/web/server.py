@@ -22,7 +22,8 @@ path                       who        what
 Every SSE message is one JSON view (``data: {...}``), the whole view each time, so a browser
 that reconnects is up to date with its first message. The public stream is built only from
 the public feed; the secure feed reaches only the overlay stream, and only through the
-:class:`~tablectl.web.sync.OverlaySync` delay line.
+:class:`~tablectl.web.sync.OverlaySync` delay line, as do the floor's statistics of the seated
+players (they come on the public feed, but only the overlay shows them).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ from tablectl.web.body import (
     read_body,
     token,
 )
-from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState
+from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState, Message
 from tablectl.web.recall import recall_text
 from tablectl.web.sync import OverlaySync, PublicSync
 
@@ -374,6 +375,11 @@ class WebServer:
     async def _consume_public(self) -> None:
         try:
             async for item in self._public_feed:
+                if isinstance(item, Message) and item.topic == self.overlay.stats_topic:
+                    if self._secure_feed is not None:    # only the overlay shows them
+                        self.overlay.receive(item, self._clock.monotonic())
+                        self._overlay_wakeup.set()
+                    continue
                 if self.public.feed(item):
                     self.public_hub.publish(_dumps(self.public.view()))
         finally:

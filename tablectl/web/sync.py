@@ -29,11 +29,12 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final, Generic, TypeVar
 
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.publish.runs import Run, RunOrder, RunTracker
-from tablectl.web.link import FeedItem, LinkChange, LinkState, Message
+from tablectl.web.link import FeedItem, LinkChange, LinkState, Message, floor_stats_topic
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -370,8 +371,8 @@ class DelayLine(Generic[T]):
 
 
 class OverlaySync:
-    """The broadcast overlay's view: the secure feed (state, hole cards, odds), released only
-    after the delay.
+    """The broadcast overlay's view: the secure feed (state, hole cards, odds), and the floor's
+    statistics of the seated players, released only after the delay.
 
     Items of the secure feed are parsed when they arrive (bad ones are dropped at once) and
     held in a :class:`DelayLine`; :meth:`release` applies those that are due. :meth:`view`
@@ -383,6 +384,13 @@ class OverlaySync:
     one shown. Hand ids restart with every journal (``{table}-000001``), so without this a
     fresh journal's first hand would inherit the hole cards of the old journal's first hand.
 
+    The floor's statistics (``poker/v1/floor/tables/{t}/stats``, on the public feed: the
+    server hands them over) count hands that ended, showdowns and chips won: a hand that ended
+    within the delay is not on the broadcast yet, so they are held like the hole cards
+    (docs/floor.md, "What the broadcast delay allows"). They are about players, not a run:
+    a new run keeps them; a message counting fewer hands than the one shown (``through``
+    older: another floor worker's, late) is dropped.
+
     Args:
         table: the table id.
         delay: the broadcast delay in seconds.
@@ -391,13 +399,15 @@ class OverlaySync:
     def __init__(self, table: str, delay: float) -> None:
         self.table = table
         self._prefix = f"secure/v1/tables/{table}/"
-        self._line: DelayLine[tuple[str, Run, int | None, JsonObject]] = DelayLine(delay)
+        self.stats_topic = floor_stats_topic(table)
+        self._line: DelayLine[tuple[str, Run | None, int | None, JsonObject]] = DelayLine(delay)
         self._runs = RunTracker()
         self._state_seq = -1
         self.snapshot: JsonObject | None = None
         self.hand: str | None = None
         self.holecards: dict[int, list[str | None]] = {}
         self.odds: JsonObject | None = None
+        self.stats: JsonObject | None = None
         self.link_up = False
         self.version = 0
 
@@ -415,6 +425,8 @@ class OverlaySync:
             if changed:
                 self.version += 1
             return changed
+        if item.topic == self.stats_topic:
+            return self._receive_stats(item, now)
         if not item.topic.startswith(self._prefix):
             return False
         data = _decode(item)
@@ -441,6 +453,19 @@ class OverlaySync:
         self._line.push((kind, run, _int(data, "seq"), body), now)
         return False
 
+    def _receive_stats(self, item: Message, now: float) -> bool:
+        data = _decode(item)
+        players = data.get("players") if data is not None else None
+        if (data is None or data.get("type") != "stats" or data.get("table") != self.table
+                or not isinstance(players, list)
+                or not all(isinstance(p, dict) for p in players)
+                or (data.get("through") is not None and _instant(data["through"]) is None)):
+            _LOGGER.warning("table %s: ignoring floor statistics that are not a stats "
+                            "message of this table", self.table)
+            return False
+        self._line.push(("stats", None, None, data), now)
+        return False
+
     def next_due(self) -> float | None:
         """When the next held item is due (monotonic seconds), or None."""
         return self._line.next_due()
@@ -449,6 +474,9 @@ class OverlaySync:
         """Apply every held item that is due at ``now``; True when the view changed."""
         due = self._line.pop_due(now)
         for kind, run, seq, data in due:
+            if run is None:                 # the floor's statistics: not of a run
+                self._apply_stats(data)
+                continue
             order = self._runs.classify(run)
             if order is RunOrder.OLD:
                 continue                    # a straggler of a run this view has left
@@ -483,6 +511,13 @@ class OverlaySync:
         if hand_id is not None and str(hand_id) == self.hand:
             self.odds = data
 
+    def _apply_stats(self, data: JsonObject) -> None:
+        shown = self.stats.get("through") if self.stats is not None else None
+        new, old = _instant(data.get("through")), _instant(shown)
+        if old is not None and (new is None or new < old):
+            return                          # counts fewer hands than the statistics shown
+        self.stats = data
+
     def _apply_state(self, data: JsonObject) -> None:
         hand = data.get("hand")
         self._new_hand(str(hand.get("id")) if isinstance(hand, dict) else None)
@@ -511,4 +546,22 @@ class OverlaySync:
             "snapshot": self.snapshot,
             "holecards": {str(seat): cards for seat, cards in sorted(self.holecards.items())},
             "odds": self.odds,
+            "stats": self.stats,
         }
+
+
+def _instant(value: object) -> datetime | None:
+    """An ISO time with a zone, or None.
+
+    >>> _instant("2026-12-03T10:00:00+00:00") == _instant("2026-12-03T11:00:00+01:00")
+    True
+    >>> _instant("yesterday") is None and _instant("2026-12-03T10:00:00") is None
+    True
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else None

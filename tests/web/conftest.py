@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tablectl.web.auth import Users, hash_password
-from tablectl.web.link import secure_topics, table_topics
+from tablectl.web.link import secure_topics, web_topics
 from tablectl.web.server import WebServer, WebSettings
 from tests.conftest import Broker
 from tests.web.paho_link import PahoCommands, PahoFeed
@@ -66,7 +66,7 @@ async def stack_factory(mosquitto: Broker, users_file: Path
 
     async def make(*, delay: float = 1.5, four_colour: bool = False,
                    overlay: bool = True) -> Stack:
-        public = PahoFeed(mosquitto.port, table_topics(TABLE), username="web-t01")
+        public = PahoFeed(mosquitto.port, web_topics(TABLE), username="web-t01")
         secure = PahoFeed(mosquitto.port, secure_topics(TABLE), username="web-t01-secure")
         commands = PahoCommands(mosquitto.port, TABLE, "console-t01")
         await commands.ready()

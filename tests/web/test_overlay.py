@@ -43,8 +43,25 @@ def secure_state(hand: str) -> dict[str, Any]:
             "ts": "2026-11-29T18:00:00Z", "hand": 7, "data": body}
 
 
+def floor_stats() -> bytes:
+    """The floor's statistics as ``tablectl floor run`` publishes them (docs/floor.md): Ada in
+    seat 1; seat 3's figures are of a player who has left it (not Brook's, never drawn)."""
+    def ratio(made: int, chances: int) -> dict[str, Any]:
+        return {"made": made, "chances": chances, "percent": round(100 * made / chances, 1)}
+    ada = {"seat": 1, "name": "Ada", "hands": 120, "vpip": ratio(28, 120),
+           "pfr": ratio(18, 120), "three_bet": ratio(2, 33), "wtsd": ratio(9, 36),
+           "wsd": ratio(5, 9), "net": 152.5, "currency": "USD", "last_hand": None}
+    return json.dumps({"v": 1, "type": "stats", "table": TABLE,
+                       "ts": "2026-11-29T17:59:00+00:00", "through": "2026-11-29T17:58:50+00:00",
+                       "game": {"variant": "holdem", "structure": "no-limit",
+                                "label": "No-Limit Hold'em"},
+                       "players": [ada, {**ada, "seat": 3, "name": "Cleo"}]}).encode()
+
+
 async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory: Any,
                                                                   browser: Any) -> None:
+    """And the floor's statistics of the seated players (docs/floor.md, "What the broadcast
+    delay allows"): no earlier either, and only beside the player they are about."""
     stack = await stack_factory(delay=DELAY)
     daemon = SyncClient(stack.broker.port, "controller-t01-secure")
     try:
@@ -60,6 +77,7 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory:
 
         hand = "t01-000007"
         published = time.monotonic()
+        daemon.publish(f"poker/v1/floor/tables/{TABLE}/stats", floor_stats())
         daemon.publish(f"secure/v1/tables/{TABLE}/state",
                        json.dumps(secure_state(hand)).encode())
         for seat, cards in HOLE.items():
@@ -77,6 +95,9 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory:
         assert shown == ["9c", "8c"]
         await expect(page.locator('.hole[data-seat="1"] .hole-name')).to_contain_text("Ada")
         await expect(page.locator("#hand-label")).to_contain_text("Hand #7")
+        await expect(page.locator('.hole[data-seat="1"] .hole-stats')).to_have_text(
+            "VPIP 23 \u00b7 PFR 15 \u00b7 3-bet 6 \u00b7 WTSD 25 \u00b7 W$SD 56 \u00b7 120 hands")
+        await expect(page.locator('.hole[data-seat="3"] .hole-stats')).to_have_count(0)
         await page.screenshot(path=artifact("overlay.png"), omit_background=True)
 
         cards = {c for cs in HOLE.values() for c in cs}
@@ -90,6 +111,8 @@ async def test_overlay_shows_hole_cards_no_earlier_than_the_delay(stack_factory:
         first = min(r.browser_time for r in with_cards)
         assert first - published >= DELAY, f"hole cards reached the browser after " \
             f"{first - published:.3f} s, before the {DELAY} s delay"
+        with_stats = [r.browser_time for r in received if r.view.get("stats")]
+        assert with_stats and min(with_stats) - published >= DELAY
     finally:
         daemon.close()
 

@@ -253,3 +253,39 @@ def test_overlay_drops_malformed_hole_cards_at_once() -> None:
     overlay.receive(Message("secure/v1/tables/t01/state", b'{"data": {}}'), 0.0)
     overlay.receive(Message("poker/v1/tables/t01/state", b"{}"), 0.0)
     assert overlay.next_due() is None
+
+
+def floor_stats(through: str | None, vpip: int, table: str = "t01") -> Message:
+    """The floor's statistics message (docs/floor.md), one seated player."""
+    return Message(f"poker/v1/floor/tables/{table}/stats", json.dumps(
+        {"v": 1, "type": "stats", "table": table, "ts": "2026-12-03T10:00:00+00:00",
+         "through": through, "game": {"variant": "holdem"},
+         "players": [{"seat": 1, "name": "Ada", "hands": vpip,
+                      "vpip": {"made": vpip, "chances": 10, "percent": vpip * 10.0}}]}).encode())
+
+
+def test_overlay_holds_the_floor_statistics_for_the_delay_and_keeps_the_newest() -> None:
+    """They count showdowns of hands the broadcast has not shown yet (docs/floor.md, "What
+    the broadcast delay allows"); a later message counting fewer hands (an older ``through``,
+    from another floor worker) does not replace them, nor does a new run of the daemon clear
+    them; a malformed one, or another table's, is dropped at once."""
+    overlay = OverlaySync("t01", 30.0)
+    overlay.receive(floor_stats("2026-12-03T10:00:00+00:00", 3), now=100.0)
+    assert overlay.view()["stats"] is None and not overlay.release(129.9)
+    assert overlay.release(130.0)
+    stats: Any = overlay.view()["stats"]
+    assert stats["players"][0]["vpip"]["made"] == 3
+    overlay.receive(floor_stats("2026-12-03T10:59:00+01:00", 2), now=131.0)  # 09:59 UTC
+    overlay.receive(secure("state", "bbbb", 1, {"hand": None, "seats": []}), 131.0)
+    overlay.release(161.0)
+    stats = overlay.view()["stats"]
+    assert stats["players"][0]["vpip"]["made"] == 3
+    for bad in (floor_stats("yesterday", 4), floor_stats(None, 4, table="t02"),
+                Message("poker/v1/floor/tables/t01/stats", b'{"type": "stats"}'),
+                Message("poker/v1/floor/tables/t01/stats", b"\xff")):
+        overlay.receive(bad, 200.0)
+    assert overlay.next_due() is None
+    overlay.receive(floor_stats("2026-12-03T10:05:00+00:00", 5), now=300.0)
+    overlay.release(330.0)
+    stats = overlay.view()["stats"]
+    assert stats["players"][0]["vpip"]["made"] == 5

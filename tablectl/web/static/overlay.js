@@ -23,7 +23,11 @@ function renderOverlay(view) {
     const name = el("div", "hole-name");
     name.appendChild(el("span", "hole-seat", s.seat));
     name.appendChild(el("span", null, s.name || "Seat " + s.seat));
-    box.appendChild(name);
+    const who = el("div", "hole-who");
+    who.appendChild(name);
+    const figures = statsOf(view.stats, s);
+    if (figures) who.appendChild(statsEl(figures));
+    box.appendChild(who);
     const row = el("div", "hole-cards");
     cards.forEach((c) => row.appendChild(cardEl(c, "lg")));
     box.appendChild(row);
@@ -45,6 +49,20 @@ function liveOdds(odds, snap) {
   if (JSON.stringify(odds.board || []) !== JSON.stringify(snap.board || [])) return out;
   odds.players.forEach((p) => out.set(p.seat, p));
   return out;
+}
+
+// The floor's statistics of the player in this seat (docs/floor.md), already held back by the
+// server for the broadcast delay; only when the seat still holds the player they are about.
+function statsOf(stats, seat) {
+  if (!stats || !Array.isArray(stats.players) || !seat.name) return null;
+  return stats.players.find((p) => p.seat === seat.seat && p.name === seat.name) || null;
+}
+
+function statsEl(p) {
+  const ratio = (r) => (r && r.percent !== null && r.percent !== undefined ? Math.round(r.percent) : "\u2013");
+  const text = "VPIP " + ratio(p.vpip) + " \u00b7 PFR " + ratio(p.pfr) + " \u00b7 3-bet " + ratio(p.three_bet) +
+    " \u00b7 WTSD " + ratio(p.wtsd) + " \u00b7 W$SD " + ratio(p.wsd) + " \u00b7 " + p.hands + (p.hands === 1 ? " hand" : " hands");
+  return el("div", "hole-stats", text);
 }
 
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
