@@ -416,6 +416,11 @@ class PgStore:
             "WHERE id = %s AND ended_at IS NULL",
             [(r.ended_at, r.result, Jsonb(list(r.stacks)), r.rake, r.pot, r.hand_id)
              for r in rows if isinstance(r, HandEndRow)])
+        settled = [r.hand_id for r in rows if isinstance(r, HandEndRow)
+                   and r.result == "settled"]
+        if settled:                      # the statistics' rows of each hand, once settled
+            cur.execute("INSERT INTO player_hands SELECT * FROM player_hand_rows(%s::text[]) "
+                        "ON CONFLICT DO NOTHING", (settled,))
         flags = [r for r in rows if isinstance(r, FlagRow)]
         cur.executemany(
             "INSERT INTO flags (hand_id, rule, kind, seat, detail) VALUES (%s, %s, %s, %s, %s) "

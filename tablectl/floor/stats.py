@@ -1,8 +1,9 @@
 """Player statistics from the floor's history (sans-IO: the query, the values, the table).
 
-The statistics are computed in PostgreSQL: the view ``player_hands`` (migration
-``0003_player_hands.sql``) has one row per player dealt in per settled hand with what each
-statistic counts for it, and :func:`stats_sql` sums those rows by player and game.
+The statistics are computed in PostgreSQL: the table ``player_hands`` (migration
+``0003_player_hands.sql``, filled by its function ``player_hand_rows`` when a hand settles)
+has one row per player dealt in per settled hand with what each statistic counts for it, and
+:func:`stats_sql` sums those rows by player and game.
 :meth:`tablectl.floor.pg.PgStore.player_stats` runs it. The definitions (what a chance is,
 what counts as voluntary, stud's first round, walks) are in docs/floor.md, "Player
 statistics".

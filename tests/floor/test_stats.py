@@ -18,7 +18,7 @@ import pytest
 from tablectl.floor.pg import PgStore
 from tests.floor.conftest import create_database, database_url, drop_database
 from tests.floor.phh_stream import phh_bodies
-from tests.floor.streams import T0, events_of
+from tests.floor.streams import T0, body, events_of, holdem_hand
 from tests.floor.test_cli import Run
 
 STUD = [f"F7S/wsop-2023-43-5/{n}.phh" for n in (5, 6, 7)]
@@ -39,10 +39,23 @@ def db() -> Iterator[str]:
             store.ingest(events_of(phh_bodies(table, 1, list(paths))), [])
         # t04: the same hold'em hand, still under way (no hand_ended): never counted
         store.ingest(events_of(phh_bodies("t04", 1, TABLES["t01"])[:-1]), [])
+        store.ingest(events_of(undone_raise()), [])
         store.close()
         yield url
     finally:
         drop_database(name)
+
+
+def undone_raise() -> list[dict[str, Any]]:
+    """t05: the stream helper's hold'em hand (P1 and P2 to a showdown, P3 and P4 fold
+    preflop), where the dealer first entered a raise for P3 and undid it."""
+    steps = holdem_hand(1)
+    at = next(i for i, (t, d) in enumerate(steps) if t == "action" and d["seat"] == 3)
+    steps[at:at] = [("action", {"seat": 3, "kind": "raise", "amount": 300, "to": 300,
+                                "all_in": False, "stack": 700}),
+                    ("correction", {"kind": "undo", "by": "dealer-t05"})]
+    return [body("t05", 1, seq, etype, data, hand=1)
+            for seq, (etype, data) in enumerate(steps, start=1)]
 
 
 def stats(db: str, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -147,6 +160,18 @@ def test_by_player_time_range_and_last_hands(db: str, capsys: pytest.CaptureFixt
     assert figures(first_two["James Obst"])[-1] == -1850000 - 50000
     last = stats(db, capsys, "--table", "t02", "--last", "1")
     assert figures(last["James Obst"]) == (1, (1, 1), (1, 1), (0, 0), (0, 0), (0, 0), 250000)
+
+
+def test_an_undone_raise_counts_for_nothing(db: str, capsys: pytest.CaptureFixture[str]
+                                            ) -> None:
+    """P3's raise was undone and he folded: a chance, no VPIP, no PFR; P4, who folds after
+    it, never faced a wager (no 3-bet chance). P1 (small blind) calls, P2 checks: P1 VPIP,
+    P2 no VPIP; both go to the showdown P2 wins (+400 less his 200 in: +200)."""
+    rows = stats(db, capsys, "--table", "t05")
+    assert figures(rows["P3"]) == (1, (0, 1), (0, 1), (0, 0), (0, 0), (0, 0), 0)
+    assert figures(rows["P4"]) == (1, (0, 1), (0, 1), (0, 0), (0, 0), (0, 0), 0)
+    assert figures(rows["P1"]) == (1, (1, 1), (0, 1), (0, 0), (1, 1), (0, 1), -200)
+    assert figures(rows["P2"]) == (1, (0, 1), (0, 1), (0, 0), (1, 1), (1, 1), 200)
 
 
 def test_plain_table(db: str, capsys: pytest.CaptureFixture[str]) -> None:
