@@ -133,6 +133,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = FloorSettings(user=user, group=args.group, batch_max=args.batch_max,
                              batch_wait=args.batch_wait / 1000, shared=not args.no_share)
     store = PgStore(args.db, rules=rules)
+    stats_store = None if args.no_stats else PgStore(args.db)   # its own connection and thread
     deadline = time.monotonic() + args.db_wait
     waiting = False
     while True:                  # migrations first; a database restarting is waited for
@@ -160,8 +161,7 @@ def _run(args: argparse.Namespace) -> int:
         async with contextlib.AsyncExitStack() as stack:
             client = await stack.enter_async_context(
                 MqttPublisher(broker, wait_connected=False, manual_ack=True))
-            service = FloorService(settings, store, client,
-                                   table_stats=None if args.no_stats else store)
+            service = FloorService(settings, store, client, table_stats=stats_store)
             if args.metrics_port is not None:
                 from tablectl.floor.metrics import FloorMetrics
                 from tablectl.metrics.http import serve_metrics
@@ -185,6 +185,8 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
     finally:
         store.close()
+        if stats_store is not None:
+            stats_store.close()
     return 0
 
 

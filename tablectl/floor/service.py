@@ -22,10 +22,12 @@ One worker (there may be several, each with its own broker user):
   :class:`~tablectl.floor.gaps.GapTracker` says are due; the replies come back on its reply
   topic and are ingested like any event;
 * publishes each jackpot / high-hand flag on ``poker/v1/floor/flags`` for the supervisor;
-* given a statistics source, after a batch that ended a hand (or seated or unseated a
-  player) at a table, publishes the statistics of the players seated there, retained, on
-  ``poker/v1/floor/tables/{t}/stats`` (docs/floor.md, "Published for the displays and the
-  overlay").
+* given a statistics source (a store connection of its own), after a batch that ended a
+  hand (or seated or unseated a player) at a table, publishes the statistics of the players
+  seated there, retained, on ``poker/v1/floor/tables/{t}/stats`` (docs/floor.md, "Published
+  for the displays and the overlay"). That runs in a task and a thread of its own, so the
+  batches never wait for it; tables waiting for it are remembered once (a busy table's
+  statistics are computed once for all the hands that ended meanwhile).
 """
 
 from __future__ import annotations
@@ -103,7 +105,8 @@ def stats_topic(table: str) -> Topic:
 
 
 class TableStatsSource(Protocol):
-    """Where the statistics come from (``PgStore.table_stats``: computed in PostgreSQL)."""
+    """Where the statistics come from (``PgStore.table_stats``: computed in PostgreSQL; not
+    the ingesting store: it is called from a thread of its own)."""
 
     def table_stats(self, table: str) -> TableStats | None:
         """The seated players' statistics at ``table``, None when there is nothing to say.
@@ -213,6 +216,9 @@ class FloorService:
                                   max_retry=settings.max_retry)
         self._queue: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-store")
+        self._stats_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-stats")
+        self._stats_due: set[str] = set()
+        self._stats_wakeup = asyncio.Event()
         self._stopping = asyncio.Event()
         self._asked: OrderedDict[str, ReplayRequest] = OrderedDict()
 
@@ -225,7 +231,9 @@ class FloorService:
         """Subscribe and serve until :meth:`stop` or the client closes."""
         for topic_filter in self.settings.filters():
             await self.client.subscribe(topic_filter, qos=1)
-        tasks = [asyncio.create_task(self._read(), name="floor-read"),
+        tasks = [asyncio.create_task(self._publish_stats(), name="floor-stats")] \
+            if self.table_stats is not None else []
+        tasks += [asyncio.create_task(self._read(), name="floor-read"),
                  asyncio.create_task(self._consume(), name="floor-consume"),
                  asyncio.create_task(self._sweep(), name="floor-sweep")]
         for task in tasks:
@@ -237,6 +245,7 @@ class FloorService:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._executor.shutdown(wait=True)
+            self._stats_executor.shutdown(wait=True)
         failed = [t for t in tasks if not t.cancelled() and t.exception() is not None]
         if failed:
             raise FloorFailedError(f"{failed[0].get_name()} failed: "
@@ -270,8 +279,10 @@ class FloorService:
             if result.flags:
                 await self._announce(result.flags)
             if self.table_stats is not None:
-                await self._publish_stats(sorted({
-                    e.table for p in parts for e in p.events if e.type in STATS_EVENTS}))
+                due = {e.table for p in parts for e in p.events if e.type in STATS_EVENTS}
+                if due:
+                    self._stats_due |= due
+                    self._stats_wakeup.set()
 
     async def _next_batch(self) -> list[IncomingMessage] | None:
         first = await self._queue.get()
@@ -447,30 +458,36 @@ class FloorService:
                 _LOGGER.warning("floor: flag %s of %s not published: %s", flag.rule,
                                 flag.hand_id, exc)
 
-    async def _publish_stats(self, tables: Sequence[str]) -> None:
-        """Publish the seated players' statistics of each table, retained (computed in the
-        store's thread, after the batch's commit)."""
+    async def _publish_stats(self) -> None:
+        """Publish the seated players' statistics of every table due, retained (computed in
+        a thread of their own, after the batch's commit), until cancelled."""
         source = self.table_stats
-        for table in tables:
-            if source is None:
-                return
-            try:
-                stats = await self._store(source.table_stats, table)
-            except StoreUnavailableError as exc:
-                _LOGGER.warning("floor: statistics of table %s not computed: %s", table, exc)
-                continue
-            except Exception as exc:  # a side output: a bug here must not stop the history
-                _LOGGER.error("floor: statistics of table %s failed", table, exc_info=exc)
-                continue
-            if stats is None:
-                continue
-            payload = json.dumps(stats.to_json(datetime.now(UTC)), ensure_ascii=False)
-            try:
-                await self.client.publish(stats_topic(table), payload.encode(), retain=True,
-                                          qos=1)
-                self.stats.stats_published += 1
-            except PublishError as exc:       # the next hand end publishes them again
-                _LOGGER.warning("floor: statistics of table %s not published: %s", table, exc)
+        loop = asyncio.get_running_loop()
+        while source is not None:
+            await self._stats_wakeup.wait()
+            self._stats_wakeup.clear()
+            tables, self._stats_due = sorted(self._stats_due), set()
+            for table in tables:
+                await self._publish_table_stats(loop, source, table)
+
+    async def _publish_table_stats(self, loop: asyncio.AbstractEventLoop,
+                                   source: TableStatsSource, table: str) -> None:
+        try:
+            stats = await loop.run_in_executor(self._stats_executor, source.table_stats, table)
+        except StoreUnavailableError as exc:
+            _LOGGER.warning("floor: statistics of table %s not computed: %s", table, exc)
+            return
+        except Exception as exc:  # a side output: a bug here must not stop the history
+            _LOGGER.error("floor: statistics of table %s failed", table, exc_info=exc)
+            return
+        if stats is None:
+            return
+        payload = json.dumps(stats.to_json(datetime.now(UTC)), ensure_ascii=False)
+        try:
+            await self.client.publish(stats_topic(table), payload.encode(), retain=True, qos=1)
+            self.stats.stats_published += 1
+        except PublishError as exc:       # the next hand end publishes them again
+            _LOGGER.warning("floor: statistics of table %s not published: %s", table, exc)
 
     async def _sweep(self) -> None:
         while True:

@@ -39,12 +39,13 @@ async def test_a_hand_end_publishes_the_seated_players_statistics_retained(
     messages = [("poker/v1/tables/t01/state", json.dumps(snapshot_body(0)).encode())]
     # everything but the hand's end first: nothing to publish while it is under way
     messages += [("poker/v1/tables/t01/events", json.dumps(b).encode()) for b in events[:-1]]
-    store = PgStore(pg_url)
+    store, stats_store = PgStore(pg_url), PgStore(pg_url)   # one connection per thread
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(store.close)
+        stack.callback(stats_store.close)
         client = await stack.enter_async_context(worker_client(broker.port, "floor-01", 50))
         service = FloorService(FloorSettings(user="floor-01", batch_max=50), store, client,
-                               table_stats=store)
+                               table_stats=stats_store)
         for topic_filter in service.settings.filters():
             await client.subscribe(topic_filter, qos=1)
         task = asyncio.create_task(service.run())
