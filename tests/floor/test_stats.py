@@ -9,6 +9,8 @@ One database for the module: each table holds the hands of one test.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -184,6 +186,30 @@ def test_plain_table(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert ivey.split()[-7:] == ["100%", "100%", "100%", "(1/1)", "100%", "0%", "-553,500"]
     none = Run(["floor", "stats", "--db", db, "--table", "nowhere"], capsys)
     assert none.returncode == 0 and none.stdout == "no settled hands\n"
+
+
+def test_a_reader_that_stops_early_is_no_error(db: str) -> None:
+    """``tablectl floor stats | head -1`` over more lines than a pipe holds: the header, and
+    no traceback (3,000 made-up players, removed afterwards)."""
+    store = PgStore(db)
+    conn = store.connect()
+    try:
+        conn.execute("INSERT INTO player_hands SELECT hand_id, 'pipe', started_at, ended_at, "
+                     "variant, structure, game_label, currency, unit, 100 + g, name, "
+                     "'made-up ' || g, vpip_chance, vpip, pfr, three_bet_chance, three_bet, "
+                     "saw_second_street, showdown, won_showdown, net FROM player_hands, "
+                     "generate_series(1, 3000) g WHERE table_id = 't01' AND seat = 1")
+        conn.commit()
+        proc = subprocess.run(
+            f"{sys.executable} -m tablectl floor stats --db {db} --table pipe | head -1",
+            shell=True, capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        conn.execute("DELETE FROM player_hands WHERE table_id = 'pipe'")
+        conn.commit()
+        store.close()
+    assert proc.stdout.split() == ["player", "game", "hands", "VPIP", "PFR", "3-bet", "WTSD",
+                                   "W$SD", "net"]
+    assert proc.stderr == ""
 
 
 @pytest.mark.parametrize(("args", "problem"), [
