@@ -27,7 +27,11 @@ on the floor broker (p50/p99), with ``lag_p99_over_mqtt`` the ratio.
 
 The last line printed is one JSON object with every figure.
 
-Usage: ``.venv/bin/python bench/floor.py [--tables 50,200,1000] [--window 20] [--real 2]``
+The workers publish the seated players' statistics after every hand end (docs/floor.md) unless
+``--no-stats`` (the baseline without them).
+
+Usage: ``.venv/bin/python bench/floor.py [--tables 50,200,1000] [--window 20] [--real 2]
+[--no-stats]``
 """
 
 from __future__ import annotations
@@ -306,9 +310,10 @@ async def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                          f"cafile {pki}/certs/ca.crt\ncertfile {pki}/certs/server.crt\n"
                          f"keyfile {pki}/certs/server.key\ntls_version tlsv1.2\n")
     wait_for_listener("127.0.0.1", tls_port, floor)
-    service = FloorProcess(floor.port, db, work / "floor.log", user=AUDITOR)
+    extra = ("--no-stats",) if args.no_stats else ()
+    service = FloorProcess(floor.port, db, work / "floor.log", user=AUDITOR, extra=extra)
     service.start()
-    others = [FloorProcess(floor.port, db, work / f"floor{i}.log", user=user)
+    others = [FloorProcess(floor.port, db, work / f"floor{i}.log", user=user, extra=extra)
               for i, user in enumerate((DEALER,)[:args.workers - 1])]
     for other in others:
         other.start()
@@ -357,7 +362,8 @@ async def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             b.stop()
         drop_database(db_name)
         remove_pki(pki)
-    return {"levels": levels, "recorded_messages": len(script), "workers": args.workers}
+    return {"levels": levels, "recorded_messages": len(script), "workers": args.workers,
+            "stats": not args.no_stats}
 
 
 def main() -> None:
@@ -370,6 +376,9 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=2, help="real daemons")
     parser.add_argument("--workers", type=int, default=1, choices=(1, 2),
                         help="floor service workers sharing the tables")
+    parser.add_argument("--no-stats", action="store_true",
+                        help="run the workers with --no-stats (no player statistics published "
+                             "after each hand end), for a baseline")
     args = parser.parse_args()
     if args.real < 1 or min(args.tables) <= args.real:
         parser.error("--real must be at least 1 and below every table count")
@@ -383,7 +392,7 @@ def main() -> None:
               f"{level['cpu_ms_per_1000_events']} CPU ms per 1000 events, "
               f"{level['events_per_commit']} events per commit")
     flat: dict[str, Any] = {"recorded_messages": figures["recorded_messages"],
-                            "workers": figures["workers"]}
+                            "workers": figures["workers"], "stats": figures["stats"]}
     for level in figures["levels"]:
         for key, value in level.items():
             if key != "tables":
