@@ -410,8 +410,10 @@ def add_floor(sub: _Subparsers) -> None:
     stats.add_argument("--last", type=_positive, metavar="N",
                        help="only each player's last N hands (within the other limits)")
     stats.add_argument("--by", choices=("player,game", "player", "game"),
-                       default="player,game",
-                       help="one line per player and game (default), per player, or per game")
+                       default="player,game", metavar="BY",
+                       help="player,game: one line per player and game (the default); player: "
+                            "per player, every game together; game: per game, every player "
+                            "together")
     stats.add_argument("--json", action="store_true",
                        help="one JSON object per line: counts, percentages, net in the "
                             "currency")
