@@ -152,9 +152,9 @@ class CommandHandlers(ReadHygiene, Rotating):
         self._staged.clear()
         self._pending = None
         self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players})
-        # a rotation's hands say which game they deal (PHH export, the simulated dealer)
-        game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
-                                      if self._rotation_pos is not None else {})
+        # every hand says which game and stakes it deals: a reader of the event stream (the
+        # floor, PHH export, the simulated dealer) never depends on having seen a snapshot
+        game: dict[str, JsonValue] = {"game": self._game_json, "stakes": self._stakes_json}
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}

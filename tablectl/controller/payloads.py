@@ -78,10 +78,8 @@ class HandStartedEvent(_Body):
     hand: HandRef
     button: Seat | None = Field(description="null for stud")
     seats: list[NamedSeat]
-    game: GameInfo | None = Field(default=None, description="the game this hand deals "
-                                                            "(tables with a rotation only)")
-    stakes: StakesInfo | None = Field(default=None, description="its stakes (tables with a "
-                                                                "rotation only)")
+    game: GameInfo = Field(description="the game this hand deals")
+    stakes: StakesInfo = Field(description="its stakes")
 
 
 class ForcedBetEvent(_Body):

@@ -180,7 +180,8 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
     """One event: append its rows, return the hand under way after it."""
     d = ev.data
     if ev.type == "hand_started":
-        # a rotation's hand names its own game and stakes (docs/mqtt.md §8.1)
+        # a hand names its own game and stakes (docs/mqtt.md §8.1); the snapshot is the
+        # fallback for a stream written before hand_started carried them
         game = d["game"] if isinstance(d.get("game"), dict) else game
         stakes = d["stakes"] if isinstance(d.get("stakes"), dict) else stakes
         raw_ref = d.get("hand")

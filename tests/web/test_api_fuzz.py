@@ -81,7 +81,9 @@ async def test_every_post_is_answered_and_a_refusal_sends_nothing(stack_factory:
     table = FakeTable(stack.broker.port)
     try:
         dealer, csrf = await dealer_of(stack.url)
-        stack.server.settings = type(stack.server.settings)(table="t01", command_expiry=2)
+        # a body the table accepts waits for the fake table's reply; on a loaded machine that
+        # can take more than 2 s, and a timeout here would say nothing about the decoder
+        stack.server.settings = type(stack.server.settings)(table="t01", command_expiry=20)
 
         def post(body: bytes) -> tuple[int, dict[str, Any]]:
             req = urllib.request.Request(stack.url + "/api/cmd/manual_card", data=body,
