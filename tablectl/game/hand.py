@@ -21,6 +21,11 @@ house-rule fields read are named in brackets; ``docs/rules.md`` has every rule a
   hi-lo pots are split high/low only when an eligible player has an 8-or-better low (else high
   takes all); the high half gets the odd unit; ties split chip by chip [odd_chip,
   stud_odd_chip, split_unit]; the house rakes [rake].
+* Run it twice [run_it]: once no betting remains and before the run-out's first card, the
+  dealer may enter how many times the players run the rest of the board (``RunsIn``). Each
+  run deals its own remaining streets (burns included) after the last one's river; every pot
+  is split into equal parts, one per run (odd chips [run_it.odd_chip]), and each part is
+  settled on its run's board.
 
 Every rejected input raises :class:`RuleViolation` and leaves the hand as it was; an accepted
 input is recorded in :attr:`Hand.inputs`, and :meth:`Hand.replay` rebuilds the same hand from
@@ -62,6 +67,8 @@ from tablectl.game.model import (
     MuckIn,
     PotResult,
     PotView,
+    RunsChosen,
+    RunsIn,
     SeatCard,
     SeatView,
     ShowIn,
@@ -100,7 +107,14 @@ class Hand:
         self._streets = tuple(r.street for r in self._plan.rounds)
         self._street_index = -1
         self._street = self._streets[0]
-        self._board: list[Card | None] = []
+        self._board: list[Card | None] = []   # the board of the run being dealt
+        self._boards: list[list[Card | None]] = [self._board]   # every run's, run 1 first
+        self._runs = 1
+        self._runs_chosen = False
+        # when no betting remained: cards dealt, the street whose round closed, board cards
+        self._runout_at: int | None = None
+        self._runout_street = -1
+        self._runout_board = 0
         self._burns: list[Card | None] = []
         self._seen: set[int] = set()  # card_key() of every card dealt, burned or shown
         self._dealt_count = 0
@@ -210,8 +224,26 @@ class Hand:
 
     @property
     def board(self) -> tuple[Card | None, ...]:
-        """Board cards so far (stud: the community card, if one was dealt)."""
-        return tuple(self._board)
+        """Board cards so far (stud: the community card, if one was dealt); the first run's
+        when the hand is run more than once."""
+        return tuple(self._boards[0])
+
+    @property
+    def runs(self) -> int:
+        """How many times the rest of the board is run (1 unless a ``RunsIn`` said more)."""
+        return self._runs
+
+    @property
+    def boards(self) -> tuple[tuple[Card | None, ...], ...]:
+        """Every run's board so far, run 1 first (the runs not yet dealt: the shared cards)."""
+        dealt = [tuple(b) for b in self._boards]
+        shared = dealt[0][:self._runout_board]
+        return tuple(dealt) + (shared,) * (self._runs - len(dealt))
+
+    @property
+    def run(self) -> int:
+        """The run being dealt (1-based)."""
+        return len(self._boards)
 
     def back_in_play(self, card: Card) -> bool:
         """Whether ``card`` was dealt (or burned) before but came back into play and may be
@@ -240,7 +272,8 @@ class Hand:
             button=self._start.button, street=self.street, seats=seats,
             board=tuple(self._board), burns=tuple(self._burns), pots=self.pots(),
             to_act=self._p[to_act].seat if to_act is not None else None,
-            expected=self._expect, results=self._results, rake=self._rake_total)
+            expected=self._expect, results=self._results, rake=self._rake_total,
+            runs=self._runs, boards=self.boards if self._runs > 1 else ())
 
     def pots(self) -> tuple[PotView, ...]:
         """Pots collected so far (this street's bets not included; empty once awarded)."""
@@ -262,6 +295,8 @@ class Hand:
                 self._verify_action(inp)
             case ShowIn() | MuckIn():
                 self._verify_showdown(inp)
+            case RunsIn():
+                self._verify_runs(inp)
             case _:
                 raise RuleViolation(f"not a hand input: {inp!r}", self._expect)
 
@@ -302,6 +337,11 @@ class Hand:
         elif kind is ActionIn:
             self._verify_action(inp)  # type: ignore[arg-type]
             self._do_action(inp, events)  # type: ignore[arg-type]
+        elif kind is RunsIn:
+            self._verify_runs(inp)  # type: ignore[arg-type]
+            self._runs = inp.count  # type: ignore[union-attr]
+            self._runs_chosen = True
+            events.append(RunsChosen(self._runs, tuple(self._board)))
         else:
             self.verify(inp)
             self._do_showdown(inp, events)  # type: ignore[arg-type]
@@ -342,7 +382,8 @@ class Hand:
                 self._recycled.add(card_key(card))
         elif kind is DealBoard:
             self._board.append(card)
-            events.append(BoardDealt(card, exp.index, street))  # type: ignore[union-attr]
+            events.append(BoardDealt(card, exp.index, street,  # type: ignore[union-attr]
+                                     exp.run))  # type: ignore[union-attr]
         else:
             p = self._p[self._by_seat[exp.seat]]  # type: ignore[union-attr]
             face_up = kind is DealUp
@@ -386,6 +427,31 @@ class Hand:
         else:
             self._expect = self._betting.act(j)
 
+    # --- run it twice ---------------------------------------------------------------------
+
+    def _verify_runs(self, inp: RunsIn) -> None:
+        exp = self._expect
+        refusal = self._rules.run_it.refusal(self._game, self._start.structure, inp.count)
+        if refusal is not None:
+            raise RuleViolation(refusal, exp)
+        if self._runs_chosen:
+            raise RuleViolation(f"the players already agreed to run it {self._runs} "
+                                f"time{'s' if self._runs > 1 else ''}", exp)
+        if self._runout_at is None or self._done:
+            raise RuleViolation("runs are agreed once every hand but one is all-in and no "
+                                "betting remains", exp)
+        if self._runout_street + 1 >= len(self._streets):
+            raise RuleViolation("the board is complete: there is nothing left to run", exp)
+        if self._dealt_count != self._runout_at:
+            raise RuleViolation("the run-out has begun: runs are agreed before its first "
+                                "card", exp)
+
+    def _next_run(self, events: list[HandEvent]) -> None:
+        """The last street of a run is dealt: the next run deals its own remaining board."""
+        self._board = list(self._boards[0][:self._runout_board])
+        self._boards.append(self._board)
+        self._begin_street(self._runout_street + 1, events)
+
     # --- streets -----------------------------------------------------------------------------
 
     def _begin_street(self, k: int, events: list[HandEvent]) -> None:
@@ -412,7 +478,8 @@ class Hand:
         else:
             seats = tuple(p.seat for p in self._p if not p.folded)
         queue = street_queue(rnd, seats=seats, burning=self._rules.burns,
-                             board_dealt=len(self._board), seventh=seventh)
+                             board_dealt=len(self._board), seventh=seventh,
+                             run=len(self._boards))
         self._queue = queue
         self._queue_at = 0
         if queue:
@@ -437,6 +504,10 @@ class Hand:
     def _end_street(self, events: list[HandEvent]) -> None:
         self._betting.close(events)
         events.append(StreetEnded(self._street, self.pots()))
+        if self._runout_at is None and self._live > 1 and nothing_to_decide(self._p):
+            self._runout_at = self._dealt_count
+            self._runout_street = self._street_index
+            self._runout_board = len(self._board)
         if self._live == 1:
             self._settle(events, showdown=False)
         elif (self._rules.all_in_face_up and not self._showdown.face_up
@@ -449,6 +520,8 @@ class Hand:
     def _next_street(self, events: list[HandEvent]) -> None:
         if self._street_index + 1 < len(self._streets):
             self._begin_street(self._street_index + 1, events)
+        elif len(self._boards) < self._runs:
+            self._next_run(events)
         else:
             self._showdown.start(self._betting.last_aggressor)
             self._next_showdown(events)
@@ -473,7 +546,7 @@ class Hand:
 
     def _settle(self, events: list[HandEvent], *, showdown: bool) -> None:
         results, award_events, rake = settle(
-            game=self._game, rules=self._rules, players=self._p, board=self._board,
+            game=self._game, rules=self._rules, players=self._p, boards=self._boards,
             dead=self._betting.dead, showdown=showdown, first_round=self._street_index == 0,
             mucks=self._showdown.mucks)
         for ev in award_events:
