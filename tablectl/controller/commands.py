@@ -26,9 +26,9 @@ from tablectl.controller.outcome import (
     HandClosed,
     HandStarted,
 )
-from tablectl.controller.reads import ReadHygiene
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Refused, Reply
 from tablectl.controller.rotating import Rotating
+from tablectl.controller.runs import RunCounting, run_count
 from tablectl.controller.table import (
     SeatState,
     TableSetup,
@@ -50,6 +50,7 @@ from tablectl.game import (
     HandSetupError,
     MuckIn,
     RuleViolation,
+    RunsIn,
     SeatSetup,
     Showdown,
     ShowIn,
@@ -62,7 +63,7 @@ _CHIP_ACTIONS: Final = frozenset({ActionKind.CALL, ActionKind.BET, ActionKind.RA
                                   ActionKind.COMPLETE, ActionKind.BRING_IN})
 
 
-class CommandHandlers(ReadHygiene, Rotating):
+class CommandHandlers(RunCounting, Rotating):
     """The commands' dispatch and handlers (the rows of :data:`COMMAND_TABLE`)."""
 
     def _on_command(self, cmd: Command, decided: Reply | None) -> tuple[Reply, bool]:
@@ -430,6 +431,8 @@ class CommandHandlers(ReadHygiene, Rotating):
 
 
 def _input_kind(inp: HandInput) -> str:
+    if isinstance(inp, RunsIn):
+        return "run_it"
     if isinstance(inp, ActionIn):
         return inp.kind.value.replace("-", "_")
     return "show" if isinstance(inp, ShowIn) else "muck"
@@ -443,9 +446,11 @@ def undoable(inputs: Sequence[HandInput]) -> HandInput | None:
 
 def undone_json(inp: HandInput) -> dict[str, JsonValue]:
     """``{seat, kind, amount}`` of a decision (``amount``: as the dealer gave it, the "to"
-    total of a bet or raise; absent when none was given): the correction event's ``undone``
-    and the snapshot's ``commands.undo``."""
+    total of a bet or raise; absent when none was given), ``{kind: "run_it", count}`` of a
+    run count: the correction event's ``undone`` and the snapshot's ``commands.undo``."""
     assert not isinstance(inp, CardIn)
+    if isinstance(inp, RunsIn):
+        return {"kind": _input_kind(inp), "count": inp.count}
     what: dict[str, JsonValue] = {"seat": inp.seat, "kind": _input_kind(inp)}
     if isinstance(inp, ActionIn) and inp.amount is not None:
         what["amount"] = inp.amount
@@ -566,6 +571,9 @@ COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "next_hand": CommandRule(
         CommandHandlers._cmd_next_hand, frozenset({Stage.SETTLED}), (),
         dict.fromkeys((Stage.NO_HAND, Stage.IN_HAND), "next_hand only after a settled hand")),
+    "run_it": CommandRule(
+        CommandHandlers._cmd_run_it, _IN_HAND,
+        (Arg("count", ArgKind.INT, required=True, check=run_count),), _NEED_HAND),
     "clear_error": CommandRule(CommandHandlers._cmd_clear_error, _ANY,
                                (Arg("code", ArgKind.TEXT, required=True),), {}),
     "choose_game": CommandRule(

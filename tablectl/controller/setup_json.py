@@ -166,6 +166,8 @@ def _to_json(value: object) -> JsonValue:
         return _to_json(value.value)
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, frozenset):   # of enums (RunItTwice's structures and games)
+        return sorted(_to_json(v) for v in value)  # type: ignore[type-var]
     if value is None or isinstance(value, bool | int | float | str):
         return value
     raise CodecError(f"cannot journal a {type(value).__name__} in a setup")
@@ -192,6 +194,9 @@ def _decode(hint: Any, value: object) -> object:
         return hint(value)
     if hint is Fraction:
         return Fraction(str(value))
+    if typing.get_origin(hint) is frozenset:
+        (item,) = typing.get_args(hint)
+        return frozenset(_decode(item, v) for v in _list(value))
     if hint in (int, float, str, bool) and isinstance(value, hint):
         return value
     if hint is float and isinstance(value, int) and not isinstance(value, bool):

@@ -40,7 +40,8 @@ class Role(StrEnum):
 
 
 _DEALER: Final = frozenset({"start_hand", "action", "undo", "misdeal", "manual_card",
-                            "confirm_read", "reject_read", "next_hand", "choose_game"})
+                            "confirm_read", "reject_read", "next_hand", "choose_game",
+                            "run_it"})
 
 PERMISSIONS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
     Role.DEALER: _DEALER,

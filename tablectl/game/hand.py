@@ -270,7 +270,7 @@ class Hand:
         return HandView(
             hand_id=self._start.hand_id, game=self._game, structure=self._start.structure,
             button=self._start.button, street=self.street, seats=seats,
-            board=tuple(self._board), burns=tuple(self._burns), pots=self.pots(),
+            board=tuple(self._boards[0]), burns=tuple(self._burns), pots=self.pots(),
             to_act=self._p[to_act].seat if to_act is not None else None,
             expected=self._expect, results=self._results, rake=self._rake_total,
             runs=self._runs, boards=self.boards if self._runs > 1 else ())

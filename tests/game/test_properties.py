@@ -245,8 +245,8 @@ def test_settling_any_showdown_with_mucks_pays_every_chip_to_a_stake_that_covers
         data: st.DataObject) -> None:
     """Settlement alone, over pot shapes whole hands rarely reach: hands all-in for nothing
     but dead money (a big-blind ante), side pots whose every hand mucked, merged or not, run
-    up to three times. It never fails, pays out every chip, and pays a mucked hand only a pot nobody still in
-    contests."""
+    up to three times. It never fails, pays out every chip, and pays a mucked hand only a pot
+    nobody still in contests."""
     from tablectl.game.settlement import settle
 
     game = data.draw(st.sampled_from([GameKind.HOLDEM, GameKind.OMAHA_HI_LO]))
