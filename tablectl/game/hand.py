@@ -445,6 +445,12 @@ class Hand:
         if self._dealt_count != self._runout_at:
             raise RuleViolation("the run-out has begun: runs are agreed before its first "
                                 "card", exp)
+        rounds = self._plan.rounds[self._runout_street + 1:]
+        per_run = sum(r.board + (1 if r.burn and self._rules.burns else 0) for r in rounds)
+        stub = 52 - self._dealt_count
+        if inp.count * per_run > stub:
+            raise RuleViolation(f"{stub} cards are left: not enough to run it {inp.count} "
+                                "times", exp)
 
     def _next_run(self, events: list[HandEvent]) -> None:
         """The last street of a run is dealt: the next run deals its own remaining board."""

@@ -24,6 +24,7 @@ from pokerkit import (
     FixedLimitSevenCardStudHighLowSplitEightOrBetter,
     FixedLimitTexasHoldem,
     Holdem,
+    Mode,
     NoLimitTexasHoldem,
     OmahaEightOrBetterLowHand,
     OmahaHoldemHand,
@@ -54,6 +55,7 @@ from tablectl.game import (
     Rake,
     RakeScope,
     RuleSet,
+    RunsIn,
     SeatSetup,
     Stakes,
 )
@@ -148,10 +150,14 @@ ORACLE_RULES: RuleSet = replace(PRESETS[RulesPreset.PHH], raise_capped_at_effect
 
 
 def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
-                   stacks: list[int], rake: Rake | None = None) -> Any:
-    """A PokerKit state for the same hand; ``stacks`` in position order."""
+                   stacks: list[int], rake: Rake | None = None, *, cash: bool = False) -> Any:
+    """A PokerKit state for the same hand; ``stacks`` in position order. ``cash``: PokerKit's
+    cash-game mode, the only one in which it runs a hand more than once."""
     n = len(stacks)
-    kw = {"rake": pokerkit_rake(rake, game)} if rake is not None and rake.percent else {}
+    kw: dict[str, Any] = ({"rake": pokerkit_rake(rake, game)}
+                          if rake is not None and rake.percent else {})
+    if cash:
+        kw["mode"] = Mode.CASH_GAME
     if game.is_stud:
         cls = {GameKind.STUD: FixedLimitSevenCardStud,
                GameKind.STUD_HI_LO: FixedLimitSevenCardStudHighLowSplitEightOrBetter,
@@ -297,11 +303,13 @@ def _pick_action(rng: random.Random, legal: Any) -> ActionIn:
 def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
               rules: RuleSet = ORACLE_RULES,
               choose: Callable[[random.Random, Any], ActionIn] = _pick_action, *,
-              edge: bool = False) -> DiffResult:
+              edge: bool = False, runs: int = 1) -> DiffResult:
     """Play one seeded random hand through both engines, comparing at every step.
 
     ``edge``: the seats, stakes and rules of :func:`edge_setup` (``rules`` is then ignored);
-    otherwise :func:`random_setup` with ``rules``.
+    otherwise :func:`random_setup` with ``rules``. ``runs``: when both engines may run the
+    hand more than once at the same moment (every hand but one all-in before the river), run
+    it ``runs`` times in both (PokerKit in cash-game mode); else once.
 
     Raises:
         MismatchError: the engines disagree on whose turn it is, on the legal actions, or on a
@@ -321,8 +329,16 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
     rng.shuffle(deck)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order], rules.rake)
+        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order], rules.rake,
+                            cash=runs > 1)
         while not hand.is_done:
+            if pk.can_select_runout_count():
+                count = runs if runs > 1 and hand.can(RunsIn(runs)) else None
+                if count is not None:
+                    hand.apply(RunsIn(count))
+                while pk.can_select_runout_count():   # each selector in turn (PokerKit
+                    pk.select_runout_count(count)      # checks a given index as a count)
+                continue
             exp = hand.expected()
             if not isinstance(exp, Act) and pk.actor_index is not None:
                 _no_op_check(pk, hand)

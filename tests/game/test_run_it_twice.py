@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from tablectl.domain.cards import parse_cards
+from tablectl.domain.cards import FULL_DECK, parse_cards
 from tablectl.domain.games import GameKind
 from tablectl.game import (
     BoardDealt,
@@ -22,7 +22,7 @@ from tablectl.game import (
     RunsIn,
     Stakes,
 )
-from tests.game.helpers import CASINO, FL, NL, act, deal, start
+from tests.game.helpers import CASINO, FL, NL, PL, act, deal, start
 
 RUN_IT = replace(CASINO, run_it=RunItTwice(max_runs=3))
 
@@ -163,6 +163,16 @@ def test_a_hand_all_in_on_the_river_has_nothing_left_to_run() -> None:
             act(hand, 2, "check")
     with pytest.raises(RuleViolation):
         hand.apply(RunsIn(2))
+
+
+def test_runs_the_stub_cannot_deal_are_refused() -> None:
+    hand = start(GameKind.OMAHA, PL, stacks=(2,) * 8, rules=RUN_IT)
+    deal(hand, " ".join(str(c) for c in FULL_DECK[:32]))
+    for seat in (3, 4, 5, 6, 7, 8, 1):
+        act(hand, seat, "call")
+    with pytest.raises(RuleViolation, match="20 cards are left: not enough to run it 3 times"):
+        hand.apply(RunsIn(3))
+    hand.apply(RunsIn(2))       # two runs of three burns and five cards: 16
 
 
 def test_stud_is_never_run_twice() -> None:
