@@ -12,8 +12,11 @@ from tablectl.controller import ControllerInput, ErrorCode, HandController, Outc
 from tablectl.controller.table import TableSetup
 from tablectl.daemon import TableDaemon
 from tablectl.daemon.answers import recall_json
+from tablectl.domain.cards import parse_cards
 from tablectl.domain.games import RulesPreset
 from tablectl.game import PRESETS, RunItTwice
+from tablectl.history.export import export_hand, finished_hands
+from tablectl.history.phh import load, replay
 from tablectl.journal import SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 
@@ -129,6 +132,17 @@ def test_a_restarted_daemon_rebuilds_the_runs_from_the_journal(tmp_path: Path) -
                             clock=clock)
         again.recover()
         assert again.controller.public_snapshot() == live
+        daemon = again
+        for card in RUN2.split()[4:]:               # the rest of run 2, after the restart
+            d.read(card)
+        (recall,) = finished_hands(journal)
+        exported = export_hand(_setup(), recall)    # the journal's hand, as PHH
+    assert exported.hand.boards == (tuple(parse_cards("7h 8s 9d Jc 2s")),
+                                    tuple(parse_cards("Ks 7c 2h Th 3s")))
+    phh = tmp_path / "hand.phh"
+    phh.write_text(exported.phh())
+    back = replay(load(phh)[0], RUN_IT)
+    assert back.ok and back.match, back.error
     assert live["runs"] == {"count": 2, "boards": [["7h", "8s", "9d", "Jc", "2s"],
                                                    ["Ks", "7c", "2h"]]}
     steps = recalled["steps"]

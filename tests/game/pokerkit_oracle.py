@@ -153,7 +153,13 @@ def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
                    stacks: list[int], rake: Rake | None = None, *, cash: bool = False) -> Any:
     """A PokerKit state for the same hand; ``stacks`` in position order. ``cash``: PokerKit's
     cash-game mode, the only one in which it runs a hand more than once."""
-    n = len(stacks)
+    return pokerkit_game(game, structure, stakes, rake, cash=cash)(stacks, len(stacks))
+
+
+def pokerkit_game(game: GameKind, structure: BettingStructure, stakes: Stakes,
+                  rake: Rake | None = None, *, cash: bool = False) -> Any:
+    """The PokerKit game (its ``HandHistory.from_game_state`` needs it) of
+    :func:`pokerkit_state`."""
     kw: dict[str, Any] = ({"rake": pokerkit_rake(rake, game)}
                           if rake is not None and rake.percent else {})
     if cash:
@@ -163,7 +169,7 @@ def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
                GameKind.STUD_HI_LO: FixedLimitSevenCardStudHighLowSplitEightOrBetter,
                GameKind.RAZZ: FixedLimitRazz}[game]
         return cls(AUTO, True, stakes.ante, stakes.bring_in, stakes.small_bet,
-                   stakes.big_bet, **kw)(stacks, n)
+                   stakes.big_bet, **kw)
     blinds = (stakes.small_blind, stakes.big_blind) if stakes.small_blind else \
         (stakes.big_blind,)
     if structure is FL:
@@ -171,12 +177,12 @@ def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
                GameKind.OMAHA: FixedLimitOmahaHoldem,
                GameKind.OMAHA_HI_LO: TrueFixedLimitOmahaHiLo}[game]
         return cls(AUTO, True, stakes.ante, blinds, stakes.small_bet, stakes.big_bet,
-                   **kw)(stacks, n)
+                   **kw)
     cls = {(GameKind.HOLDEM, PL): PotLimitTexasHoldem, (GameKind.HOLDEM, NL): NoLimitTexasHoldem,
            (GameKind.OMAHA, PL): PotLimitOmahaHoldem,
            (GameKind.OMAHA_HI_LO, PL): PotLimitOmahaHiLo}[(game, structure)]
     return cls(AUTO, True, stakes.ante, blinds, stakes.min_bet or stakes.big_blind,
-               **kw)(stacks, n)
+               **kw)
 
 
 @dataclass
