@@ -300,6 +300,7 @@ def table_setup(config: TableConfig) -> TableSetup:
                       deck_id=deck.deck_id, rules=rules,
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,
+                      max_bomb_pot=config.game.max_bomb_pot,
                       currency=st.currency, units_per_currency=st.units_per_currency)
 
 

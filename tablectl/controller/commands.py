@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Final
 
 from tablectl.controller.args import Arg, ArgKind, ArgSchema, ArgValues, read_args
+from tablectl.controller.bomb import bomb_amount, check_bomb
 from tablectl.controller.core import Pending, Stage, key_of, target_text
 from tablectl.controller.inputs import (
     Command,
@@ -131,6 +132,9 @@ class CommandHandlers(RunCounting, Rotating):
                            + ", ".join(blocking))
         if self._choosing():
             raise Refused(ErrorCode.WRONG_PHASE, "dealer's choice: choose_game first")
+        bomb = args.opt_int("bomb") or 0
+        if bomb:
+            check_bomb(self._setup, bomb)
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
         number = self._number + 1
@@ -139,7 +143,8 @@ class CommandHandlers(RunCounting, Rotating):
             hand = Hand.start(game=self._setup.game, structure=self._setup.structure,
                               rules=self._setup.rule_set, stakes=self._setup.stakes,
                               seats=sorted(players, key=lambda s: s.seat),
-                              button=0 if self._stud else self._button, hand_id=hand_id)
+                              button=0 if self._stud else self._button, hand_id=hand_id,
+                              bomb=bomb)
         except HandSetupError as exc:
             raise Refused(ErrorCode.WRONG_PHASE, f"cannot start a hand: {exc}") from exc
         checkpoint = self._table_state()
@@ -156,6 +161,8 @@ class CommandHandlers(RunCounting, Rotating):
         # a rotation's hands say which game they deal (PHH export, the simulated dealer)
         game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
                                       if self._rotation_pos is not None else {})
+        if bomb:
+            game["bomb"] = bomb
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
@@ -535,7 +542,8 @@ _SEAT: Final = Arg("seat", ArgKind.INT, required=True)
 
 COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "start_hand": CommandRule(
-        CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}), (),
+        CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}),
+        (Arg("bomb", ArgKind.INT, check=bomb_amount),),
         {Stage.IN_HAND: "hand {hand} is in progress",
          Stage.SETTLED: "the last hand is settled: next_hand first"}),
     "action": CommandRule(

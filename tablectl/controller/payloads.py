@@ -84,6 +84,8 @@ class HandStartedEvent(_Body):
                                                             "(tables with a rotation only)")
     stakes: StakesInfo | None = Field(default=None, description="its stakes (tables with a "
                                                                 "rotation only)")
+    bomb: Chips | None = Field(default=None, description="a bomb pot: every player's ante "
+                                                         "(no blinds, no pre-flop betting)")
 
 
 class ForcedBetEvent(_Body):
@@ -551,6 +553,8 @@ class _SnapshotBody(_Body):
                                                                     "only")
     runs: RunsInfo | None = Field(default=None, description="a hand run more than once only "
                                                             "(``board`` is run 1's)")
+    bomb_pot: Chips | None = Field(default=None, description="a bomb pot only: every "
+                                                             "player's ante")
 
 
 class PublicSnapshot(_SnapshotBody):

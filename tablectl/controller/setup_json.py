@@ -54,6 +54,7 @@ def setup_to_json(setup: TableSetup) -> dict[str, JsonValue]:
         "units_per_currency": setup.units_per_currency, "label": setup.label,
         "permissions": {role: sorted(cmds) for role, cmds in sorted(setup.permissions.items())},
         **({"rotation": _rotation_json(setup.rotation)} if setup.rotation is not None else {}),
+        **({"max_bomb_pot": setup.max_bomb_pot} if setup.max_bomb_pot else {}),
     }
 
 
@@ -105,7 +106,8 @@ def setup_from_json(data: Mapping[str, object]) -> TableSetup:
             currency=str(data["currency"]),
             units_per_currency=int(_number(data["units_per_currency"])),
             label=str(data["label"]), permissions=permissions,
-            rotation=_rotation_from_json(data.get("rotation")))
+            rotation=_rotation_from_json(data.get("rotation")),
+            max_bomb_pot=int(_number(data.get("max_bomb_pot", 0))))
     except (KeyError, TypeError, ValueError, CardParseError) as exc:
         if isinstance(exc, CodecError):
             raise

@@ -127,6 +127,8 @@ class SnapshotBuilder(RunCounting, Rotating):
         rotation = self._rotation_json()
         if rotation is not None:
             snap["rotation"] = rotation
+        if hand is not None and hand.start_args.bomb:
+            snap["bomb_pot"] = hand.start_args.bomb
         if view is not None and view.runs > 1:
             snap["runs"] = {"count": view.runs,
                             "boards": [[card_text(c) for c in b] for b in view.boards]}

@@ -100,6 +100,8 @@ class TableSetup:
         rotation: the games the table deals in turn (None: ``game`` for ever); ``game``,
             ``structure`` and ``stakes`` are then its first game's, and the controller deals
             each hand with the game of its position in the rotation.
+        max_bomb_pot: the largest bomb pot ante the dealer may start a hand with (chip
+            units; 0: the table deals no bomb pots).
     """
 
     table: str
@@ -120,6 +122,7 @@ class TableSetup:
     permissions: Mapping[str, frozenset[str]] = field(default_factory=lambda: PERMISSIONS)
     name: str = ""
     rotation: Rotation | None = None
+    max_bomb_pot: int = 0
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -129,6 +132,8 @@ class TableSetup:
             problems.append(f"{self.game.value} is not dealt {self.structure.value}")
         if not 2 <= self.max_seats <= 10:
             problems.append("max_seats must be within 2..10")
+        if self.max_bomb_pot < 0:
+            problems.append("max_bomb_pot must be >= 0")
         if self.max_command_age <= 0 or self.debounce < 0:
             problems.append("max_command_age must be > 0 and debounce >= 0")
         if problems:

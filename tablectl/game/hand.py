@@ -26,6 +26,8 @@ house-rule fields read are named in brackets; ``docs/rules.md`` has every rule a
   run deals its own remaining streets (burns included) after the last one's river; every pot
   is split into equal parts, one per run (odd chips [run_it.odd_chip]), and each part is
   settled on its run's board.
+* Bomb pots (``HandStart.bomb``): every player antes the agreed amount and posts no blind;
+  the hole cards are dealt without a betting round, and the betting starts on the flop.
 
 Every rejected input raises :class:`RuleViolation` and leaves the hand as it was; an accepted
 input is recorded in :attr:`Hand.inputs`, and :meth:`Hand.replay` rebuilds the same hand from
@@ -132,7 +134,7 @@ class Hand:
         self._recycle_burn = False
         self._recycled: set[int] = set()
         events: list[HandEvent] = []
-        self._betting.post_forced(events)
+        self._betting.post_forced(events, start.bomb)
         self._begin_street(0, events)
         self._events.extend(events)
 
@@ -141,7 +143,7 @@ class Hand:
     @classmethod
     def start(cls, *, game: GameKind, structure: BettingStructure, rules: RuleSet,
               stakes: Stakes, seats: Sequence[SeatSetup], button: int,
-              hand_id: str = "") -> Hand:
+              hand_id: str = "", bomb: int = 0) -> Hand:
         """Start a hand: order the seats, post the forced bets, expect the first card.
 
         Args:
@@ -153,11 +155,14 @@ class Hand:
             button: the button's (stud: the dealer's) seat number; need not be a seat in
                 the hand (a dead button).
             hand_id: an identifier for logs and hand histories.
+            bomb: a bomb pot's ante (every player antes it, no blinds, no betting before the
+                flop); 0 for a normal hand.
 
         Raises:
             HandSetupError: the seats, stakes or structure do not make a hand.
         """
-        return cls(HandStart(game, structure, rules, stakes, tuple(seats), button, hand_id))
+        return cls(HandStart(game, structure, rules, stakes, tuple(seats), button, hand_id,
+                             bomb))
 
     @classmethod
     def replay(cls, start: HandStart, inputs: Iterable[HandInput]) -> Hand:
@@ -505,6 +510,9 @@ class Hand:
         events.append(CardsRecycled(tuple(back), self._street, True))
 
     def _open_betting(self, events: list[HandEvent]) -> None:
+        if self._start.bomb and self._street_index == 0:   # a bomb pot: no pre-flop betting
+            self._end_street(events)
+            return
         self._turn(self._betting.open(self._plan.rounds[self._street_index]), events)
 
     def _end_street(self, events: list[HandEvent]) -> None:

@@ -50,7 +50,7 @@ from tablectl.game import (
     ShowIn,
     Stakes,
 )
-from tablectl.history.phh import to_phh
+from tablectl.history.phh import PhhError, to_phh
 from tablectl.journal import HandRecall, JournalError, SqliteJournal
 
 HOLECARDS_TYPE: Final = "holecards"
@@ -160,6 +160,7 @@ class _Record:
     shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
     game: GameKind | None = None
     structure: BettingStructure | None = None
+    bomb: int = 0
     stakes: Stakes | None = None
 
 
@@ -193,6 +194,7 @@ def _read_events(recall: HandRecall) -> _Record:
                 rec.name = name if isinstance(name, str) else ""
                 button = data.get("button")
                 rec.button = button if isinstance(button, int) else 0
+                rec.bomb = _int(data, "bomb", what) if "bomb" in data else 0
                 _hand_game(data, rec, what)
                 seats = data.get("seats")
                 if not isinstance(seats, list):
@@ -256,7 +258,8 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
         hand = Hand.start(game=game, structure=rec.structure or setup.structure,
                           rules=setup.rule_set, stakes=rec.stakes or setup.stakes,
                           seats=sorted(rec.seats, key=lambda s: s.seat),
-                          button=0 if game.is_stud else rec.button, hand_id=rec.name)
+                          button=0 if game.is_stud else rec.button, hand_id=rec.name,
+                          bomb=rec.bomb)
     except HandSetupError as exc:
         raise ExportError(f"the hand cannot start: {exc}") from exc
     dealt: dict[int, int] = {}
@@ -399,9 +402,14 @@ def export_hands(setup: TableSetup, recalls: Sequence[HandRecall],
         except ExportError as exc:
             yield ExportResult(recall.hand.id, None, str(exc))
             continue
+        try:
+            text = exported.phh()
+        except PhhError as exc:   # a bomb pot: no PHH form
+            yield ExportResult(recall.hand.id, None, f"hand {recall.hand.id}: {exc}")
+            continue
         path = out / phh_name(exported)
         tmp = path.with_name(f".{path.name}.new")
-        tmp.write_text(exported.phh(), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
         yield ExportResult(recall.hand.id, path, None)
 

@@ -68,9 +68,10 @@ async def test_the_display_shows_every_run_of_a_hand(stack_factory: Any, browser
             "run 1")
         await page.screenshot(path=artifact("display-run-twice.png"))
 
-        pub("state", state(14), retain=True)          # the next hand: one board again
+        pub("state", state(14, bomb_pot=300), retain=True)  # a bomb pot: one board again
         await expect(page.locator("#board .run-board")).to_have_count(0)
         await expect(page.locator("#board .card:not(.slot)")).to_have_count(3)
+        await expect(page.locator("#hand-no")).to_have_text("Hand #42 \u2013 bomb pot $3")
         await page.close()
     finally:
         daemon.close()

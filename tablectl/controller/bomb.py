@@ -1,0 +1,30 @@
+"""Bomb pots at the table: the dealer starts a hand as a bomb pot, as the house allows.
+
+``start_hand {bomb: amount}`` (dealer role) starts a hand in which every player antes
+``amount`` chip units and posts no blind, the hole cards are dealt without a betting round and
+the betting starts on the flop (the engine's ``HandStart.bomb``, docs/rules.md "Bomb pots").
+The table config allows bomb pots up to ``[game] max_bomb_pot`` (:attr:`TableSetup.max_bomb_pot`;
+0: none); a bomb pot the house does not allow is refused ``illegal_action`` with its reason.
+"""
+
+from __future__ import annotations
+
+from tablectl.controller.reply import ErrorCode, Refused
+from tablectl.controller.table import TableSetup
+
+
+def bomb_amount(value: object, setup: TableSetup | None) -> str | None:
+    """The argument check of ``start_hand``'s ``bomb``."""
+    assert isinstance(value, int)
+    return None if value >= 1 else "a bomb pot's ante is at least 1"
+
+
+def check_bomb(setup: TableSetup, bomb: int) -> None:
+    """Raise :class:`Refused` unless the table deals a bomb pot of ``bomb`` now."""
+    if setup.game.is_stud:
+        raise Refused(ErrorCode.ILLEGAL_ACTION, f"{setup.game.value} has no bomb pots")
+    if not setup.max_bomb_pot:
+        raise Refused(ErrorCode.ILLEGAL_ACTION, "this table deals no bomb pots")
+    if bomb > setup.max_bomb_pot:
+        raise Refused(ErrorCode.ILLEGAL_ACTION,
+                      f"the house's bomb pot is at most {setup.max_bomb_pot}")
