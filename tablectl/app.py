@@ -301,6 +301,7 @@ def table_setup(config: TableConfig) -> TableSetup:
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,
                       max_bomb_pot=config.game.max_bomb_pot,
+                      double_board=config.game.double_board,
                       currency=st.currency, units_per_currency=st.units_per_currency)
 
 

@@ -6,7 +6,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [game]             variant, structure, preset, [game.stakes]; or a rotation instead of
                        variant: rotation = "horse" | [[game.games]], dealers_choice, stud_hands
     [game.run_it]      max_runs, structures, variants, odd_chip (run it twice: off if absent)
-                       max_bomb_pot (in [game]: the largest bomb pot ante; 0: none)
+                       max_bomb_pot, double_board (in [game]: bomb pots, two boards)
     [[seats]]          number, name, stack
     [[sources]]        kind, url, name, antenna_map, profile, mode
     deck = "decks/demo-red.csv"
@@ -137,6 +137,7 @@ class GameSection(_Model):
     stud_hands: Hands = DEFAULT_STUD_HANDS
     run_it: RunIt | None = None
     max_bomb_pot: Chips = 0
+    double_board: bool = False
 
     @model_validator(mode="after")
     def _coherent(self) -> Self:

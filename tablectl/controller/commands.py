@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Final
 
 from tablectl.controller.args import Arg, ArgKind, ArgSchema, ArgValues, read_args
-from tablectl.controller.bomb import bomb_amount, check_bomb
 from tablectl.controller.core import Pending, Stage, key_of, target_text
+from tablectl.controller.formats import bomb_amount, check_bomb, check_double_board
 from tablectl.controller.inputs import (
     Command,
     ReadStatus,
@@ -135,6 +135,9 @@ class CommandHandlers(RunCounting, Rotating):
         bomb = args.opt_int("bomb") or 0
         if bomb:
             check_bomb(self._setup, bomb)
+        boards = 2 if args.opt_bool("double_board") else 1
+        if boards == 2:
+            check_double_board(self._setup)
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
         number = self._number + 1
@@ -144,7 +147,7 @@ class CommandHandlers(RunCounting, Rotating):
                               rules=self._setup.rule_set, stakes=self._setup.stakes,
                               seats=sorted(players, key=lambda s: s.seat),
                               button=0 if self._stud else self._button, hand_id=hand_id,
-                              bomb=bomb)
+                              bomb=bomb, boards=boards)
         except HandSetupError as exc:
             raise Refused(ErrorCode.WRONG_PHASE, f"cannot start a hand: {exc}") from exc
         checkpoint = self._table_state()
@@ -157,12 +160,15 @@ class CommandHandlers(RunCounting, Rotating):
         self._accepted.clear()
         self._staged.clear()
         self._pending = None
-        self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players})
+        self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players},
+                                   double_board=boards == 2)
         # a rotation's hands say which game they deal (PHH export, the simulated dealer)
         game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
                                       if self._rotation_pos is not None else {})
         if bomb:
             game["bomb"] = bomb
+        if boards == 2:
+            game["double_board"] = True
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
@@ -245,7 +251,8 @@ class CommandHandlers(RunCounting, Rotating):
         hand = self._hand
         assert hand is not None
         folder = EventFolder(self._hand_json(),
-                             {s.seat: s.stack for s in hand.start_args.seats})
+                             {s.seat: s.stack for s in hand.start_args.seats},
+                             double_board=hand.start_args.boards == 2)
         folder.feed(hand.events)
         self._folder = folder
 
@@ -543,7 +550,7 @@ _SEAT: Final = Arg("seat", ArgKind.INT, required=True)
 COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "start_hand": CommandRule(
         CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}),
-        (Arg("bomb", ArgKind.INT, check=bomb_amount),),
+        (Arg("bomb", ArgKind.INT, check=bomb_amount), Arg("double_board", ArgKind.BOOL)),
         {Stage.IN_HAND: "hand {hand} is in progress",
          Stage.SETTLED: "the last hand is settled: next_hand first"}),
     "action": CommandRule(

@@ -336,7 +336,7 @@ class ControllerCore:
             "stacks": [{"seat": s, "stack": n} for s, n in sorted(hand.final_stacks.items())],
             "results": list(folder.awards), "board": [card_text(c) for c in hand.board],
             "rake": hand.rake, **self._game_of_hand()}
-        if hand.runs > 1:   # a hand run more than once: every run's board, run 1 first
+        if len(hand.boards) > 1:   # run more than once, or a double board: every board
             summary["boards"] = [[card_text(c) for c in board] for board in hand.boards]
         self._run.ended = HandClosed(self._number, self._hand_id, summary)
 

@@ -35,6 +35,7 @@ StreetName = Literal["preflop", "flop", "turn", "river", "third", "fourth", "fif
 ActionName = Literal["fold", "check", "call", "bet", "raise", "complete", "bring_in"]
 Run = Annotated[int, Field(ge=1, le=3, description="which run of a hand run more than once "
                                                   "(absent: the hand is run once)")]
+BoardNo = Annotated[int, Field(ge=1, le=2, description="which board of a double-board hand")]
 
 
 class _Body(BaseModel):
@@ -86,6 +87,7 @@ class HandStartedEvent(_Body):
                                                                 "rotation only)")
     bomb: Chips | None = Field(default=None, description="a bomb pot: every player's ante "
                                                          "(no blinds, no pre-flop betting)")
+    double_board: bool | None = Field(default=None, description="a double-board hand")
 
 
 class ForcedBetEvent(_Body):
@@ -116,6 +118,7 @@ class BoardEvent(_Body):
     cards: list[CardText | None]
     street: StreetName
     run: Run | None = None
+    board: BoardNo | None = None
 
 
 class RunsEvent(_Body):
@@ -166,6 +169,7 @@ class ShowdownEvent(_Body):
     high: str | None
     low: str | None
     run: Run | None = None
+    board: BoardNo | None = None
 
 
 class FaceUpEvent(_Body):
@@ -188,6 +192,7 @@ class WinnerEvent(_Body):
     half: Literal["high", "low", "whole"]
     description: str
     run: Run | None = None
+    board: BoardNo | None = None
 
 
 class HandEndedEvent(_Body):
@@ -450,6 +455,7 @@ class ResultInfo(_Body):
     description: str
     cards: list[CardText]
     run: Run | None = None
+    board: BoardNo | None = None
 
 
 class ErrorInfo(_Body):
@@ -478,6 +484,12 @@ class UndoInfo(_Body):
     kind: ActionName | Literal["show", "muck", "run_it"]
     amount: Chips | None = None
     count: int | None = Field(default=None, ge=1, le=3)
+
+
+class DoubleBoardInfo(_Body):
+    """A double-board hand: both boards so far, board 1 first."""
+
+    boards: list[list[CardText | None]] = Field(min_length=2, max_length=2)
 
 
 class RunsInfo(_Body):
@@ -555,6 +567,8 @@ class _SnapshotBody(_Body):
                                                             "(``board`` is run 1's)")
     bomb_pot: Chips | None = Field(default=None, description="a bomb pot only: every "
                                                              "player's ante")
+    double_board: DoubleBoardInfo | None = Field(default=None, description="a double-board "
+                                                 "hand only (``board`` is board 1)")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -55,6 +55,7 @@ def setup_to_json(setup: TableSetup) -> dict[str, JsonValue]:
         "permissions": {role: sorted(cmds) for role, cmds in sorted(setup.permissions.items())},
         **({"rotation": _rotation_json(setup.rotation)} if setup.rotation is not None else {}),
         **({"max_bomb_pot": setup.max_bomb_pot} if setup.max_bomb_pot else {}),
+        **({"double_board": True} if setup.double_board else {}),
     }
 
 
@@ -107,7 +108,8 @@ def setup_from_json(data: Mapping[str, object]) -> TableSetup:
             units_per_currency=int(_number(data["units_per_currency"])),
             label=str(data["label"]), permissions=permissions,
             rotation=_rotation_from_json(data.get("rotation")),
-            max_bomb_pot=int(_number(data.get("max_bomb_pot", 0))))
+            max_bomb_pot=int(_number(data.get("max_bomb_pot", 0))),
+            double_board=data.get("double_board") is True)
     except (KeyError, TypeError, ValueError, CardParseError) as exc:
         if isinstance(exc, CodecError):
             raise

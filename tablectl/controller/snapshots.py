@@ -129,6 +129,8 @@ class SnapshotBuilder(RunCounting, Rotating):
             snap["rotation"] = rotation
         if hand is not None and hand.start_args.bomb:
             snap["bomb_pot"] = hand.start_args.bomb
+        if hand is not None and hand.start_args.boards == 2 and view is not None:
+            snap["double_board"] = {"boards": [[card_text(c) for c in b] for b in view.boards]}
         if view is not None and view.runs > 1:
             snap["runs"] = {"count": view.runs,
                             "boards": [[card_text(c) for c in b] for b in view.boards]}

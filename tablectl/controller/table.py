@@ -102,6 +102,7 @@ class TableSetup:
             each hand with the game of its position in the rotation.
         max_bomb_pot: the largest bomb pot ante the dealer may start a hand with (chip
             units; 0: the table deals no bomb pots).
+        double_board: the dealer may start a hand with two boards.
     """
 
     table: str
@@ -123,6 +124,7 @@ class TableSetup:
     name: str = ""
     rotation: Rotation | None = None
     max_bomb_pot: int = 0
+    double_board: bool = False
 
     def __post_init__(self) -> None:
         problems: list[str] = []

@@ -88,9 +88,13 @@ class EventFolder:
     Args:
         hand: ``{"id", "number"}`` of the hand (carried by secure events).
         stacks: seat -> stack before the forced bets.
+        double_board: a double-board hand: the board, showdown and winner events name their
+            board (``board`` 1 or 2; a hand run more than once names its ``run``).
     """
 
-    def __init__(self, hand: dict[str, JsonValue], stacks: dict[int, int]) -> None:
+    def __init__(self, hand: dict[str, JsonValue], stacks: dict[int, int], *,
+                 double_board: bool = False) -> None:
+        self._which = "board" if double_board else "run"
         self._hand = hand
         self.stacks = dict(stacks)
         self.cards: dict[int, list[Card | None]] = {seat: [] for seat in stacks}
@@ -179,7 +183,7 @@ class EventFolder:
                     public.append(Event("showdown", {
                         "seat": ev.seat, "cards": [str(c) for c in hole],
                         "best": [str(c) for c in ev.cards], "high": ev.high, "low": ev.low,
-                        **({"run": ev.run} if ev.run else {})}))
+                        **({self._which: ev.run} if ev.run else {})}))
                 case RakeTaken():
                     self.rake += ev.amount
                 case PotAwarded():
@@ -188,7 +192,7 @@ class EventFolder:
                     award: dict[str, JsonValue] = {
                         "pot": ev.pot_index, "seat": ev.seat, "amount": ev.amount,
                         "half": ev.half.value, "description": ev.description,
-                        **({"run": ev.run} if ev.run else {})}
+                        **({self._which: ev.run} if ev.run else {})}
                     public.append(Event("winner", dict(award)))
                     self.awards.append({**award, "cards": best})
                 case HandEnded():
@@ -205,6 +209,7 @@ class EventFolder:
             self.boards.append(self.board[:ev.index])
         board = self.boards[ev.run - 1]
         board.append(ev.card)
+        several = self.runs > 1 or self._which == "board"
         return Event("board", {"cards": [card_text(c) for c in board],
                                "street": ev.street.value,
-                               **({"run": ev.run} if self.runs > 1 else {})})
+                               **({self._which: ev.run} if several else {})})

@@ -26,6 +26,9 @@ house-rule fields read are named in brackets; ``docs/rules.md`` has every rule a
   run deals its own remaining streets (burns included) after the last one's river; every pot
   is split into equal parts, one per run (odd chips [run_it.odd_chip]), and each part is
   settled on its run's board.
+* Double board (``HandStart.boards`` 2): each street burns once and deals its cards to the
+  first board, then to the second; every pot is split in two, one part per board, settled
+  as a hand run twice is.
 * Bomb pots (``HandStart.bomb``): every player antes the agreed amount and posts no blind;
   the hole cards are dealt without a betting round, and the betting starts on the flop.
 
@@ -109,8 +112,9 @@ class Hand:
         self._streets = tuple(r.street for r in self._plan.rounds)
         self._street_index = -1
         self._street = self._streets[0]
-        self._board: list[Card | None] = []   # the board of the run being dealt
-        self._boards: list[list[Card | None]] = [self._board]   # every run's, run 1 first
+        # every run's (or a double board's) board, run 1 first; the one of the run being dealt
+        self._boards: list[list[Card | None]] = [[] for _ in range(start.boards)]
+        self._board = self._boards[0]
         self._runs = 1
         self._runs_chosen = False
         # when no betting remained: cards dealt, the street whose round closed, board cards
@@ -143,7 +147,7 @@ class Hand:
     @classmethod
     def start(cls, *, game: GameKind, structure: BettingStructure, rules: RuleSet,
               stakes: Stakes, seats: Sequence[SeatSetup], button: int,
-              hand_id: str = "", bomb: int = 0) -> Hand:
+              hand_id: str = "", bomb: int = 0, boards: int = 1) -> Hand:
         """Start a hand: order the seats, post the forced bets, expect the first card.
 
         Args:
@@ -157,12 +161,13 @@ class Hand:
             hand_id: an identifier for logs and hand histories.
             bomb: a bomb pot's ante (every player antes it, no blinds, no betting before the
                 flop); 0 for a normal hand.
+            boards: 2 for a double-board hand.
 
         Raises:
             HandSetupError: the seats, stakes or structure do not make a hand.
         """
         return cls(HandStart(game, structure, rules, stakes, tuple(seats), button, hand_id,
-                             bomb))
+                             bomb, boards))
 
     @classmethod
     def replay(cls, start: HandStart, inputs: Iterable[HandInput]) -> Hand:
@@ -247,8 +252,8 @@ class Hand:
 
     @property
     def run(self) -> int:
-        """The run being dealt (1-based)."""
-        return len(self._boards)
+        """The run being dealt (1-based; a double-board hand is run once)."""
+        return len(self._boards) - self._start.boards + 1
 
     def back_in_play(self, card: Card) -> bool:
         """Whether ``card`` was dealt (or burned) before but came back into play and may be
@@ -278,7 +283,7 @@ class Hand:
             board=tuple(self._boards[0]), burns=tuple(self._burns), pots=self.pots(),
             to_act=self._p[to_act].seat if to_act is not None else None,
             expected=self._expect, results=self._results, rake=self._rake_total,
-            runs=self._runs, boards=self.boards if self._runs > 1 else ())
+            runs=self._runs, boards=self.boards if len(self.boards) > 1 else ())
 
     def pots(self) -> tuple[PotView, ...]:
         """Pots collected so far (this street's bets not included; empty once awarded)."""
@@ -386,7 +391,7 @@ class Hand:
                 self._seen.discard(card_key(card))
                 self._recycled.add(card_key(card))
         elif kind is DealBoard:
-            self._board.append(card)
+            self._boards[exp.run - 1].append(card)  # type: ignore[union-attr]
             events.append(BoardDealt(card, exp.index, street,  # type: ignore[union-attr]
                                      exp.run))  # type: ignore[union-attr]
         else:
@@ -439,6 +444,8 @@ class Hand:
         refusal = self._rules.run_it.refusal(self._game, self._start.structure, inp.count)
         if refusal is not None:
             raise RuleViolation(refusal, exp)
+        if self._start.boards > 1:
+            raise RuleViolation("a double-board hand is not run more than once", exp)
         if self._runs_chosen:
             raise RuleViolation(f"the players already agreed to run it {self._runs} "
                                 f"time{'s' if self._runs > 1 else ''}", exp)
@@ -490,7 +497,7 @@ class Hand:
             seats = tuple(p.seat for p in self._p if not p.folded)
         queue = street_queue(rnd, seats=seats, burning=self._rules.burns,
                              board_dealt=len(self._board), seventh=seventh,
-                             run=len(self._boards))
+                             run=self.run, boards=self._start.boards)
         self._queue = queue
         self._queue_at = 0
         if queue:

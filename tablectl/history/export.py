@@ -161,6 +161,7 @@ class _Record:
     game: GameKind | None = None
     structure: BettingStructure | None = None
     bomb: int = 0
+    double_board: bool = False
     stakes: Stakes | None = None
 
 
@@ -195,6 +196,7 @@ def _read_events(recall: HandRecall) -> _Record:
                 button = data.get("button")
                 rec.button = button if isinstance(button, int) else 0
                 rec.bomb = _int(data, "bomb", what) if "bomb" in data else 0
+                rec.double_board = data.get("double_board") is True
                 _hand_game(data, rec, what)
                 seats = data.get("seats")
                 if not isinstance(seats, list):
@@ -206,11 +208,12 @@ def _read_events(recall: HandRecall) -> _Record:
             case "holecards":
                 rec.holes[_int(data, "seat", what)] = _cards(data.get("cards"), what)
             case "board":
-                run = data.get("run", 1)
+                run = data.get("run", data.get("board", 1))
                 if run == 1:
                     rec.board = _cards(data.get("cards"), what)
                 else:
-                    rec.boards[_int(data, "run", what)] = _cards(data.get("cards"), what)
+                    rec.boards[_int(data, "run" if "run" in data else "board", what)] = \
+                        _cards(data.get("cards"), what)
             case "runs":
                 rec.runs = _int(data, "count", what)
             case "action":
@@ -259,7 +262,7 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
                           rules=setup.rule_set, stakes=rec.stakes or setup.stakes,
                           seats=sorted(rec.seats, key=lambda s: s.seat),
                           button=0 if game.is_stud else rec.button, hand_id=rec.name,
-                          bomb=rec.bomb)
+                          bomb=rec.bomb, boards=2 if rec.double_board else 1)
     except HandSetupError as exc:
         raise ExportError(f"the hand cannot start: {exc}") from exc
     dealt: dict[int, int] = {}

@@ -487,11 +487,14 @@ def to_phh(hand: Hand) -> str:
     style guide does; showdown hands are shown (``sm``) at the end.
 
     Raises:
-        PhhError: the variant has no PHH code, or the hand is a bomb pot.
+        PhhError: the variant has no PHH code, or the hand is a bomb pot or double-board.
     """
     start = hand.start_args
     if start.bomb:   # PHH (and PokerKit) would replay it with a pre-flop betting round
         raise PhhError("a bomb pot has no PHH form (docs/rules.md, \"Bomb pots\")")
+    if start.boards > 1:
+        raise PhhError("a double-board hand is not written as PHH yet (docs/rules.md, "
+                       "\"Double board\")")
     code = CODES.get((start.game, start.structure))
     if code is None:  # pragma: no cover - every dealt variant has a code
         raise PhhError(f"no PHH code for {start.structure.value} {start.game.value}")

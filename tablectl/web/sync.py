@@ -260,7 +260,8 @@ class PublicSync:
             last = self._log[-1] if self._log else None
             if kind == "board" and last is not None and last.get("type") == "board" \
                     and last.get("street") == body.get("street") \
-                    and last.get("run") == body.get("run"):
+                    and last.get("run") == body.get("run") \
+                    and last.get("board") == body.get("board"):
                 # one board event per card, each with the whole board so far: the flop is
                 # one line of the log, not three
                 self._log.pop()

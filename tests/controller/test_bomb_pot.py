@@ -56,3 +56,30 @@ def test_a_bomb_pot_the_house_does_not_allow_is_refused_and_starts_nothing() -> 
         assert d.ctl.hand_id is None
     zero = Driver(HandController(make_setup(max_bomb_pot=200), initial_state()))
     assert zero.cmd("start_hand", bomb=0).reply.code == ErrorCode.BAD_ARGS.value  # type: ignore[union-attr]
+
+
+def test_a_double_board_bomb_pot_shows_both_boards_and_splits_each_pot() -> None:
+    setup = make_setup(max_bomb_pot=500, double_board=True)
+    assert setup_from_json(setup_to_json(setup)).double_board
+    d = Driver(HandController(setup, initial_state(stacks=(300, 300, 300), button=1)))
+    out = d.cmd("start_hand", bomb=300, double_board=True)   # every stack in: no betting
+    assert out.reply is not None and out.reply.ok
+    assert out.events[0].data["double_board"] is True
+    for card in [*HOLE.split(), "4c", "7h", "8s", "9d", "Ks", "7c", "2h", "5c", "Jc", "Th",
+                 "6c", "2s", "3s"]:
+        d.read(card)
+    events = [e for o in d.outcomes for e in o.events]
+    flops = [(e.data["board"], e.data["cards"]) for e in events
+             if e.type == "board" and e.data["street"] == "flop"]
+    assert flops[2] == (1, ["7h", "8s", "9d"]) and flops[-1] == (2, ["Ks", "7c", "2h"])
+    snap = d.ctl.public_snapshot()
+    assert snap["double_board"] == {"boards": [["7h", "8s", "9d", "Jc", "2s"],
+                                               ["Ks", "7c", "2h", "Th", "3s"]]}
+    assert [(r["board"], r["seat"], r["amount"]) for r in snap["results"]] == [  # type: ignore[index,union-attr]
+        (1, 1, 450), (2, 3, 450)]
+    PUBLIC_SNAPSHOT.validate(snap)
+    for e in events:
+        PUBLIC_EVENT.validate(e.to_json())
+    refused = Driver(HandController(make_setup(), initial_state()))
+    out = refused.cmd("start_hand", double_board=True)
+    assert out.reply is not None and out.reply.reason == "this table deals no double-board hands"

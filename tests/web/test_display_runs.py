@@ -1,5 +1,6 @@
 """A hand run more than once on the table display (issue 28) in a real browser: every run's
-board in its own labelled row, the awards of each run, and the log lines of the runs."""
+board in its own labelled row, the awards of each run, and the log lines of the runs; a bomb
+pot's line and a double-board hand's two boards."""
 
 from __future__ import annotations
 
@@ -72,6 +73,11 @@ async def test_the_display_shows_every_run_of_a_hand(stack_factory: Any, browser
         await expect(page.locator("#board .run-board")).to_have_count(0)
         await expect(page.locator("#board .card:not(.slot)")).to_have_count(3)
         await expect(page.locator("#hand-no")).to_have_text("Hand #42 \u2013 bomb pot $3")
+        pub("state", state(15, game=HOLDEM, double_board={"boards": [["7h", "8s", "9d"],
+                                                                     ["Ks", "7c", "2h"]]}),
+            retain=True)                               # a double-board hand: two boards
+        await expect(page.locator("#board .run-label")).to_have_text(["Board 1", "Board 2"])
+        await expect(rows.nth(1).locator(".card:not(.slot)")).to_have_count(3)
         await page.close()
     finally:
         daemon.close()

@@ -118,7 +118,7 @@ function describeEvent(ev, snapshot) {
     case "board":
       // each board event carries the whole board so far (null: a card nobody read); of its
       // run in a hand run more than once
-      return (ev.run ? "Run " + ev.run + " " + (ev.street || "board") :
+      return (ev.run || ev.board ? (ev.run ? "Run " : "Board ") + (ev.run || ev.board) + " " + (ev.street || "board") :
         ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
         (ev.cards || []).map((c) => c || "?").join(" ");
     case "runs":
@@ -134,9 +134,11 @@ function describeEvent(ev, snapshot) {
       return who(ev.seat) + " turns up " + (ev.cards || []).join(" ") + " (all-in)";
     case "showdown":
       return who(ev.seat) + " shows " + (ev.cards || []).join(" ") + (ev.run ? " (run " + ev.run + ")" : "") +
+        (ev.board ? " (board " + ev.board + ")" : "") +
         (ev.high ? " \u2013 " + ev.high : "") + (ev.low ? " / " + ev.low : "");
     case "winner":
       return who(ev.seat) + " wins " + money(ev.amount, stakes) + (ev.run ? " on run " + ev.run : "") +
+        (ev.board ? " on board " + ev.board : "") +
         (ev.half && ev.half !== "whole" ? " (" + ev.half + ")" : "") +
         (ev.description ? " \u2013 " + ev.description : "");
     case "hand_ended":
@@ -187,12 +189,14 @@ function boardRow(node, board, size, isStud) {
 }
 
 // The board; a hand run more than once (snapshot.runs, docs/mqtt.md section 8.3) shows every
-// run's board, one labelled row each, run 1 first.
+// run's board, one labelled row each, run 1 first; a double-board hand its two boards.
 function renderBoard(node, snapshot, size) {
   clear(node);
   const variant = (snapshot && snapshot.game && snapshot.game.variant) || "";
   const isStud = variant.indexOf("stud") >= 0 || variant === "razz";
-  const runs = snapshot && snapshot.runs;
+  const double = snapshot && snapshot.double_board;
+  const runs = (snapshot && snapshot.runs) || (double ? { count: 2, boards: double.boards } : null);
+  const word = double ? "Board " : "Run ";
   node.classList.toggle("runs", Boolean(runs));
   if (runs) node.dataset.runs = String(runs.count); else delete node.dataset.runs;
   if (!runs) {
@@ -202,7 +206,7 @@ function renderBoard(node, snapshot, size) {
   (runs.boards || []).forEach((board, i) => {
     const row = el("div", "run-board");
     row.dataset.run = String(i + 1);
-    row.appendChild(el("span", "run-label", "Run " + (i + 1)));
+    row.appendChild(el("span", "run-label", word + (i + 1)));
     boardRow(row, board || [], size, isStud);
     node.appendChild(row);
   });
@@ -250,9 +254,9 @@ function renderResults(node, snapshot) {
     if (severalPots) {
       head.appendChild(el("span", "result-pot", r.pot === 0 ? "main pot" : "side pot " + r.pot));
     }
-    if (r.run) {
-      row.dataset.run = String(r.run);
-      head.appendChild(el("span", "result-run", "run " + r.run));
+    if (r.run || r.board) {
+      row.dataset.run = String(r.run || r.board);
+      head.appendChild(el("span", "result-run", (r.run ? "run " : "board ") + (r.run || r.board)));
     }
     row.appendChild(head);
     if (r.description) row.appendChild(el("div", "result-desc", r.description));

@@ -1,10 +1,13 @@
-"""Bomb pots at the table: the dealer starts a hand as a bomb pot, as the house allows.
+"""Bomb pots and double boards: the dealer starts a hand in a format the house allows.
 
 ``start_hand {bomb: amount}`` (dealer role) starts a hand in which every player antes
 ``amount`` chip units and posts no blind, the hole cards are dealt without a betting round and
 the betting starts on the flop (the engine's ``HandStart.bomb``, docs/rules.md "Bomb pots").
 The table config allows bomb pots up to ``[game] max_bomb_pot`` (:attr:`TableSetup.max_bomb_pot`;
-0: none); a bomb pot the house does not allow is refused ``illegal_action`` with its reason.
+0: none). ``start_hand {double_board: true}`` deals two boards (``HandStart.boards``,
+docs/rules.md "Double board"), where ``[game] double_board`` allows it; both together make a
+double-board bomb pot. A format the house does not allow is refused ``illegal_action`` with
+its reason.
 """
 
 from __future__ import annotations
@@ -28,3 +31,11 @@ def check_bomb(setup: TableSetup, bomb: int) -> None:
     if bomb > setup.max_bomb_pot:
         raise Refused(ErrorCode.ILLEGAL_ACTION,
                       f"the house's bomb pot is at most {setup.max_bomb_pot}")
+
+
+def check_double_board(setup: TableSetup) -> None:
+    """Raise :class:`Refused` unless the table deals a double-board hand now."""
+    if setup.game.is_stud:
+        raise Refused(ErrorCode.ILLEGAL_ACTION, f"{setup.game.value} has no board")
+    if not setup.double_board:
+        raise Refused(ErrorCode.ILLEGAL_ACTION, "this table deals no double-board hands")
