@@ -1,5 +1,6 @@
-"""``[game.run_it]`` in a table config: run it twice as a house rule (tablectl/config_games.py,
-docs/rules.md "Run it twice"), journaled with the setup."""
+"""``[game.run_it]``, ``max_bomb_pot`` and ``double_board`` in a table config: the house rules of
+issue 28's formats (tablectl/config_games.py; docs/rules.md "Run it twice", "Bomb pots",
+"Double board"), journaled with the setup."""
 
 from __future__ import annotations
 
@@ -47,3 +48,13 @@ def test_the_journaled_setup_keeps_the_run_it_rule() -> None:
                       games=frozenset({GameKind.OMAHA_HI_LO}))
     setup = make_setup(rules=replace(PRESETS[make_setup().preset], run_it=rule))
     assert setup_from_json(setup_to_json(setup)).rule_set.run_it == rule
+
+
+def test_bomb_pots_and_double_boards_are_off_unless_the_config_allows_them() -> None:
+    plain = parse_config({**BASE, "game": GAME}).game
+    assert (plain.max_bomb_pot, plain.double_board) == (0, False)
+    game = parse_config({**BASE, "game": {**GAME, "max_bomb_pot": 500,
+                                          "double_board": True}}).game
+    assert (game.max_bomb_pot, game.double_board) == (500, True)
+    with pytest.raises(ConfigError, match=r"game\.max_bomb_pot"):
+        parse_config({**BASE, "game": {**GAME, "max_bomb_pot": -1}})
