@@ -15,7 +15,9 @@ Run it twice: PHH has no field for it; a hand run more than once is written, as 
 The replay counts the board cards of the file and, once no betting remains, runs the rest of
 the board as many times as they fill (the house rule is the file's, not ``rules``': a replay
 allows up to three runs); the export writes each run's streets in turn, the showdown's
-``sm`` once, and the count in the user field ``_tablectl_runs``.
+``sm`` once, and the count in the user field ``_tablectl_runs``. A double-board hand is
+written as PokerKit 0.7.7 writes one, each street's cards for both boards in one ``d db``
+(board 1's, then board 2's); a file whose first board deal is six cards replays as one.
 
 Variant codes read (and written): ``FT`` ``NT`` ``PO`` ``FO/8`` ``F7S`` ``F7S/8`` ``FR`` from
 the standard, plus ``PT`` (pot-limit hold'em), ``FO`` (fixed-limit Omaha), ``FT/8`` (hold'em
@@ -320,8 +322,6 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
              for i, stack in enumerate(stacks)]
     if rules.run_it.max_runs < 3 and not game.is_stud:   # the file says what they agreed
         rules = replace(rules, run_it=RunItTwice(max_runs=3, odd_chip=rules.run_it.odd_chip))
-    hand = Hand.start(game=game, structure=structure, rules=rules,
-                      stakes=stakes_of(fields, game, structure, scale), seats=seats, button=n)
     actions = [str(a).split("#", 1)[0].strip() for a in fields.get("actions", [])]  # type: ignore[attr-defined]
     actions = [a for a in actions if a]
     parsed = []
@@ -330,6 +330,11 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
         if not m:
             raise PhhError(f"cannot parse action {text!r}")
         parsed.append((m.group("actor"), m.group("verb"), m.group("arg"), m.group("arg2")))
+    deals = [len(_cards(arg)) for _, verb, arg, _ in parsed if verb == "db" and arg]
+    boards = 2 if deals and deals[0] == 6 and not game.is_stud else 1   # a double board
+    hand = Hand.start(game=game, structure=structure, rules=rules,
+                      stakes=stakes_of(fields, game, structure, scale), seats=seats, button=n,
+                      boards=boards)
     shown: dict[int, list[Card | None]] = {}
     for actor, verb, arg, _ in parsed:
         if verb == "sm" and arg and arg != "-" and actor != "d":
@@ -487,14 +492,11 @@ def to_phh(hand: Hand) -> str:
     style guide does; showdown hands are shown (``sm``) at the end.
 
     Raises:
-        PhhError: the variant has no PHH code, or the hand is a bomb pot or double-board.
+        PhhError: the variant has no PHH code, or the hand is a bomb pot.
     """
     start = hand.start_args
     if start.bomb:   # PHH (and PokerKit) would replay it with a pre-flop betting round
         raise PhhError("a bomb pot has no PHH form (docs/rules.md, \"Bomb pots\")")
-    if start.boards > 1:
-        raise PhhError("a double-board hand is not written as PHH yet (docs/rules.md, "
-                       "\"Double board\")")
     code = CODES.get((start.game, start.structure))
     if code is None:  # pragma: no cover - every dealt variant has a code
         raise PhhError(f"no PHH code for {start.structure.value} {start.game.value}")

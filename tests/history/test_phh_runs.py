@@ -79,3 +79,25 @@ def test_our_export_of_a_hand_run_three_times_reads_back(tmp_path: Path) -> None
 
 def _fields(text: str) -> dict[str, object]:
     return tomllib.loads(text)
+
+
+def test_double_board_hands_as_pokerkit_writes_them_and_as_we_do_read_back() -> None:
+    game, structure = GameKind.HOLDEM, BettingStructure.NO_LIMIT
+    checked = 0
+    for k in range(12):
+        result = play_both(random.Random(f"phh-double/{k}"), game, structure, edge=True,
+                           boards=2)
+        hand = result.hand
+        start = hand.start_args
+        if result.known or start.rules.rake.percent or not any(hand.boards[1:]):
+            continue
+        checked += 1
+        pk_game = pokerkit_game(game, structure, start.stakes, boards=2)
+        text = HandHistory.from_game_state(pk_game, result.pk).dumps()
+        theirs = replay(PhhHand(f"pokerkit-{k}", _fields(text)), PHH_RULES)
+        assert theirs.ok, (theirs.error, text)
+        assert theirs.finishing_stacks == list(result.pk.stacks), text
+        ours = replay(PhhHand(f"ours-{k}", _fields(to_phh(hand))), start.rules)
+        assert ours.ok and ours.match, (ours.error, to_phh(hand))
+        assert ours.hand is not None and ours.hand.boards == hand.boards
+    assert checked >= 3
