@@ -32,6 +32,7 @@ function available(name) {
     case "seat_player": case "unseat_player": case "adjust_stack": return !inHand;
     case "clear_error": return (snap.errors || []).length > 0;
     case "confirm_read": case "reject_read": case "recall": return true;
+    case "run_it": return false;   // a daemon without commands has no run_it either
     default: return inHand;
   }
 }
