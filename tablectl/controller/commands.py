@@ -17,7 +17,7 @@ from typing import Final
 
 from tablectl.controller.args import Arg, ArgKind, ArgSchema, ArgValues, read_args
 from tablectl.controller.core import Pending, Stage, key_of, target_text
-from tablectl.controller.formats import bomb_amount, check_bomb, check_double_board
+from tablectl.controller.formats import START_ARGS, hand_format
 from tablectl.controller.inputs import (
     Command,
     ReadStatus,
@@ -132,12 +132,8 @@ class CommandHandlers(RunCounting, Rotating):
                            + ", ".join(blocking))
         if self._choosing():
             raise Refused(ErrorCode.WRONG_PHASE, "dealer's choice: choose_game first")
-        bomb = args.opt_int("bomb") or 0
-        if bomb:
-            check_bomb(self._setup, bomb)
-        boards = 2 if args.opt_bool("double_board") else 1
-        if boards == 2:
-            check_double_board(self._setup)
+        bomb, boards, extra = hand_format(self._setup, args.opt_int("bomb") or 0,
+                                          bool(args.opt_bool("double_board")))
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
         number = self._number + 1
@@ -165,10 +161,7 @@ class CommandHandlers(RunCounting, Rotating):
         # a rotation's hands say which game they deal (PHH export, the simulated dealer)
         game: dict[str, JsonValue] = ({"game": self._game_json, "stakes": self._stakes_json}
                                       if self._rotation_pos is not None else {})
-        if bomb:
-            game["bomb"] = bomb
-        if boards == 2:
-            game["double_board"] = True
+        game.update(extra)
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
@@ -550,7 +543,7 @@ _SEAT: Final = Arg("seat", ArgKind.INT, required=True)
 COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "start_hand": CommandRule(
         CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}),
-        (Arg("bomb", ArgKind.INT, check=bomb_amount), Arg("double_board", ArgKind.BOOL)),
+        START_ARGS,
         {Stage.IN_HAND: "hand {hand} is in progress",
          Stage.SETTLED: "the last hand is settled: next_hand first"}),
     "action": CommandRule(

@@ -12,14 +12,37 @@ its reason.
 
 from __future__ import annotations
 
+from typing import Final
+
+from tablectl.controller.args import Arg, ArgKind, ArgSchema
 from tablectl.controller.reply import ErrorCode, Refused
 from tablectl.controller.table import TableSetup
+from tablectl.domain.jsonvalue import JsonValue
 
 
 def bomb_amount(value: object, setup: TableSetup | None) -> str | None:
     """The argument check of ``start_hand``'s ``bomb``."""
     assert isinstance(value, int)
     return None if value >= 1 else "a bomb pot's ante is at least 1"
+
+
+START_ARGS: Final[ArgSchema] = (Arg("bomb", ArgKind.INT, check=bomb_amount),
+                                 Arg("double_board", ArgKind.BOOL))
+"""``start_hand``'s arguments."""
+
+
+def hand_format(setup: TableSetup, bomb: int, double_board: bool) -> tuple[
+        int, int, dict[str, JsonValue]]:
+    """A ``start_hand``'s bomb ante and number of boards, with what its ``hand_started`` event
+    and reply say of them; or :class:`Refused` for a format the house does not allow."""
+    extra: dict[str, JsonValue] = {}
+    if bomb:
+        check_bomb(setup, bomb)
+        extra["bomb"] = bomb
+    if double_board:
+        check_double_board(setup)
+        extra["double_board"] = True
+    return bomb, 2 if double_board else 1, extra
 
 
 def check_bomb(setup: TableSetup, bomb: int) -> None:
