@@ -283,7 +283,7 @@ class Hand:
             board=tuple(self._boards[0]), burns=tuple(self._burns), pots=self.pots(),
             to_act=self._p[to_act].seat if to_act is not None else None,
             expected=self._expect, results=self._results, rake=self._rake_total,
-            runs=self._runs, boards=self.boards if len(self.boards) > 1 else ())
+            runs=self._runs, boards=boards if len(boards := self.boards) > 1 else ())
 
     def pots(self) -> tuple[PotView, ...]:
         """Pots collected so far (this street's bets not included; empty once awarded)."""
