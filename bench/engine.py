@@ -13,7 +13,12 @@
    fresh memo each run, so a run does not reuse the evaluations of the one before). Both must
    end with the same stacks. Target: ours >= 50x PokerKit as shipped; the memoised ratio is
    the oracle's cost in the differential test.
-2. Showdown evaluations: M random Omaha hands (4 hole + 5 board cards): our
+2. Run it twice (docs/rules.md): N seeded no-limit hold'em hands, 3-handed, every player
+   all-in before the flop, each played run once and run twice (the same hole cards and first
+   board; the second run's cards after them). A hand run twice deals and evaluates a second
+   board: its per-hand cost against the same hand run once, the baseline of the same run
+   (target <= 1.5x).
+3. Showdown evaluations: M random Omaha hands (4 hole + 5 board cards): our
    ``best_omaha_high`` (best five and description, what a showdown uses), our key-only
    ``omaha_high_key``, and phevaluator's ``evaluate_omaha_cards`` (C).
 
@@ -58,6 +63,8 @@ from tablectl.game import (
     Hand,
     HandInput,
     HandStart,
+    RunItTwice,
+    RunsIn,
     SeatSetup,
     Stakes,
 )
@@ -108,6 +115,48 @@ def script_hands(count: int, rng: random.Random) -> list[tuple[HandStart, tuple[
                 hand.apply(CardIn(card))
         out.append((hand.start_args, hand.inputs, calls))
     return out
+
+
+def script_all_ins(count: int, rng: random.Random) -> tuple[list[tuple[HandStart, tuple[
+        HandInput, ...]]], list[tuple[HandStart, tuple[HandInput, ...]]]]:
+    """The same all-in hands run once and run twice, as (start, inputs)."""
+    rules = replace(RULES, run_it=RunItTwice(max_runs=2))
+    once, twice = [], []
+    for _ in range(count):
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        pair = []
+        for runs in (1, 2):
+            hand = Hand.start(game=GameKind.HOLDEM, structure=BettingStructure.NO_LIMIT,
+                              rules=rules, stakes=Stakes(small_blind=1, big_blind=2),
+                              seats=SEATS[:3], button=3)
+            cards = iter(deck)
+            while not hand.is_done:
+                exp = hand.expected()
+                if runs > 1 and hand.runs == 1 and hand.can(RunsIn(runs)):
+                    hand.apply(RunsIn(runs))
+                elif isinstance(exp, Act):
+                    legal = exp.legal
+                    hand.apply(ActionIn(exp.seat, ActionKind.RAISE, legal.max_to)
+                               if legal.bet_kind is ActionKind.RAISE
+                               and ActionKind.CALL in legal.kinds and legal.call_amount < 3
+                               else ActionIn(exp.seat, ActionKind.CALL))
+                else:
+                    hand.apply(CardIn(next(cards)))
+            pair.append((hand.start_args, hand.inputs))
+        once.append(pair[0])
+        twice.append(pair[1])
+    return once, twice
+
+
+def replay_all(hands: list[tuple[HandStart, tuple[HandInput, ...]]]) -> int:
+    done = 0
+    for start, inputs in hands:
+        hand = Hand(start)
+        for inp in inputs:
+            hand.apply(inp)
+        done += hand.is_done
+    return done
 
 
 def run_ours(hands: list[tuple[HandStart, tuple[HandInput, ...], Any]]) -> list[list[int]]:
@@ -209,6 +258,15 @@ def main() -> int:
           f"(the memo makes PokerKit {memo_rate / pk_rate:.1f}x faster)")
     print(f"  same final stacks (all three) in {same}/{len(hands)} hands")
 
+    once, twice = script_all_ins(args.hands, rng)
+    assert all(len(t[1]) > len(o[1]) for o, t in zip(once, twice, strict=True))
+    once_s, _ = timed(lambda: replay_all(once), args.repeats)
+    twice_s, _ = timed(lambda: replay_all(twice), args.repeats)
+    print(f"{len(once)} no-limit hold'em hands all-in before the flop, 3-handed")
+    print(f"  run once        : {len(once) / once_s:10.0f} hands/s (baseline)")
+    print(f"  run twice       : {len(twice) / twice_s:10.0f} hands/s; "
+          f"{twice_s / once_s:.2f}x the cost of a hand run once (target <= 1.5x)")
+
     samples = []
     for _ in range(args.evals):
         cards = rng.sample(FULL_DECK, 9)
@@ -239,6 +297,9 @@ def main() -> int:
         "engine_vs_pokerkit_shipped": round(ours_rate / pk_rate, 1),
         "engine_vs_pokerkit_memo": round(ours_rate / memo_rate, 1),
         "memo_speedup": round(memo_rate / pk_rate, 1), "same_stacks": same,
+        "run_once_hands_per_s": round(len(once) / once_s, 1),
+        "run_twice_hands_per_s": round(len(twice) / twice_s, 1),
+        "run_twice_cost_vs_once": round(twice_s / once_s, 2),
         "evals": n, "eval_per_s": round(n / full_s), "eval_key_per_s": round(n / key_s),
         "phevaluator_per_s": round(n / ph_s), "eval_vs_phevaluator": round(ph_s / full_s, 3),
     }))

@@ -11,6 +11,7 @@ import secrets
 import ssl
 import traceback
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -23,7 +24,7 @@ from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableS
 from tablectl.daemon import TableDaemon, status_payloads
 from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
-from tablectl.game import Stakes
+from tablectl.game import PRESETS, Stakes
 from tablectl.journal import JournalWriteError
 from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics, WebMetrics
@@ -308,11 +309,16 @@ def table_setup(config: TableConfig) -> TableSetup:
     game, structure = first_game(config.game)
     if rotation is not None:
         stakes = rotation.games[0].stakes
+    rules = PRESETS[config.game.preset]
+    if config.game.run_it is not None:
+        rules = replace(rules, run_it=config.game.run_it.rule())
     return TableSetup(table=config.table.id, name=config.table.name, game=game,
                       rotation=rotation, structure=structure, stakes=stakes,
-                      deck_id=deck.deck_id,
+                      deck_id=deck.deck_id, rules=rules,
                       decks=config.load_decks(), roles=roles, preset=config.game.preset,
                       max_command_age=config.access.max_command_age,
+                      max_bomb_pot=config.game.max_bomb_pot,
+                      double_board=config.game.double_board,
                       currency=st.currency, units_per_currency=st.units_per_currency)
 
 

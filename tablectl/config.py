@@ -5,6 +5,8 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [table]            id, name
     [game]             variant, structure, preset, [game.stakes]; or a rotation instead of
                        variant: rotation = "horse" | [[game.games]], dealers_choice, stud_hands
+    [game.run_it]      max_runs, structures, variants, odd_chip (run it twice: off if absent)
+                       max_bomb_pot, double_board (in [game]: bomb pots, two boards)
     [[seats]]          number, name, stack
     [[sources]]        kind, url, name, antenna_map, profile, mode
     deck = "decks/demo-red.csv"
@@ -39,7 +41,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tablectl.config_games import Hands, rotation_problems
+from tablectl.config_games import Hands, RunIt, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
@@ -133,6 +135,9 @@ class GameSection(_Model):
     games: list[GameEntry] | None = None
     dealers_choice: bool = False
     stud_hands: Hands = DEFAULT_STUD_HANDS
+    run_it: RunIt | None = None
+    max_bomb_pot: Chips = 0
+    double_board: bool = False
 
     @model_validator(mode="after")
     def _coherent(self) -> Self:

@@ -6,7 +6,8 @@
 each stud game lasts (default 8: docs/rules.md, "Rotations"). Button games last an orbit of
 the button unless given ``hands``. Stakes are ``[game.stakes]`` for every game (a stud game
 takes its ante, bring-in and limits, a button game its blinds and limits) unless a game has
-its own. README.md, "Configuration", documents the keys.
+its own. ``[game.run_it]`` lets the players run an all-in hand more than once (:class:`RunIt`).
+README.md, "Configuration", documents the keys.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Final, Protocol
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tablectl.domain.games import ALLOWED_STRUCTURES, BettingStructure, GameKind
 from tablectl.game.rotation import (
@@ -24,6 +25,7 @@ from tablectl.game.rotation import (
     horse,
     shared_stakes,
 )
+from tablectl.game.rules import BOARD_GAMES, RunItTwice, RunOddChip
 from tablectl.game.rules import Stakes as EngineStakes
 
 
@@ -191,3 +193,28 @@ def described(game: GameSection) -> str:
     if game.rotation is not None:
         return f"rotation {game.rotation}{choice}"
     return f"rotation of {len(game.games or ())} games{choice}"
+
+
+class RunIt(BaseModel):
+    """``[game.run_it]``: an all-in hand may be run more than once (docs/rules.md, "Run it
+    twice"); absent, the preset's rule stands (only ``phh`` allows it)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_runs: Annotated[int, Field(ge=1, le=3, strict=True)] = 2
+    structures: list[BettingStructure] = Field(default_factory=lambda: list(BettingStructure))
+    variants: list[GameKind] = Field(default_factory=lambda: sorted(BOARD_GAMES))
+    odd_chip: RunOddChip = RunOddChip.ONE_EACH
+
+    @field_validator("variants")
+    @classmethod
+    def _board_games(cls, value: list[GameKind]) -> list[GameKind]:
+        stud = [g.value for g in value if g not in BOARD_GAMES]
+        if stud:
+            raise ValueError(f"only board games are run more than once, not {', '.join(stud)}")
+        return value
+
+    def rule(self) -> RunItTwice:
+        """The engine's house rule."""
+        return RunItTwice(max_runs=self.max_runs, structures=frozenset(self.structures),
+                          games=frozenset(self.variants), odd_chip=self.odd_chip)

@@ -17,6 +17,7 @@ from typing import Final
 
 from tablectl.controller.args import Arg, ArgKind, ArgSchema, ArgValues, read_args
 from tablectl.controller.core import Pending, Stage, key_of, target_text
+from tablectl.controller.formats import START_ARGS, hand_format
 from tablectl.controller.inputs import (
     Command,
     ReadStatus,
@@ -26,9 +27,9 @@ from tablectl.controller.outcome import (
     HandClosed,
     HandStarted,
 )
-from tablectl.controller.reads import ReadHygiene
 from tablectl.controller.reply import READ_ERRORS, ErrorCode, Refused, Reply
 from tablectl.controller.rotating import Rotating
+from tablectl.controller.runs import RunCounting, run_count
 from tablectl.controller.table import (
     SeatState,
     TableSetup,
@@ -50,6 +51,7 @@ from tablectl.game import (
     HandSetupError,
     MuckIn,
     RuleViolation,
+    RunsIn,
     SeatSetup,
     Showdown,
     ShowIn,
@@ -62,7 +64,7 @@ _CHIP_ACTIONS: Final = frozenset({ActionKind.CALL, ActionKind.BET, ActionKind.RA
                                   ActionKind.COMPLETE, ActionKind.BRING_IN})
 
 
-class CommandHandlers(ReadHygiene, Rotating):
+class CommandHandlers(RunCounting, Rotating):
     """The commands' dispatch and handlers (the rows of :data:`COMMAND_TABLE`)."""
 
     def _on_command(self, cmd: Command, decided: Reply | None) -> tuple[Reply, bool]:
@@ -130,6 +132,8 @@ class CommandHandlers(ReadHygiene, Rotating):
                            + ", ".join(blocking))
         if self._choosing():
             raise Refused(ErrorCode.WRONG_PHASE, "dealer's choice: choose_game first")
+        bomb, boards, extra = hand_format(self._setup, args.opt_int("bomb") or 0,
+                                          bool(args.opt_bool("double_board")))
         players = [SeatSetup(s.seat, s.stack, s.name) for s in self._seats.values()
                    if s.stack > 0]
         number = self._number + 1
@@ -138,7 +142,8 @@ class CommandHandlers(ReadHygiene, Rotating):
             hand = Hand.start(game=self._setup.game, structure=self._setup.structure,
                               rules=self._setup.rule_set, stakes=self._setup.stakes,
                               seats=sorted(players, key=lambda s: s.seat),
-                              button=0 if self._stud else self._button, hand_id=hand_id)
+                              button=0 if self._stud else self._button, hand_id=hand_id,
+                              bomb=bomb, boards=boards)
         except HandSetupError as exc:
             raise Refused(ErrorCode.WRONG_PHASE, f"cannot start a hand: {exc}") from exc
         checkpoint = self._table_state()
@@ -151,10 +156,12 @@ class CommandHandlers(ReadHygiene, Rotating):
         self._accepted.clear()
         self._staged.clear()
         self._pending = None
-        self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players})
+        self._folder = EventFolder(self._hand_json(), {p.seat: p.stack for p in players},
+                                   double_board=boards == 2)
         # every hand says which game and stakes it deals: a reader of the event stream (the
         # floor, PHH export, the simulated dealer) never depends on having seen a snapshot
         game: dict[str, JsonValue] = {"game": self._game_json, "stakes": self._stakes_json}
+        game.update(extra)
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
             "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
@@ -237,7 +244,8 @@ class CommandHandlers(ReadHygiene, Rotating):
         hand = self._hand
         assert hand is not None
         folder = EventFolder(self._hand_json(),
-                             {s.seat: s.stack for s in hand.start_args.seats})
+                             {s.seat: s.stack for s in hand.start_args.seats},
+                             double_board=hand.start_args.boards == 2)
         folder.feed(hand.events)
         self._folder = folder
 
@@ -430,6 +438,8 @@ class CommandHandlers(ReadHygiene, Rotating):
 
 
 def _input_kind(inp: HandInput) -> str:
+    if isinstance(inp, RunsIn):
+        return "run_it"
     if isinstance(inp, ActionIn):
         return inp.kind.value.replace("-", "_")
     return "show" if isinstance(inp, ShowIn) else "muck"
@@ -443,9 +453,11 @@ def undoable(inputs: Sequence[HandInput]) -> HandInput | None:
 
 def undone_json(inp: HandInput) -> dict[str, JsonValue]:
     """``{seat, kind, amount}`` of a decision (``amount``: as the dealer gave it, the "to"
-    total of a bet or raise; absent when none was given): the correction event's ``undone``
-    and the snapshot's ``commands.undo``."""
+    total of a bet or raise; absent when none was given), ``{kind: "run_it", count}`` of a
+    run count: the correction event's ``undone`` and the snapshot's ``commands.undo``."""
     assert not isinstance(inp, CardIn)
+    if isinstance(inp, RunsIn):
+        return {"kind": _input_kind(inp), "count": inp.count}
     what: dict[str, JsonValue] = {"seat": inp.seat, "kind": _input_kind(inp)}
     if isinstance(inp, ActionIn) and inp.amount is not None:
         what["amount"] = inp.amount
@@ -530,7 +542,8 @@ _SEAT: Final = Arg("seat", ArgKind.INT, required=True)
 
 COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "start_hand": CommandRule(
-        CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}), (),
+        CommandHandlers._cmd_start_hand, frozenset({Stage.NO_HAND}),
+        START_ARGS,
         {Stage.IN_HAND: "hand {hand} is in progress",
          Stage.SETTLED: "the last hand is settled: next_hand first"}),
     "action": CommandRule(
@@ -566,6 +579,9 @@ COMMAND_TABLE: Final[Mapping[str, CommandRule]] = MappingProxyType({
     "next_hand": CommandRule(
         CommandHandlers._cmd_next_hand, frozenset({Stage.SETTLED}), (),
         dict.fromkeys((Stage.NO_HAND, Stage.IN_HAND), "next_hand only after a settled hand")),
+    "run_it": CommandRule(
+        CommandHandlers._cmd_run_it, _IN_HAND,
+        (Arg("count", ArgKind.INT, required=True, check=run_count),), _NEED_HAND),
     "clear_error": CommandRule(CommandHandlers._cmd_clear_error, _ANY,
                                (Arg("code", ArgKind.TEXT, required=True),), {}),
     "choose_game": CommandRule(

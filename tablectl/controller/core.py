@@ -117,8 +117,8 @@ def key_of(exp: Expectation) -> Key | None:
     match exp:
         case DealHole() | DealUp() | DealDown():
             return ("seat", exp.seat)
-        case DealBoard():
-            return ("board", exp.index)
+        case DealBoard():   # a later run's board cards: past the first run's five
+            return ("board", exp.index + 5 * (exp.run - 1))
         case Burn():
             return ("burn", 0)
     return None
@@ -128,6 +128,8 @@ def target_text(key: Key | None) -> str:
     if key is None:
         return "the next card"
     kind, n = key
+    if kind == "board" and n >= 5:
+        return f"run {n // 5 + 1} board {n % 5 + 1}"
     return {"seat": f"seat {n}", "board": f"board {n + 1}", "burn": "the burn"}[kind]
 
 
@@ -334,6 +336,8 @@ class ControllerCore:
             "stacks": [{"seat": s, "stack": n} for s, n in sorted(hand.final_stacks.items())],
             "results": list(folder.awards), "board": [card_text(c) for c in hand.board],
             "rake": hand.rake, **self._game_of_hand()}
+        if len(hand.boards) > 1:   # run more than once, or a double board: every board
+            summary["boards"] = [[card_text(c) for c in board] for board in hand.boards]
         self._run.ended = HandClosed(self._number, self._hand_id, summary)
 
     def _game_of_hand(self) -> dict[str, JsonValue]:

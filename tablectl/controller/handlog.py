@@ -12,10 +12,10 @@ it public (dealt face up, turned up all-in, shown down), never before.
 
 Entries are the event bodies with an ``n`` beside them: the entry's place in the hand's log
 (1, 2, ...), so a page can key its lines. One board event comes per card with the whole board
-so far; consecutive board events of one street are one entry (the flop is one line, numbered
-as its first card's). The log is bounded: the first :data:`HEAD` entries and the last
-:data:`TAIL` are kept, ``omitted`` says how many in between are not (a hand of 120 entries or
-fewer is whole).
+so far; consecutive board events of one street (and run or board) are one entry (the flop is
+one line, numbered as its first card's). The log is bounded: the first :data:`HEAD` entries
+and the last :data:`TAIL` are kept, ``omitted`` says how many in between are not (a hand of
+120 entries or fewer is whole).
 
 >>> log = HandLog()
 >>> log.feed([Event("hand_started", {"hand": {"id": "t1-000001", "number": 1}}),
@@ -40,7 +40,7 @@ from tablectl.domain.jsonvalue import JsonValue
 
 LOG_TYPES: Final = frozenset({
     "hand_started", "forced_bet", "action", "bet_returned", "board", "face_up", "showdown",
-    "winner", "hand_ended", "error", "device", "correction", "seat",
+    "winner", "hand_ended", "error", "device", "correction", "seat", "runs",
 })
 """Event types the log keeps (``pot`` and ``cards_dealt`` are not: the snapshot shows them)."""
 
@@ -116,7 +116,9 @@ class HandLog:
     def _add(self, event: Event) -> None:
         last = self._last()
         if event.type == "board" and last is not None and last.get("type") == "board" \
-                and last.get("street") == event.data.get("street"):
+                and last.get("street") == event.data.get("street") \
+                and last.get("run") == event.data.get("run") \
+                and last.get("board") == event.data.get("board"):
             # the same street's next card: one line with the whole board so far
             merged: dict[str, JsonValue] = {**event.to_json(), "n": last["n"]}
             if self._tail:

@@ -33,6 +33,9 @@ Seat = Annotated[int, Field(ge=1, le=10)]
 StreetName = Literal["preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth",
                      "seventh"]
 ActionName = Literal["fold", "check", "call", "bet", "raise", "complete", "bring_in"]
+Run = Annotated[int, Field(ge=1, le=3, description="which run of a hand run more than once "
+                                                  "(absent: the hand is run once)")]
+BoardNo = Annotated[int, Field(ge=1, le=2, description="which board of a double-board hand")]
 
 
 class _Body(BaseModel):
@@ -80,6 +83,9 @@ class HandStartedEvent(_Body):
     seats: list[NamedSeat]
     game: GameInfo = Field(description="the game this hand deals")
     stakes: StakesInfo = Field(description="its stakes")
+    bomb: Chips | None = Field(default=None, description="a bomb pot: every player's ante "
+                                                         "(no blinds, no pre-flop betting)")
+    double_board: bool | None = Field(default=None, description="a double-board hand")
 
 
 class ForcedBetEvent(_Body):
@@ -103,11 +109,23 @@ class CardsDealtEvent(_Body):
 
 
 class BoardEvent(_Body):
-    """A board card was dealt; ``cards`` is the whole board so far (null: unread)."""
+    """A board card was dealt; ``cards`` is the whole board so far (null: unread), of run
+    ``run`` in a hand run more than once."""
 
     type: Literal["board"]
     cards: list[CardText | None]
     street: StreetName
+    run: Run | None = None
+    board: BoardNo | None = None
+
+
+class RunsEvent(_Body):
+    """The players agreed to run the rest of the board ``count`` times (``run_it``); every
+    run starts from ``board``, the cards dealt so far."""
+
+    type: Literal["runs"]
+    count: int = Field(ge=1, le=3)
+    board: list[CardText | None]
 
 
 class ActionEvent(_Body):
@@ -148,6 +166,8 @@ class ShowdownEvent(_Body):
     best: list[CardText] = Field(description="the five cards that play")
     high: str | None
     low: str | None
+    run: Run | None = None
+    board: BoardNo | None = None
 
 
 class FaceUpEvent(_Body):
@@ -169,6 +189,8 @@ class WinnerEvent(_Body):
     amount: Chips
     half: Literal["high", "low", "whole"]
     description: str
+    run: Run | None = None
+    board: BoardNo | None = None
 
 
 class HandEndedEvent(_Body):
@@ -202,12 +224,13 @@ class DeviceEvent(_Body):
 
 
 class UndoneAction(_Body):
-    """The decision an undo took back."""
+    """The decision an undo took back (a run count: ``run_it`` with its ``count``, no seat)."""
 
-    seat: Seat
+    seat: Seat | None = None
     kind: Literal["fold", "check", "call", "bet", "raise", "complete", "bring_in", "show",
-                  "muck"]
+                  "muck", "run_it"]
     amount: Chips | None = None
+    count: int | None = Field(default=None, ge=1, le=3)
 
 
 class CorrectionEvent(_Body):
@@ -267,7 +290,8 @@ PublicEvent: TypeAlias = Annotated[
     HandStartedEvent | ForcedBetEvent | CardsDealtEvent | BoardEvent | ActionEvent
     | BetReturnedEvent | PotEvent | FaceUpEvent | ShowdownEvent | WinnerEvent | HandEndedEvent
     | ErrorEvent
-    | DeviceEvent | CorrectionEvent | SeatEvent | BurnEvent | HandClearedEvent | GameChosenEvent,
+    | DeviceEvent | CorrectionEvent | SeatEvent | BurnEvent | HandClearedEvent | GameChosenEvent
+    | RunsEvent,
     Field(discriminator="type")]
 """Every public event body, by ``type``."""
 
@@ -286,6 +310,10 @@ class LoggedForcedBet(ForcedBetEvent, _Logged):
 
 class LoggedBoard(BoardEvent, _Logged):
     """Log entry: the board of a street (its cards so far)."""
+
+
+class LoggedRuns(RunsEvent, _Logged):
+    """Log entry: the hand is run more than once."""
 
 
 class LoggedAction(ActionEvent, _Logged):
@@ -331,7 +359,7 @@ class LoggedSeat(SeatEvent, _Logged):
 LogEntry: TypeAlias = Annotated[
     LoggedHandStarted | LoggedForcedBet | LoggedBoard | LoggedAction | LoggedBetReturned
     | LoggedFaceUp | LoggedShowdown | LoggedWinner | LoggedHandEnded | LoggedError
-    | LoggedDevice | LoggedCorrection | LoggedSeat,
+    | LoggedDevice | LoggedCorrection | LoggedSeat | LoggedRuns,
     Field(discriminator="type")]
 """An entry of the snapshot's action log (:mod:`tablectl.controller.handlog`): a public event
 body of a kind a person reads, with its place ``n`` in the log."""
@@ -424,6 +452,8 @@ class ResultInfo(_Body):
     half: Literal["high", "low", "whole"]
     description: str
     cards: list[CardText]
+    run: Run | None = None
+    board: BoardNo | None = None
 
 
 class ErrorInfo(_Body):
@@ -446,11 +476,26 @@ class DeviceInfo(_Body):
 
 class UndoInfo(_Body):
     """The decision an ``undo`` would take back (``amount``: the "to" total the dealer gave
-    for a bet or raise; absent when none was given)."""
+    for a bet or raise; absent when none was given; a run count: ``run_it``, ``count``)."""
 
-    seat: Seat
-    kind: ActionName | Literal["show", "muck"]
+    seat: Seat | None = None
+    kind: ActionName | Literal["show", "muck", "run_it"]
     amount: Chips | None = None
+    count: int | None = Field(default=None, ge=1, le=3)
+
+
+class DoubleBoardInfo(_Body):
+    """A double-board hand: both boards so far, board 1 first."""
+
+    boards: list[list[CardText | None]] = Field(min_length=2, max_length=2)
+
+
+class RunsInfo(_Body):
+    """A hand run more than once: how many times, and every run's board so far (run 1 first;
+    a run not dealt yet shows the cards the runs share)."""
+
+    count: int = Field(ge=2, le=3)
+    boards: list[list[CardText | None]]
 
 
 class CommandsInfo(_Body):
@@ -516,6 +561,12 @@ class _SnapshotBody(_Body):
                              "first and the last kept that are left out")
     rotation: RotationInfo | None = Field(default=None, description="tables with a rotation "
                                                                     "only")
+    runs: RunsInfo | None = Field(default=None, description="a hand run more than once only "
+                                                            "(``board`` is run 1's)")
+    bomb_pot: Chips | None = Field(default=None, description="a bomb pot only: every "
+                                                             "player's ante")
+    double_board: DoubleBoardInfo | None = Field(default=None, description="a double-board "
+                                                 "hand only (``board`` is board 1)")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -132,7 +132,7 @@ class ReadHygiene(ControllerCore):
         hand, folder = self._hand, self._folder
         if hand is None or folder is None:
             return set()
-        seen = {c for c in hand.board if c is not None}
+        seen = {c for board in hand.boards for c in board if c is not None}
         for sv in self._memo_of(hand).view().seats:
             seen.update(c.card for c in sv.cards
                         if c.card is not None and (c.face_up or sv.seat in folder.revealed))

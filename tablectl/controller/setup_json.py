@@ -54,6 +54,8 @@ def setup_to_json(setup: TableSetup) -> dict[str, JsonValue]:
         "units_per_currency": setup.units_per_currency, "label": setup.label,
         "permissions": {role: sorted(cmds) for role, cmds in sorted(setup.permissions.items())},
         **({"rotation": _rotation_json(setup.rotation)} if setup.rotation is not None else {}),
+        **({"max_bomb_pot": setup.max_bomb_pot} if setup.max_bomb_pot else {}),
+        **({"double_board": True} if setup.double_board else {}),
     }
 
 
@@ -105,7 +107,9 @@ def setup_from_json(data: Mapping[str, object]) -> TableSetup:
             currency=str(data["currency"]),
             units_per_currency=int(_number(data["units_per_currency"])),
             label=str(data["label"]), permissions=permissions,
-            rotation=_rotation_from_json(data.get("rotation")))
+            rotation=_rotation_from_json(data.get("rotation")),
+            max_bomb_pot=int(_number(data.get("max_bomb_pot", 0))),
+            double_board=data.get("double_board") is True)
     except (KeyError, TypeError, ValueError, CardParseError) as exc:
         if isinstance(exc, CodecError):
             raise
@@ -166,6 +170,8 @@ def _to_json(value: object) -> JsonValue:
         return _to_json(value.value)
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, frozenset):   # of enums (RunItTwice's structures and games)
+        return sorted(_to_json(v) for v in value)  # type: ignore[type-var]
     if value is None or isinstance(value, bool | int | float | str):
         return value
     raise CodecError(f"cannot journal a {type(value).__name__} in a setup")
@@ -192,6 +198,9 @@ def _decode(hint: Any, value: object) -> object:
         return hint(value)
     if hint is Fraction:
         return Fraction(str(value))
+    if typing.get_origin(hint) is frozenset:
+        (item,) = typing.get_args(hint)
+        return frozenset(_decode(item, v) for v in _list(value))
     if hint in (int, float, str, bool) and isinstance(value, hint):
         return value
     if hint is float and isinstance(value, int) and not isinstance(value, bool):

@@ -16,6 +16,7 @@ from tablectl.controller.core import Stage, key_of, target_text
 from tablectl.controller.outcome import Snapshots
 from tablectl.controller.reply import READ_ERRORS
 from tablectl.controller.rotating import Rotating
+from tablectl.controller.runs import RunCounting
 from tablectl.controller.table import device_status_json
 from tablectl.controller.views import card_text, legal_json, pots_json
 from tablectl.domain.jsonvalue import JsonValue
@@ -35,7 +36,7 @@ STATE_SCHEMA: Final = "tablectl.state/1"
 SECURE_STATE_SCHEMA: Final = "tablectl.secure-state/1"
 
 
-class SnapshotBuilder(Rotating):
+class SnapshotBuilder(RunCounting, Rotating):
     """Builds and caches the snapshots of the current state."""
 
     def _current_snapshots(self) -> Snapshots:
@@ -126,6 +127,13 @@ class SnapshotBuilder(Rotating):
         rotation = self._rotation_json()
         if rotation is not None:
             snap["rotation"] = rotation
+        if hand is not None and hand.start_args.bomb:
+            snap["bomb_pot"] = hand.start_args.bomb
+        if hand is not None and hand.start_args.boards == 2 and view is not None:
+            snap["double_board"] = {"boards": [[card_text(c) for c in b] for b in view.boards]}
+        if view is not None and view.runs > 1:
+            snap["runs"] = {"count": view.runs,
+                            "boards": [[card_text(c) for c in b] for b in view.boards]}
         pending = self._pending
         secure: dict[str, JsonValue] = {
             **snap, "schema": SECURE_STATE_SCHEMA, "seats": secure_seats,
@@ -161,6 +169,7 @@ class SnapshotBuilder(Rotating):
             "unseat_player": bool(self._seats),
             "seat_player": len(self._seats) < self._setup.max_seats,
             "choose_game": self._choosing(),
+            "run_it": self._can_run_it(),
         }
         available: list[JsonValue] = [
             name for name, rule in sorted(COMMAND_TABLE.items())

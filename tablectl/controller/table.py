@@ -40,7 +40,8 @@ class Role(StrEnum):
 
 
 _DEALER: Final = frozenset({"start_hand", "action", "undo", "misdeal", "manual_card",
-                            "confirm_read", "reject_read", "next_hand", "choose_game"})
+                            "confirm_read", "reject_read", "next_hand", "choose_game",
+                            "run_it"})
 
 PERMISSIONS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
     Role.DEALER: _DEALER,
@@ -99,6 +100,9 @@ class TableSetup:
         rotation: the games the table deals in turn (None: ``game`` for ever); ``game``,
             ``structure`` and ``stakes`` are then its first game's, and the controller deals
             each hand with the game of its position in the rotation.
+        max_bomb_pot: the largest bomb pot ante the dealer may start a hand with (chip
+            units; 0: the table deals no bomb pots).
+        double_board: the dealer may start a hand with two boards.
     """
 
     table: str
@@ -119,6 +123,8 @@ class TableSetup:
     permissions: Mapping[str, frozenset[str]] = field(default_factory=lambda: PERMISSIONS)
     name: str = ""
     rotation: Rotation | None = None
+    max_bomb_pot: int = 0
+    double_board: bool = False
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -128,6 +134,8 @@ class TableSetup:
             problems.append(f"{self.game.value} is not dealt {self.structure.value}")
         if not 2 <= self.max_seats <= 10:
             problems.append("max_seats must be within 2..10")
+        if self.max_bomb_pot < 0:
+            problems.append("max_bomb_pot must be >= 0")
         if self.max_command_age <= 0 or self.debounce < 0:
             problems.append("max_command_age must be > 0 and debounce >= 0")
         if problems:

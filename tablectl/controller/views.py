@@ -30,6 +30,7 @@ from tablectl.game import (
     PotAwarded,
     PotView,
     RakeTaken,
+    RunsChosen,
     ShowdownHand,
     StreetEnded,
 )
@@ -87,19 +88,26 @@ class EventFolder:
     Args:
         hand: ``{"id", "number"}`` of the hand (carried by secure events).
         stacks: seat -> stack before the forced bets.
+        double_board: a double-board hand: the board, showdown and winner events name their
+            board (``board`` 1 or 2; a hand run more than once names its ``run``).
     """
 
-    def __init__(self, hand: dict[str, JsonValue], stacks: dict[int, int]) -> None:
+    def __init__(self, hand: dict[str, JsonValue], stacks: dict[int, int], *,
+                 double_board: bool = False) -> None:
+        self._which = "board" if double_board else "run"
         self._hand = hand
         self.stacks = dict(stacks)
         self.cards: dict[int, list[Card | None]] = {seat: [] for seat in stacks}
         self.board: list[Card | None] = []
+        self.runs = 1
+        self.boards: list[list[Card | None]] = [self.board]   # every run's board, run 1 first
         self.revealed: dict[int, tuple[Card, ...]] = {}
         self.last_action: dict[str, JsonValue] | None = None
         self.awards: list[dict[str, JsonValue]] = []
         self.rake = 0
         self.showdown = False
         self.best: dict[int, tuple[Card, ...]] = {}
+        self.best_of_run: dict[tuple[int, int], tuple[Card, ...]] = {}  # (run, seat) -> five
 
     def feed(self, events: Sequence[HandEvent]) -> tuple[list[Event], list[Event]]:
         """Public and secure event bodies for ``events``, in order."""
@@ -126,10 +134,11 @@ class EventFolder:
                         "hand": dict(self._hand), "seat": ev.seat,
                         "cards": [card_text(c) for c in self.cards[ev.seat]]}))
                 case BoardDealt():
-                    self.board.append(ev.card)
-                    public.append(Event("board", {
-                        "cards": [card_text(c) for c in self.board],
-                        "street": ev.street.value}))
+                    public.append(self._board_dealt(ev))
+                case RunsChosen():
+                    self.runs = ev.count
+                    public.append(Event("runs", {"count": ev.count,
+                                                 "board": [card_text(c) for c in ev.board]}))
                 case Burned():
                     # which card is never public; that one was burned is (it ends the undo of
                     # the last decision, so the snapshot changes: docs/mqtt.md 8.1)
@@ -168,18 +177,22 @@ class EventFolder:
                     self.showdown = True
                     hole = tuple(c for c in self.cards[ev.seat] if c is not None)
                     self.revealed[ev.seat] = hole
-                    self.best[ev.seat] = tuple(ev.cards)
+                    if ev.run <= 1:
+                        self.best[ev.seat] = tuple(ev.cards)
+                    self.best_of_run[ev.run, ev.seat] = tuple(ev.cards)
                     public.append(Event("showdown", {
                         "seat": ev.seat, "cards": [str(c) for c in hole],
-                        "best": [str(c) for c in ev.cards], "high": ev.high, "low": ev.low}))
+                        "best": [str(c) for c in ev.cards], "high": ev.high, "low": ev.low,
+                        **({self._which: ev.run} if ev.run else {})}))
                 case RakeTaken():
                     self.rake += ev.amount
                 case PotAwarded():
                     self.stacks[ev.seat] += ev.amount
-                    best = [str(c) for c in self.best.get(ev.seat, ())]
+                    best = [str(c) for c in self.best_of_run.get((ev.run, ev.seat), ())]
                     award: dict[str, JsonValue] = {
                         "pot": ev.pot_index, "seat": ev.seat, "amount": ev.amount,
-                        "half": ev.half.value, "description": ev.description}
+                        "half": ev.half.value, "description": ev.description,
+                        **({self._which: ev.run} if ev.run else {})}
                     public.append(Event("winner", dict(award)))
                     self.awards.append({**award, "cards": best})
                 case HandEnded():
@@ -188,3 +201,15 @@ class EventFolder:
                         "stacks": [{"seat": s, "stack": n} for s, n in ev.stacks],
                         "rake": self.rake}))
         return public, secure
+
+    def _board_dealt(self, ev: BoardDealt) -> Event:
+        """A board card: the ``board`` event with its run's board so far (``run`` only in a
+        hand run more than once)."""
+        if ev.run > len(self.boards):    # the next run starts from the cards the runs share
+            self.boards.append(self.board[:ev.index])
+        board = self.boards[ev.run - 1]
+        board.append(ev.card)
+        several = self.runs > 1 or self._which == "board"
+        return Event("board", {"cards": [card_text(c) for c in board],
+                               "street": ev.street.value,
+                               **({self._which: ev.run} if several else {})})

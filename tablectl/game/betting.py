@@ -91,9 +91,18 @@ class BettingRound:
 
     # --- forced bets and opening ----------------------------------------------------------------
 
-    def post_forced(self, events: list[HandEvent]) -> None:
-        """Post the antes and (button games) the blinds; the blinds open the first round."""
+    def post_forced(self, events: list[HandEvent], bomb: int = 0) -> None:
+        """Post the antes and (button games) the blinds; the blinds open the first round.
+
+        ``bomb``: a bomb pot: every player antes ``bomb`` instead, and no blind is posted.
+        """
         stakes = self._stakes
+        if bomb:
+            for p in self._p:
+                amount = p.pay(bomb)
+                events.append(ForcedBet(p.seat, ForcedKind.ANTE, amount, p.all_in))
+                p.bet = 0
+            return
         if stakes.ante:
             for p in self._p:
                 amount = p.pay(stakes.ante)

@@ -21,6 +21,16 @@ house-rule fields read are named in brackets; ``docs/rules.md`` has every rule a
   hi-lo pots are split high/low only when an eligible player has an 8-or-better low (else high
   takes all); the high half gets the odd unit; ties split chip by chip [odd_chip,
   stud_odd_chip, split_unit]; the house rakes [rake].
+* Run it twice [run_it]: once no betting remains and before the run-out's first card, the
+  dealer may enter how many times the players run the rest of the board (``RunsIn``). Each
+  run deals its own remaining streets (burns included) after the last one's river; every pot
+  is split into equal parts, one per run (odd chips [run_it.odd_chip]), and each part is
+  settled on its run's board.
+* Double board (``HandStart.boards`` 2): each street burns once and deals its cards to the
+  first board, then to the second; every pot is split in two, one part per board, settled
+  as a hand run twice is.
+* Bomb pots (``HandStart.bomb``): every player antes the agreed amount and posts no blind;
+  the hole cards are dealt without a betting round, and the betting starts on the flop.
 
 Every rejected input raises :class:`RuleViolation` and leaves the hand as it was; an accepted
 input is recorded in :attr:`Hand.inputs`, and :meth:`Hand.replay` rebuilds the same hand from
@@ -62,6 +72,8 @@ from tablectl.game.model import (
     MuckIn,
     PotResult,
     PotView,
+    RunsChosen,
+    RunsIn,
     SeatCard,
     SeatView,
     ShowIn,
@@ -100,7 +112,15 @@ class Hand:
         self._streets = tuple(r.street for r in self._plan.rounds)
         self._street_index = -1
         self._street = self._streets[0]
-        self._board: list[Card | None] = []
+        # every run's (or a double board's) board, run 1 first; the one of the run being dealt
+        self._boards: list[list[Card | None]] = [[] for _ in range(start.boards)]
+        self._board = self._boards[0]
+        self._runs = 1
+        self._runs_chosen = False
+        # when no betting remained: cards dealt, the street whose round closed, board cards
+        self._runout_at: int | None = None
+        self._runout_street = -1
+        self._runout_board = 0
         self._burns: list[Card | None] = []
         self._seen: set[int] = set()  # card_key() of every card dealt, burned or shown
         self._dealt_count = 0
@@ -118,7 +138,7 @@ class Hand:
         self._recycle_burn = False
         self._recycled: set[int] = set()
         events: list[HandEvent] = []
-        self._betting.post_forced(events)
+        self._betting.post_forced(events, start.bomb)
         self._begin_street(0, events)
         self._events.extend(events)
 
@@ -127,7 +147,7 @@ class Hand:
     @classmethod
     def start(cls, *, game: GameKind, structure: BettingStructure, rules: RuleSet,
               stakes: Stakes, seats: Sequence[SeatSetup], button: int,
-              hand_id: str = "") -> Hand:
+              hand_id: str = "", bomb: int = 0, boards: int = 1) -> Hand:
         """Start a hand: order the seats, post the forced bets, expect the first card.
 
         Args:
@@ -139,11 +159,15 @@ class Hand:
             button: the button's (stud: the dealer's) seat number; need not be a seat in
                 the hand (a dead button).
             hand_id: an identifier for logs and hand histories.
+            bomb: a bomb pot's ante (every player antes it, no blinds, no betting before the
+                flop); 0 for a normal hand.
+            boards: 2 for a double-board hand.
 
         Raises:
             HandSetupError: the seats, stakes or structure do not make a hand.
         """
-        return cls(HandStart(game, structure, rules, stakes, tuple(seats), button, hand_id))
+        return cls(HandStart(game, structure, rules, stakes, tuple(seats), button, hand_id,
+                             bomb, boards))
 
     @classmethod
     def replay(cls, start: HandStart, inputs: Iterable[HandInput]) -> Hand:
@@ -210,8 +234,26 @@ class Hand:
 
     @property
     def board(self) -> tuple[Card | None, ...]:
-        """Board cards so far (stud: the community card, if one was dealt)."""
-        return tuple(self._board)
+        """Board cards so far (stud: the community card, if one was dealt); the first run's
+        when the hand is run more than once."""
+        return tuple(self._boards[0])
+
+    @property
+    def runs(self) -> int:
+        """How many times the rest of the board is run (1 unless a ``RunsIn`` said more)."""
+        return self._runs
+
+    @property
+    def boards(self) -> tuple[tuple[Card | None, ...], ...]:
+        """Every run's board so far, run 1 first (the runs not yet dealt: the shared cards)."""
+        dealt = [tuple(b) for b in self._boards]
+        shared = dealt[0][:self._runout_board]
+        return tuple(dealt) + (shared,) * (self._runs - len(dealt))
+
+    @property
+    def run(self) -> int:
+        """The run being dealt (1-based; a double-board hand is run once)."""
+        return len(self._boards) - self._start.boards + 1
 
     def back_in_play(self, card: Card) -> bool:
         """Whether ``card`` was dealt (or burned) before but came back into play and may be
@@ -238,9 +280,10 @@ class Hand:
         return HandView(
             hand_id=self._start.hand_id, game=self._game, structure=self._start.structure,
             button=self._start.button, street=self.street, seats=seats,
-            board=tuple(self._board), burns=tuple(self._burns), pots=self.pots(),
+            board=tuple(self._boards[0]), burns=tuple(self._burns), pots=self.pots(),
             to_act=self._p[to_act].seat if to_act is not None else None,
-            expected=self._expect, results=self._results, rake=self._rake_total)
+            expected=self._expect, results=self._results, rake=self._rake_total,
+            runs=self._runs, boards=boards if len(boards := self.boards) > 1 else ())
 
     def pots(self) -> tuple[PotView, ...]:
         """Pots collected so far (this street's bets not included; empty once awarded)."""
@@ -262,6 +305,8 @@ class Hand:
                 self._verify_action(inp)
             case ShowIn() | MuckIn():
                 self._verify_showdown(inp)
+            case RunsIn():
+                self._verify_runs(inp)
             case _:
                 raise RuleViolation(f"not a hand input: {inp!r}", self._expect)
 
@@ -302,6 +347,11 @@ class Hand:
         elif kind is ActionIn:
             self._verify_action(inp)  # type: ignore[arg-type]
             self._do_action(inp, events)  # type: ignore[arg-type]
+        elif kind is RunsIn:
+            self._verify_runs(inp)  # type: ignore[arg-type]
+            self._runs = inp.count  # type: ignore[union-attr]
+            self._runs_chosen = True
+            events.append(RunsChosen(self._runs, tuple(self._board)))
         else:
             self.verify(inp)
             self._do_showdown(inp, events)  # type: ignore[arg-type]
@@ -341,8 +391,9 @@ class Hand:
                 self._seen.discard(card_key(card))
                 self._recycled.add(card_key(card))
         elif kind is DealBoard:
-            self._board.append(card)
-            events.append(BoardDealt(card, exp.index, street))  # type: ignore[union-attr]
+            self._boards[exp.run - 1].append(card)  # type: ignore[union-attr]
+            events.append(BoardDealt(card, exp.index, street,  # type: ignore[union-attr]
+                                     exp.run))  # type: ignore[union-attr]
         else:
             p = self._p[self._by_seat[exp.seat]]  # type: ignore[union-attr]
             face_up = kind is DealUp
@@ -386,6 +437,39 @@ class Hand:
         else:
             self._expect = self._betting.act(j)
 
+    # --- run it twice ---------------------------------------------------------------------
+
+    def _verify_runs(self, inp: RunsIn) -> None:
+        exp = self._expect
+        refusal = self._rules.run_it.refusal(self._game, self._start.structure, inp.count)
+        if refusal is not None:
+            raise RuleViolation(refusal, exp)
+        if self._start.boards > 1:
+            raise RuleViolation("a double-board hand is not run more than once", exp)
+        if self._runs_chosen:
+            raise RuleViolation(f"the players already agreed to run it {self._runs} "
+                                f"time{'s' if self._runs > 1 else ''}", exp)
+        if self._runout_at is None or self._done:
+            raise RuleViolation("runs are agreed once every hand but one is all-in and no "
+                                "betting remains", exp)
+        if self._runout_street + 1 >= len(self._streets):
+            raise RuleViolation("the board is complete: there is nothing left to run", exp)
+        if self._dealt_count != self._runout_at:
+            raise RuleViolation("the run-out has begun: runs are agreed before its first "
+                                "card", exp)
+        rounds = self._plan.rounds[self._runout_street + 1:]
+        per_run = sum(r.board + (1 if r.burn and self._rules.burns else 0) for r in rounds)
+        stub = 52 - self._dealt_count
+        if inp.count * per_run > stub:
+            raise RuleViolation(f"{stub} cards are left: not enough to run it {inp.count} "
+                                "times", exp)
+
+    def _next_run(self, events: list[HandEvent]) -> None:
+        """The last street of a run is dealt: the next run deals its own remaining board."""
+        self._board = list(self._boards[0][:self._runout_board])
+        self._boards.append(self._board)
+        self._begin_street(self._runout_street + 1, events)
+
     # --- streets -----------------------------------------------------------------------------
 
     def _begin_street(self, k: int, events: list[HandEvent]) -> None:
@@ -412,7 +496,8 @@ class Hand:
         else:
             seats = tuple(p.seat for p in self._p if not p.folded)
         queue = street_queue(rnd, seats=seats, burning=self._rules.burns,
-                             board_dealt=len(self._board), seventh=seventh)
+                             board_dealt=len(self._board), seventh=seventh,
+                             run=self.run, boards=self._start.boards)
         self._queue = queue
         self._queue_at = 0
         if queue:
@@ -432,11 +517,18 @@ class Hand:
         events.append(CardsRecycled(tuple(back), self._street, True))
 
     def _open_betting(self, events: list[HandEvent]) -> None:
+        if self._start.bomb and self._street_index == 0:   # a bomb pot: no pre-flop betting
+            self._end_street(events)
+            return
         self._turn(self._betting.open(self._plan.rounds[self._street_index]), events)
 
     def _end_street(self, events: list[HandEvent]) -> None:
         self._betting.close(events)
         events.append(StreetEnded(self._street, self.pots()))
+        if self._runout_at is None and self._live > 1 and nothing_to_decide(self._p):
+            self._runout_at = self._dealt_count
+            self._runout_street = self._street_index
+            self._runout_board = len(self._board)
         if self._live == 1:
             self._settle(events, showdown=False)
         elif (self._rules.all_in_face_up and not self._showdown.face_up
@@ -449,6 +541,8 @@ class Hand:
     def _next_street(self, events: list[HandEvent]) -> None:
         if self._street_index + 1 < len(self._streets):
             self._begin_street(self._street_index + 1, events)
+        elif len(self._boards) < self._runs:
+            self._next_run(events)
         else:
             self._showdown.start(self._betting.last_aggressor)
             self._next_showdown(events)
@@ -473,7 +567,7 @@ class Hand:
 
     def _settle(self, events: list[HandEvent], *, showdown: bool) -> None:
         results, award_events, rake = settle(
-            game=self._game, rules=self._rules, players=self._p, board=self._board,
+            game=self._game, rules=self._rules, players=self._p, boards=self._boards,
             dead=self._betting.dead, showdown=showdown, first_round=self._street_index == 0,
             mucks=self._showdown.mucks)
         for ev in award_events:

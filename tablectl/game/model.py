@@ -121,7 +121,16 @@ class MuckIn:
     seat: int
 
 
-HandInput: TypeAlias = CardIn | ActionIn | ShowIn | MuckIn
+@dataclass(frozen=True, slots=True)
+class RunsIn:
+    """The players agreed to run the rest of the board ``count`` times (the dealer enters it
+    once no betting remains, before the next card of the run-out; ``RuleSet.run_it``)."""
+
+    type: ClassVar[str] = "runs"
+    count: int
+
+
+HandInput: TypeAlias = CardIn | ActionIn | ShowIn | MuckIn | RunsIn
 
 
 # --- legal actions and expectations ----------------------------------------------------------
@@ -188,10 +197,12 @@ class Burn:
 
 @dataclass(frozen=True, slots=True)
 class DealBoard:
-    """Board card number ``index`` (0-based; stud's community river card is index 0)."""
+    """Board card number ``index`` (0-based; stud's community river card is index 0) of run
+    ``run`` (1-based: a hand run twice deals a second board's remaining cards as run 2)."""
 
     type: ClassVar[str] = "deal-board"
     index: int
+    run: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,12 +264,22 @@ class CardDealt:
 
 @dataclass(frozen=True, slots=True)
 class BoardDealt:
-    """A board card (or stud's community card)."""
+    """A board card (or stud's community card) of run ``run``."""
 
     type: ClassVar[str] = "board-dealt"
     card: Card | None
     index: int
     street: Street
+    run: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RunsChosen:
+    """The rest of the board is run ``count`` times; ``board`` is what the runs share."""
+
+    type: ClassVar[str] = "runs-chosen"
+    count: int
+    board: tuple[Card | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,13 +331,15 @@ class StreetEnded:
 
 @dataclass(frozen=True, slots=True)
 class ShowdownHand:
-    """A contender's hand at showdown, in words (``low`` None: no qualifying low)."""
+    """A contender's hand at showdown, in words (``low`` None: no qualifying low); ``run``:
+    on which run's board (0: the hand was run once)."""
 
     type: ClassVar[str] = "showdown-hand"
     seat: int
     cards: tuple[Card, ...]
     high: str | None
     low: str | None
+    run: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +353,8 @@ class RakeTaken:
 
 @dataclass(frozen=True, slots=True)
 class PotAwarded:
-    """``amount`` chips of pot ``pot_index`` (its ``half``) go to ``seat``."""
+    """``amount`` chips of pot ``pot_index`` (its ``half``) go to ``seat``; ``run``: the
+    part of the pot of that run (0: not split by runs)."""
 
     type: ClassVar[str] = "pot-awarded"
     pot_index: int
@@ -338,6 +362,7 @@ class PotAwarded:
     amount: int
     half: Half
     description: str
+    run: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +398,7 @@ class HandEnded:
 
 HandEvent: TypeAlias = (ForcedBet | CardDealt | BoardDealt | Burned | ActionTaken | BetReturned
                         | StreetEnded | ShowdownHand | RakeTaken | PotAwarded | CardsRecycled
-                        | HandFaceUp | HandEnded)
+                        | HandFaceUp | RunsChosen | HandEnded)
 
 
 # --- results and views -----------------------------------------------------------------------
@@ -381,12 +406,14 @@ HandEvent: TypeAlias = (ForcedBet | CardDealt | BoardDealt | Burned | ActionTake
 
 @dataclass(frozen=True, slots=True)
 class Award:
-    """One winner's share of one half of a pot."""
+    """One winner's share of one half of a pot (of one run's part of it: ``run``, 0 when
+    the pot was not split by runs)."""
 
     seat: int
     amount: int
     half: Half
     description: str
+    run: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,7 +451,12 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class HandView:
-    """A snapshot of the whole hand (for displays, journals and tests)."""
+    """A snapshot of the whole hand (for displays, journals and tests).
+
+    ``board`` is the first run's board; ``runs`` how many times the hand is run and
+    ``boards`` every run's board so far (run 1 first; the runs not yet dealt share the cards
+    dealt before the run-out), only when it is run more than once.
+    """
 
     hand_id: str
     game: GameKind
@@ -439,6 +471,8 @@ class HandView:
     expected: Expectation
     results: tuple[PotResult, ...]
     rake: int
+    runs: int = 1
+    boards: tuple[tuple[Card | None, ...], ...] = ()
 
 
 def _plain(value: object) -> object:

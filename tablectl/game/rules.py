@@ -21,7 +21,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Final
 
-from tablectl.domain.games import RulesPreset
+from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 
 
 class Reopen(StrEnum):
@@ -107,6 +107,69 @@ class StudShortDeck(StrEnum):
     RESHUFFLE = "reshuffle"
     """The burns and the discards of folded hands are reshuffled and dealt from; a community
     card only if even that is not enough (PokerKit)."""
+
+
+class RunOddChip(StrEnum):
+    """Running it more than once: who gets the chips of a pot that do not split evenly
+    across the runs."""
+
+    ONE_EACH = "one-each"
+    """One unit each to the runs in order, the first run first."""
+    FIRST_RUN = "first-run"
+    """The whole remainder to the first run (PokerKit)."""
+
+
+BOARD_GAMES: Final = frozenset({GameKind.HOLDEM, GameKind.HOLDEM_HI_LO, GameKind.OMAHA,
+                                GameKind.OMAHA_HI_LO})
+"""The games whose hands may be run more than once (one shared board; stud is not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunItTwice:
+    """Whether an all-in hand may be run more than once, and how its pots are split.
+
+    When every live hand but at most one is all-in and no betting remains, the players may
+    agree to deal the rest of the board ``2`` or more times (the dealer enters the count, a
+    ``RunsIn``); each run deals its own remaining board cards, and every pot is split into
+    equal parts, one per run, each part settled on its run's board (hi-lo per run).
+
+    Attributes:
+        max_runs: the most runs the house allows; ``1``: the hand is always run once.
+        structures: the betting structures in which it is allowed.
+        games: the games in which it is allowed (board games only: stud is never run twice).
+        odd_chip: who gets a pot's chips that do not split evenly across the runs.
+    """
+
+    max_runs: int = 1
+    structures: frozenset[BettingStructure] = frozenset(BettingStructure)
+    games: frozenset[GameKind] = BOARD_GAMES
+    odd_chip: RunOddChip = RunOddChip.ONE_EACH
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_runs <= 3:
+            raise ValueError(f"max_runs must be within 1..3: {self.max_runs}")
+        if not self.games <= BOARD_GAMES:
+            raise ValueError("only board games may be run more than once")
+
+    def refusal(self, game: GameKind, structure: BettingStructure, count: int) -> str | None:
+        """Why ``count`` runs are not allowed in this game and structure, or None.
+
+        >>> RunItTwice(max_runs=2).refusal(GameKind.HOLDEM, BettingStructure.NO_LIMIT, 3)
+        'the house runs a hand at most 2 times'
+        """
+        if count < 1:
+            return "a hand is run at least once"
+        if count == 1:
+            return None
+        if self.max_runs == 1:
+            return "the house does not run hands more than once"
+        if game not in self.games:
+            return f"{game.value} hands are not run more than once"
+        if structure not in self.structures:
+            return f"{structure.value} hands are not run more than once here"
+        if count > self.max_runs:
+            return f"the house runs a hand at most {self.max_runs} times"
+        return None
 
 
 class RakeScope(StrEnum):
@@ -218,6 +281,7 @@ class RuleSet:
         all_in_face_up: once a player is all-in and no more betting is possible, every live
             hand is turned face up before the rest is dealt (a contender with unread cards
             must show them then; none may muck).
+        run_it: whether and how an all-in hand may be run more than once.
     """
 
     name: str = "casino"
@@ -244,6 +308,7 @@ class RuleSet:
     short_big_blind: ShortBigBlind = ShortBigBlind.FULL_BLIND
     stud_short_deck: StudShortDeck = StudShortDeck.COMMUNITY
     all_in_face_up: bool = False
+    run_it: RunItTwice = field(default_factory=RunItTwice)
 
     def __post_init__(self) -> None:
         if self.split_unit < 1:
@@ -351,6 +416,7 @@ PRESETS: Final[Mapping[RulesPreset, RuleSet]] = {
         partial_bring_in=PartialBringIn.CALL_SHORT,
         short_big_blind=ShortBigBlind.POSTED,
         stud_short_deck=StudShortDeck.RESHUFFLE,
+        run_it=RunItTwice(max_runs=3, odd_chip=RunOddChip.FIRST_RUN),
     ),
 }
 """The named rule sets (see ``docs/rules.md``)."""

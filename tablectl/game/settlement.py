@@ -4,6 +4,10 @@ Every pot is settled on its own: only the players eligible for it compete, a hi-
 split only if one of *its* eligible players has a qualifying low (PokerKit 0.7.7 splits every
 pot as soon as anybody has a low; see ``docs/rules.md``), and the odd unit of a split goes to
 the high half.
+
+A hand run more than once (``RuleSet.run_it``) is settled run by run: after the rake, each
+contested pot is split into equal parts, one per run (odd chips [run_it.odd_chip]), and each
+part is awarded on its run's board as a whole pot would be (hi-lo per run).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from tablectl.game.model import (
     ShowdownHand,
 )
 from tablectl.game.pots import build_pots, split
-from tablectl.game.rules import OddChip, RakeScope, RuleSet
+from tablectl.game.rules import OddChip, RakeScope, RuleSet, RunOddChip
 
 
 class _Contender(Protocol):
@@ -104,8 +108,22 @@ def _top_card_key(hand: HighHand | LowHand, low: bool) -> tuple[int, int]:
                for c in hand.cards)
 
 
+def run_parts(amount: int, runs: int, rule: RunOddChip, unit: int) -> list[int]:
+    """A pot's parts, one per run (in multiples of ``unit``; odd ones as ``rule`` says).
+
+    >>> run_parts(101, 2, RunOddChip.ONE_EACH, 1)
+    [51, 50]
+    >>> run_parts(8, 3, RunOddChip.ONE_EACH, 1), run_parts(8, 3, RunOddChip.FIRST_RUN, 1)
+    ([3, 3, 2], [4, 2, 2])
+    """
+    if rule is RunOddChip.FIRST_RUN:
+        base = amount // runs // unit * unit
+        return [amount - base * (runs - 1)] + [base] * (runs - 1)
+    return split(amount, runs, unit=unit)
+
+
 def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
-           board: Sequence[Card | None], dead: int = 0, showdown: bool,
+           boards: Sequence[Sequence[Card | None]], dead: int = 0, showdown: bool,
            first_round: bool, mucks: Sequence[int] = ()) -> tuple[
                tuple[PotResult, ...], list[HandEvent], int]:
     """Rake and award every pot.
@@ -115,7 +133,8 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
         rules: odd chips, split unit and rake.
         players: in position order (first left of the button / dealer); ``committed`` is what
             each put in this hand (uncalled bets already returned).
-        board: board cards (stud: the community card, if any).
+        boards: every run's board cards, run 1 first (one board unless the hand is run more
+            than once; stud: the community card, if any).
         dead: dead money for the main pot (a big-blind ante).
         showdown: False when everybody else folded (no cards are evaluated).
         first_round: the hand ended in its first betting round (no flop, no drop).
@@ -134,19 +153,24 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
     pots = _contested(build_pots([p.committed for p in players],
                                  [not p.folded for p in players], dead=dead), players, mucks)
     events: list[HandEvent] = []
-    evaluated: dict[int, Evaluated] = {}
+    runs = len(boards)
+    runs_evaluated: list[dict[int, Evaluated]] = [{} for _ in boards]
     if showdown:
-        known_board = board if None not in board else [c for c in board if c is not None]
         evaluate = _EVALUATORS[game]
-        for i, p in enumerate(players):
-            if not p.folded and not p.mucked:
-                cards = p.cards
-                hole = cards if None not in cards else [c for c in cards if c is not None]
-                evaluated[i] = high, low = evaluate(hole, known_board)  # type: ignore[arg-type]
-                events.append(ShowdownHand(p.seat, high.cards, high.description,
-                                           low.description if low else None))
+        for r, board in enumerate(boards):
+            known_board = board if None not in board else [c for c in board if c is not None]
+            evaluated = runs_evaluated[r]
+            for i, p in enumerate(players):
+                if not p.folded and not p.mucked:
+                    cards = p.cards
+                    hole = cards if None not in cards else [c for c in cards if c is not None]
+                    evaluated[i] = high, low = evaluate(hole,  # type: ignore[arg-type]
+                                                        known_board)  # type: ignore[arg-type]
+                    events.append(ShowdownHand(p.seat, high.cards, high.description,
+                                               low.description if low else None,
+                                               r + 1 if runs > 1 else 0))
     if showdown and rules.merge_equal_pots:
-        pots = _merge_equal_pots(pots, evaluated)
+        pots = _merge_equal_pots(pots, runs_evaluated)
     rake = rules.rake
     no_drop = (first_round and rake.no_flop_no_drop) or not rake.percent
     odd_rule = rules.stud_odd_chip if game.is_stud else rules.odd_chip
@@ -168,17 +192,21 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
             awards.append(Award(players[winner].seat, net, Half.WHOLE,
                                 "uncontested" if not showdown else "uncalled"))
         else:
-            highs = [(i, evaluated[i][0]) for i in eligible]
-            lows = [(i, low) for i in eligible if (low := evaluated[i][1]) is not None]
-            if lows:
-                low_share = net // (2 * unit) * unit
-                awards += share_out(net - low_share, highs, Half.HIGH, low=False)
-                awards += share_out(low_share, lows, Half.LOW, low=True)
-            else:
-                awards += share_out(net, highs, Half.WHOLE, low=razz)
+            parts = run_parts(net, runs, rules.run_it.odd_chip, unit) if runs > 1 else [net]
+            for r, part in enumerate(parts):
+                evaluated = runs_evaluated[r]
+                run = r + 1 if runs > 1 else 0
+                highs = [(i, evaluated[i][0]) for i in eligible]
+                lows = [(i, low) for i in eligible if (low := evaluated[i][1]) is not None]
+                if lows:
+                    low_share = part // (2 * unit) * unit
+                    awards += share_out(part - low_share, highs, Half.HIGH, low=False, run=run)
+                    awards += share_out(low_share, lows, Half.LOW, low=True, run=run)
+                else:
+                    awards += share_out(part, highs, Half.WHOLE, low=razz, run=run)
         for award in awards:
             events.append(PotAwarded(pot_index, award.seat, award.amount, award.half,
-                                     award.description))
+                                     award.description, award.run))
         results.append(PotResult(pot_index, amount, taken,
                                  tuple(players[i].seat for i in eligible), tuple(awards)))
     return tuple(results), events, raked_total
@@ -186,7 +214,7 @@ def settle(*, game: GameKind, rules: RuleSet, players: Sequence[_Contender],
 
 def _award(amount: int, hands: Sequence[tuple[int, HighHand | LowHand]], half: Half, *,
            odd_rule: OddChip, unit: int, players: Sequence[_Contender],
-           low: bool) -> list[Award]:
+           low: bool, run: int = 0) -> list[Award]:
     if amount == 0:
         return []
     best = max(_strength(h) for _, h in hands)
@@ -201,7 +229,7 @@ def _award(amount: int, hands: Sequence[tuple[int, HighHand | LowHand]], half: H
         base = amount // len(winners)
         shares = [base] * len(winners)
         shares[0] += amount - base * len(winners)
-    return [Award(players[i].seat, share, half, h.description)
+    return [Award(players[i].seat, share, half, h.description, run)
             for (i, h), share in zip(winners, shares, strict=True) if share]
 
 
@@ -220,19 +248,22 @@ def _contested(pots: list[tuple[int, tuple[int, ...]]], players: Sequence[_Conte
 
 
 def _merge_equal_pots(pots: list[tuple[int, tuple[int, ...]]],
-                      evaluated: dict[int, Evaluated]) -> list[tuple[int, tuple[int, ...]]]:
-    """Drop hands that win no part of any pot, then merge pots with the same contenders."""
+                      runs_evaluated: Sequence[dict[int, Evaluated]]
+                      ) -> list[tuple[int, tuple[int, ...]]]:
+    """Drop hands that win no part of any pot on any run, then merge pots with the same
+    contenders."""
     winners: set[int] = set()
     for _, eligible in pots:
         if len(eligible) == 1:
             winners.add(eligible[0])
             continue
-        best = max(_strength(evaluated[i][0]) for i in eligible)
-        winners.update(i for i in eligible if _strength(evaluated[i][0]) == best)
-        lows = [low.key for i in eligible if (low := evaluated[i][1]) is not None]
-        if lows:
-            winners.update(i for i in eligible if (low := evaluated[i][1]) is not None
-                           and low.key == min(lows))
+        for evaluated in runs_evaluated:
+            best = max(_strength(evaluated[i][0]) for i in eligible)
+            winners.update(i for i in eligible if _strength(evaluated[i][0]) == best)
+            lows = [low.key for i in eligible if (low := evaluated[i][1]) is not None]
+            if lows:
+                winners.update(i for i in eligible if (low := evaluated[i][1]) is not None
+                               and low.key == min(lows))
     merged: list[tuple[int, tuple[int, ...]]] = []
     for amount, eligible in pots:
         alive = tuple(i for i in eligible if i in winners)

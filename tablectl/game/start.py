@@ -35,7 +35,13 @@ class SeatSetup:
 
 @dataclass(frozen=True, slots=True)
 class HandStart:
-    """Everything ``Hand.start`` was called with; with the inputs it rebuilds a hand."""
+    """Everything ``Hand.start`` was called with; with the inputs it rebuilds a hand.
+
+    ``bomb``: a bomb pot's ante (0: a normal hand). Every player antes it and posts no blind,
+    nobody bets before the flop, and the betting starts on the flop (button games only;
+    docs/rules.md, "Bomb pots"). ``boards``: 2 for a double-board hand (each street's cards
+    dealt to both boards, each half of every pot to the best hand on its board).
+    """
 
     game: GameKind
     structure: BettingStructure
@@ -44,6 +50,8 @@ class HandStart:
     seats: tuple[SeatSetup, ...]
     button: int
     hand_id: str = ""
+    bomb: int = 0
+    boards: int = 1
 
 
 def check_start(start: HandStart) -> None:
@@ -62,6 +70,10 @@ def check_start(start: HandStart) -> None:
     if start.structure is BettingStructure.FIXED_LIMIT and not 0 < stakes.small_bet <= \
             stakes.big_bet:
         problems.append("fixed limit needs 0 < small_bet <= big_bet")
+    if start.bomb < 0 or (start.bomb and start.game.is_stud):
+        problems.append("a bomb pot's ante is positive, in a button game")
+    if start.boards not in (1, 2) or (start.boards == 2 and start.game.is_stud):
+        problems.append("a hand has one board, or two in a button game (double board)")
     if start.game.is_stud:
         if stakes.bring_in >= stakes.small_bet > 0:
             problems.append("the bring-in must be smaller than the small bet")

@@ -23,7 +23,8 @@ burns [burns]. How each opener is found is ``game/opener.py``; seventh street's 
 >>> [r.street.value for r in PLANS[GameKind.OMAHA].rounds]
 ['preflop', 'flop', 'turn', 'river']
 >>> street_queue(PLANS[GameKind.HOLDEM].rounds[1], seats=(1, 2), burning=True, board_dealt=0)
-[Burn(street=<Street.FLOP: 'flop'>), DealBoard(index=0), DealBoard(index=1), DealBoard(index=2)]
+[Burn(street=<Street.FLOP: 'flop'>), DealBoard(index=0, run=1), DealBoard(index=1, run=1),
+ DealBoard(index=2, run=1)]
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ PLANS: Final[Mapping[GameKind, StreetPlan]] = {
 
 
 def street_queue(rnd: Round, *, seats: Sequence[int], burning: bool, board_dealt: int,
-                 seventh: SeventhStreet = NORMAL) -> list[Expectation]:
+                 seventh: SeventhStreet = NORMAL, run: int = 1,
+                 boards: int = 1) -> list[Expectation]:
     """The cards ``rnd`` deals, in order (a fresh list of shared values).
 
     Args:
@@ -143,6 +145,9 @@ def street_queue(rnd: Round, *, seats: Sequence[int], burning: bool, board_dealt
         burning: the house burns (``RuleSet.burns``).
         board_dealt: board cards dealt before this round (the index of its first).
         seventh: a short stub's plan (``game/stud_deck.py``), read when ``rnd.short_stub``.
+        run: the run whose board cards these are (a hand run twice: 2 for the second board).
+        boards: 2 in a double-board hand: the round's board cards go to board ``run``, then
+            the same number to board ``run + 1``, after one burn.
     """
     street = rnd.street
     queue: list[Expectation] = []
@@ -157,7 +162,8 @@ def street_queue(rnd: Round, *, seats: Sequence[int], burning: bool, board_dealt
         queue += [shared(DealDown, seat, street) for seat in seats]
     for _ in range(rnd.up):
         queue += [shared(DealUp, seat, street) for seat in seats]
-    queue += [shared(DealBoard, board_dealt + k) for k in range(rnd.board)]
+    for b in range(boards):
+        queue += [shared(DealBoard, board_dealt + k, run + b) for k in range(rnd.board)]
     return queue
 
 

@@ -3,7 +3,8 @@
 The journal keeps, for every hand, the events the controller derived (public ones under
 ``poker/`` and the secure ``holecards`` stream). Those determine the engine's inputs: the seats
 and stacks of ``hand_started``, every seat's cards (the last ``holecards`` event of each seat),
-the board (the last ``board`` event), the decisions in order (``action`` events and the
+the board (the last ``board`` event; of each run, and the ``runs`` count, in a hand run more
+than once), the decisions in order (``action`` events and the
 ``bring_in`` forced bets, minus what an ``undo`` correction took back) and who showed at the
 showdown. :func:`rebuild_hand` feeds them to a fresh :class:`~tablectl.game.Hand` in the order
 the hand asks for them (burns are fed as unread cards: they are never journaled publicly),
@@ -43,12 +44,13 @@ from tablectl.game import (
     HandSetupError,
     MuckIn,
     RuleViolation,
+    RunsIn,
     SeatSetup,
     Showdown,
     ShowIn,
     Stakes,
 )
-from tablectl.history.phh import to_phh
+from tablectl.history.phh import PhhError, to_phh
 from tablectl.journal import HandRecall, JournalError, SqliteJournal
 
 HOLECARDS_TYPE: Final = "holecards"
@@ -152,10 +154,14 @@ class _Record:
     seats: tuple[SeatSetup, ...] = ()
     holes: dict[int, list[Card | None]] = field(default_factory=dict)
     board: list[Card | None] = field(default_factory=list)
+    boards: dict[int, list[Card | None]] = field(default_factory=dict)   # run > 1 -> board
+    runs: int = 1
     decisions: list[ActionIn] = field(default_factory=list)
     shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
     game: GameKind | None = None
     structure: BettingStructure | None = None
+    bomb: int = 0
+    double_board: bool = False
     stakes: Stakes | None = None
 
 
@@ -189,6 +195,8 @@ def _read_events(recall: HandRecall) -> _Record:
                 rec.name = name if isinstance(name, str) else ""
                 button = data.get("button")
                 rec.button = button if isinstance(button, int) else 0
+                rec.bomb = _int(data, "bomb", what) if "bomb" in data else 0
+                rec.double_board = data.get("double_board") is True
                 _hand_game(data, rec, what)
                 seats = data.get("seats")
                 if not isinstance(seats, list):
@@ -200,7 +208,14 @@ def _read_events(recall: HandRecall) -> _Record:
             case "holecards":
                 rec.holes[_int(data, "seat", what)] = _cards(data.get("cards"), what)
             case "board":
-                rec.board = _cards(data.get("cards"), what)
+                run = data.get("run", data.get("board", 1))
+                if run == 1:
+                    rec.board = _cards(data.get("cards"), what)
+                else:
+                    rec.boards[_int(data, "run" if "run" in data else "board", what)] = \
+                        _cards(data.get("cards"), what)
+            case "runs":
+                rec.runs = _int(data, "count", what)
             case "action":
                 try:
                     kind = ActionKind(str(data.get("kind")).replace("_", "-"))
@@ -216,6 +231,9 @@ def _read_events(recall: HandRecall) -> _Record:
                 rec.shown[_int(data, "seat", what)] = tuple(shown)
             case "correction" if data.get("kind") == "undo":
                 undone = _obj(data.get("undone"), what)
+                if undone.get("kind") == "run_it":
+                    rec.runs = 1
+                    continue
                 seat, undone_kind = _int(undone, "seat", what), undone.get("kind")
                 if undone_kind == "show":
                     rec.shown.pop(seat, None)
@@ -243,7 +261,8 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
         hand = Hand.start(game=game, structure=rec.structure or setup.structure,
                           rules=setup.rule_set, stakes=rec.stakes or setup.stakes,
                           seats=sorted(rec.seats, key=lambda s: s.seat),
-                          button=0 if game.is_stud else rec.button, hand_id=rec.name)
+                          button=0 if game.is_stud else rec.button, hand_id=rec.name,
+                          bomb=rec.bomb, boards=2 if rec.double_board else 1)
     except HandSetupError as exc:
         raise ExportError(f"the hand cannot start: {exc}") from exc
     dealt: dict[int, int] = {}
@@ -251,6 +270,13 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
     while True:
         exp = hand.expected()
         inp: HandInput
+        if rec.runs > 1 and hand.runs == 1 and hand.can(RunsIn(rec.runs)):
+            inp = RunsIn(rec.runs)
+            try:
+                hand.apply(inp)
+            except RuleViolation as exc:  # pragma: no cover - can() said it would take it
+                raise ExportError(f"the engine refuses {inp}: {exc}") from exc
+            continue
         match exp:
             case Done():
                 break
@@ -261,6 +287,12 @@ def rebuild_hand(setup: TableSetup, recall: HandRecall) -> Hand:
                     raise ExportError(f"seat {seat}'s card {i + 1} was never journaled")
                 dealt[seat] = i + 1
                 inp = CardIn(cards[i])
+            case DealBoard(run=run) if run > 1:
+                cards = rec.boards.get(run, [])
+                if exp.index >= len(cards):
+                    raise ExportError(f"run {run}'s board card {exp.index + 1} was never "
+                                      "journaled")
+                inp = CardIn(cards[exp.index])
             case DealBoard():
                 if next_board >= len(board):
                     raise ExportError(f"board card {next_board + 1} was never journaled")
@@ -373,9 +405,14 @@ def export_hands(setup: TableSetup, recalls: Sequence[HandRecall],
         except ExportError as exc:
             yield ExportResult(recall.hand.id, None, str(exc))
             continue
+        try:
+            text = exported.phh()
+        except PhhError as exc:   # a bomb pot: no PHH form
+            yield ExportResult(recall.hand.id, None, f"hand {recall.hand.id}: {exc}")
+            continue
         path = out / phh_name(exported)
         tmp = path.with_name(f".{path.name}.new")
-        tmp.write_text(exported.phh(), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
         yield ExportResult(recall.hand.id, path, None)
 

@@ -10,6 +10,15 @@ changes nothing (:func:`is_no_op_check`: PokerKit still asks for it when every o
 all-in). Hole cards written ``??`` are unknown; if the player shows them
 later (``pN sm ...``) the shown cards are used from the start.
 
+Run it twice: PHH has no field for it; a hand run more than once is written, as PokerKit
+0.7.7 writes it, with a second (and third) series of ``d db`` board deals after the river.
+The replay counts the board cards of the file and, once no betting remains, runs the rest of
+the board as many times as they fill (the house rule is the file's, not ``rules``': a replay
+allows up to three runs); the export writes each run's streets in turn, the showdown's
+``sm`` once, and the count in the user field ``_tablectl_runs``. A double-board hand is
+written as PokerKit 0.7.7 writes one, each street's cards for both boards in one ``d db``
+(board 1's, then board 2's); a file whose first board deal is six cards replays as one.
+
 Variant codes read (and written): ``FT`` ``NT`` ``PO`` ``FO/8`` ``F7S`` ``F7S/8`` ``FR`` from
 the standard, plus ``PT`` (pot-limit hold'em), ``FO`` (fixed-limit Omaha), ``FT/8`` (hold'em
 hi-lo) and ``PO/8`` (pot-limit Omaha hi-lo), which the standard has no code for yet. The draw
@@ -23,7 +32,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Final
@@ -49,6 +58,8 @@ from tablectl.game import (
     MuckIn,
     RuleSet,
     RuleViolation,
+    RunItTwice,
+    RunsIn,
     SeatSetup,
     Showdown,
     ShowdownHand,
@@ -309,8 +320,8 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     n = len(stacks)
     seats = [SeatSetup(i + 1, stack, names[i] if i < len(names) else "")
              for i, stack in enumerate(stacks)]
-    hand = Hand.start(game=game, structure=structure, rules=rules,
-                      stakes=stakes_of(fields, game, structure, scale), seats=seats, button=n)
+    if rules.run_it.max_runs < 3 and not game.is_stud:   # the file says what they agreed
+        rules = replace(rules, run_it=RunItTwice(max_runs=3, odd_chip=rules.run_it.odd_chip))
     actions = [str(a).split("#", 1)[0].strip() for a in fields.get("actions", [])]  # type: ignore[attr-defined]
     actions = [a for a in actions if a]
     parsed = []
@@ -319,6 +330,11 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
         if not m:
             raise PhhError(f"cannot parse action {text!r}")
         parsed.append((m.group("actor"), m.group("verb"), m.group("arg"), m.group("arg2")))
+    deals = [len(_cards(arg)) for _, verb, arg, _ in parsed if verb == "db" and arg]
+    boards = 2 if deals and deals[0] == 6 and not game.is_stud else 1   # a double board
+    hand = Hand.start(game=game, structure=structure, rules=rules,
+                      stakes=stakes_of(fields, game, structure, scale), seats=seats, button=n,
+                      boards=boards)
     shown: dict[int, list[Card | None]] = {}
     for actor, verb, arg, _ in parsed:
         if verb == "sm" and arg and arg != "-" and actor != "d":
@@ -328,9 +344,13 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     holes: dict[int, list[Card | None]] = {i: [] for i in range(1, n + 1)}
     dealt: dict[int, int] = dict.fromkeys(range(1, n + 1), 0)
     board: list[Card | None] = []
+    board_total = sum(len(_cards(arg)) for _, verb, arg, _ in parsed if verb == "db" and arg)
 
     def pump() -> None:
         while True:
+            runs = runs_of(board_total, len(hand.board))
+            if hand.runs == 1 and runs > 1 and hand.can(RunsIn(runs)):
+                hand.apply(RunsIn(runs))
             exp = hand.expected()
             if isinstance(exp, Burn):
                 hand.apply(CardIn(None, burn=True))
@@ -396,6 +416,19 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     return _finish(hand, n, pump, scale)
 
 
+def runs_of(board_cards: int, shared: int) -> int:
+    """How many times a file's board of ``board_cards`` cards ran, ``shared`` of them dealt
+    before the run-out (1 unless the rest of a five-card board repeats whole).
+
+    >>> runs_of(5, 0), runs_of(10, 0), runs_of(15, 0), runs_of(7, 3), runs_of(6, 4)
+    (1, 2, 3, 2, 2)
+    """
+    rest = 5 - shared
+    if rest <= 0 or board_cards <= 5 or (board_cards - shared) % rest:
+        return 1
+    return (board_cards - shared) // rest
+
+
 def _players(text: str) -> str:
     """An engine message in the file's names: the replay seats PHH player ``pN`` in seat N.
 
@@ -459,9 +492,11 @@ def to_phh(hand: Hand) -> str:
     style guide does; showdown hands are shown (``sm``) at the end.
 
     Raises:
-        PhhError: the variant has no PHH code.
+        PhhError: the variant has no PHH code, or the hand is a bomb pot.
     """
     start = hand.start_args
+    if start.bomb:   # PHH (and PokerKit) would replay it with a pre-flop betting round
+        raise PhhError("a bomb pot has no PHH form (docs/rules.md, \"Bomb pots\")")
     code = CODES.get((start.game, start.structure))
     if code is None:  # pragma: no cover - every dealt variant has a code
         raise PhhError(f"no PHH code for {start.structure.value} {start.game.value}")
@@ -527,9 +562,10 @@ def to_phh(hand: Hand) -> str:
                 verb = {ActionKind.FOLD: "f", ActionKind.CHECK: "cc", ActionKind.CALL: "cc",
                         ActionKind.BRING_IN: "pb"}.get(kind)
                 actions.append(f"{label[seat]} {verb}" if verb else f"{label[seat]} cbr {to}")
-            case ShowdownHand(seat=seat):
+            case ShowdownHand(seat=seat, run=run):
                 flush()
-                actions.append(f"{label[seat]} sm {_card_text(hand.hole_cards(seat))}")
+                if run <= 1:    # a hand run more than once shows down once
+                    actions.append(f"{label[seat]} sm {_card_text(hand.hole_cards(seat))}")
             case _:
                 flush()
     flush()
@@ -544,6 +580,8 @@ def to_phh(hand: Hand) -> str:
     fields["_tablectl_button"] = start.button
     fields["_tablectl_rules"] = start.rules.name
     fields["_tablectl_burns"] = burns
+    if hand.runs > 1:
+        fields["_tablectl_runs"] = hand.runs
     if hand.rake:
         fields["_tablectl_rake"] = hand.rake
     return "".join(f"{key} = {_toml_value(value)}\n" for key, value in fields.items())

@@ -37,7 +37,7 @@ TAG: Final = "(tag)"
 
 _SHOWN_BY: Final[Mapping[str, tuple[str, ...]]] = {
     "board": ("cards",), "cards_dealt": ("up",), "face_up": ("cards",),
-    "showdown": ("cards", "best")}
+    "showdown": ("cards", "best"), "runs": ("board",)}
 """Public event types and the fields with which they show cards on purpose."""
 
 _KEEP: Final[Mapping[str, frozenset[str]]] = {

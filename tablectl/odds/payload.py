@@ -52,6 +52,8 @@ class OddsBody(_Model):
     street: str | None = None
     board: list[str] = Field(default_factory=list)
     dead: list[str] = Field(default_factory=list)
+    run: int | None = Field(default=None, ge=1, le=3, description="in a hand run more than "
+                            "once (or double-board), which run's (board's) board is valued")
     exact: bool | None = None
     runouts: int | None = Field(default=None, ge=1)
     precision: float | None = Field(default=None, gt=0)

@@ -7,7 +7,10 @@ no hand, fewer than two live players, a card dealt but not read, or hole cards s
 dealt (a live seat without its hold'em or Omaha hand, stud before third street is complete or
 with a street dealt to some players only). :func:`compute` values a request
 (:func:`tablectl.game.equity.equity`) and returns the ``data`` body published on
-``secure/v1/tables/{t}/odds`` (docs/mqtt.md).
+``secure/v1/tables/{t}/odds`` (docs/mqtt.md). In a hand run more than once the board valued
+is the run's being dealt (the first not complete, else the last), in a double-board hand
+board 1's; the cards of the other boards that the valued board does not share are dead, and
+``run`` says which board it is.
 
 >>> snap = {"hand": {"id": "h1", "number": 7}, "game": {"variant": "holdem"},
 ...         "street": "flop", "phase": "betting", "board": ["2c", "7d", "9h"], "burns": ["Kc"],
@@ -69,6 +72,8 @@ class OddsRequest:
     dead: tuple[str, ...]
     precision: float = 0.005
     seed: int = 0
+    run: int = 0
+    """Which run's (or double board's) board is valued; 0: the hand has one board."""
 
 
 def _cards_of(seat: Mapping[str, object]) -> list[str | None]:
@@ -116,16 +121,39 @@ def request_from_snapshot(snapshot: Mapping[str, object], *,
         return None                              # a street still being dealt
     burns = snapshot.get("burns")
     dead += [c for c in burns if isinstance(c, str)] if isinstance(burns, list) else []
-    board = snapshot.get("board")
+    board, others, run = valued_board(snapshot)
+    dead += others
     number = hand.get("number")
     street = snapshot.get("street")
     return OddsRequest(
         variant=variant.value, hand_id=str(hand.get("id")),
         hand_number=number if isinstance(number, int) else 0,
         street=street if isinstance(street, str) else None,
-        players=tuple(players),
-        board=tuple(c for c in board if isinstance(c, str)) if isinstance(board, list) else (),
-        dead=tuple(dead), precision=precision)
+        players=tuple(players), board=tuple(board), dead=tuple(dead), precision=precision,
+        run=run)
+
+
+def valued_board(snapshot: Mapping[str, object]) -> tuple[list[str], list[str], int]:
+    """The board to value, the other boards' own cards (dead), and which board it is (0: the
+    hand has one).
+
+    >>> valued_board({"board": ["2c", "7d", "9h", "Kc", "4s"], "runs": {"count": 2,
+    ...               "boards": [["2c", "7d", "9h", "Kc", "4s"], ["2c", "7d", "9h", "Ah"]]}})
+    (['2c', '7d', '9h', 'Ah'], ['Kc', '4s'], 2)
+    """
+    several = snapshot.get("runs") or snapshot.get("double_board")
+    raw = several.get("boards") if isinstance(several, dict) else None
+    if not isinstance(raw, list) or not raw:
+        board = snapshot.get("board")
+        return [c for c in board if isinstance(c, str)] if isinstance(board, list) else [], \
+            [], 0
+    boards = [[c for c in b if isinstance(c, str)] if isinstance(b, list) else [] for b in raw]
+    k = next((i for i, b in enumerate(boards) if len(b) < 5), len(boards) - 1)
+    if snapshot.get("double_board"):
+        k = 0
+    mine = set(boards[k])
+    others = [c for i, b in enumerate(boards) if i != k for c in b if c not in mine]
+    return boards[k], list(dict.fromkeys(others)), k + 1
 
 
 def compute(request: OddsRequest) -> dict[str, object]:
@@ -137,7 +165,8 @@ def compute(request: OddsRequest) -> dict[str, object]:
     body: dict[str, object] = {
         "hand": {"id": request.hand_id, "number": request.hand_number},
         "variant": request.variant, "street": request.street,
-        "board": list(request.board), "dead": list(request.dead)}
+        "board": list(request.board), "dead": list(request.dead),
+        **({"run": request.run} if request.run else {})}
     try:
         variant = GameKind(request.variant)
         hands = [_parse(p.cards) for p in request.players]

@@ -118,7 +118,10 @@ def describe_event(event: JsonMap, stakes: JsonMap) -> str | None:
                 return f"seat {seat} calls {money(amount, stakes)}"
             return f"seat {seat} {verb}s" if verb in ("fold", "check") else f"seat {seat} {verb}"
         case "board":
-            return "board " + " ".join(_str(c) for c in _list(event.get("cards")))
+            run = f"run {_int(event.get('run'))} " if event.get("run") else ""
+            return run + "board " + " ".join(_str(c) for c in _list(event.get("cards")))
+        case "runs":
+            return f"run it {_int(event.get('count'))} times"
         case "cards_dealt":
             up = _list(event.get("up"))
             if not up:
@@ -230,10 +233,18 @@ def render(view: TableView, *, title: str = "", four_colour: bool = False) -> Re
                       _cards(cards, four_colour=four_colour), status, style=style)
     parts.append(seats)
 
-    board = Text("board  ", style="bold")
-    board.append_text(_cards(_list(snap.get("board")), four_colour=four_colour)
-                      if _list(snap.get("board")) else Text("-", style="dim"))
-    parts.append(board)
+    runs = snap.get("runs")
+    boards = _list(runs.get("boards")) if isinstance(runs, dict) else []
+    if boards:     # a hand run more than once: every run's board (docs/mqtt.md 8.3 runs)
+        for run, run_board in enumerate(boards, start=1):
+            row = Text(f"run {run}  ", style="bold")
+            row.append_text(_cards(_list(run_board), four_colour=four_colour))
+            parts.append(row)
+    else:
+        board = Text("board  ", style="bold")
+        board.append_text(_cards(_list(snap.get("board")), four_colour=four_colour)
+                          if _list(snap.get("board")) else Text("-", style="dim"))
+        parts.append(board)
     pots = _list(snap.get("pots"))
     if pots:
         pot_text = Text("pots   ", style="bold")

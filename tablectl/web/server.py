@@ -92,7 +92,7 @@ COOKIE: Final = "tablectl_session"
 COMMANDS: Final = frozenset({
     "start_hand", "action", "undo", "misdeal", "manual_card", "confirm_read", "reject_read",
     "kill_hand", "adjust_stack", "seat_player", "unseat_player", "next_hand", "recall",
-    "clear_error", "choose_game",
+    "clear_error", "choose_game", "run_it",
 })
 """Commands the console may send (``replay`` is for audit clients, not the console)."""
 HEARTBEAT: Final = 15.0

@@ -42,7 +42,7 @@ JsonObject = dict[str, object]
 
 LOG_TYPES: Final = frozenset({
     "hand_started", "forced_bet", "action", "bet_returned", "board", "face_up", "showdown",
-    "winner", "hand_ended", "error", "device", "correction", "seat",
+    "winner", "hand_ended", "error", "device", "correction", "seat", "runs",
 })
 """Event types shown in the display's action log (``pot`` and ``cards_dealt`` are not)."""
 
@@ -260,7 +260,9 @@ class PublicSync:
             self._logged.add(seq)
             last = self._log[-1] if self._log else None
             if kind == "board" and last is not None and last.get("type") == "board" \
-                    and last.get("street") == body.get("street"):
+                    and last.get("street") == body.get("street") \
+                    and last.get("run") == body.get("run") \
+                    and last.get("board") == body.get("board"):
                 # one board event per card, each with the whole board so far: the flop is
                 # one line of the log, not three
                 self._log.pop()

@@ -57,6 +57,7 @@ _VALID_ARGS: dict[str, st.SearchStrategy[dict[str, JsonValue]]] = {
     "clear_error": st.fixed_dictionaries({"code": st.sampled_from([c.value
                                                                     for c in ErrorCode])}),
     "choose_game": st.fixed_dictionaries({"game": st.sampled_from(["razz", "holdem"])}),
+    "run_it": st.fixed_dictionaries({"count": st.integers(1, 3)}),
 }
 assert set(_VALID_ARGS) == set(COMMAND_TABLE)
 

@@ -24,6 +24,7 @@ from pokerkit import (
     FixedLimitSevenCardStudHighLowSplitEightOrBetter,
     FixedLimitTexasHoldem,
     Holdem,
+    Mode,
     NoLimitTexasHoldem,
     OmahaEightOrBetterLowHand,
     OmahaHoldemHand,
@@ -54,6 +55,7 @@ from tablectl.game import (
     Rake,
     RakeScope,
     RuleSet,
+    RunsIn,
     SeatSetup,
     Stakes,
 )
@@ -148,16 +150,31 @@ ORACLE_RULES: RuleSet = replace(PRESETS[RulesPreset.PHH], raise_capped_at_effect
 
 
 def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
-                   stacks: list[int], rake: Rake | None = None) -> Any:
-    """A PokerKit state for the same hand; ``stacks`` in position order."""
-    n = len(stacks)
-    kw = {"rake": pokerkit_rake(rake, game)} if rake is not None and rake.percent else {}
+                   stacks: list[int], rake: Rake | None = None, *, cash: bool = False,
+                   boards: int = 1) -> Any:
+    """A PokerKit state for the same hand; ``stacks`` in position order. ``cash``: PokerKit's
+    cash-game mode, the only one in which it runs a hand more than once; ``boards``: 2 for
+    a double board."""
+    return pokerkit_game(game, structure, stakes, rake, cash=cash, boards=boards)(
+        stacks, len(stacks))
+
+
+def pokerkit_game(game: GameKind, structure: BettingStructure, stakes: Stakes,
+                  rake: Rake | None = None, *, cash: bool = False, boards: int = 1) -> Any:
+    """The PokerKit game (its ``HandHistory.from_game_state`` needs it) of
+    :func:`pokerkit_state`."""
+    kw: dict[str, Any] = ({"rake": pokerkit_rake(rake, game)}
+                          if rake is not None and rake.percent else {})
+    if cash:
+        kw["mode"] = Mode.CASH_GAME
+    if boards > 1:
+        kw["starting_board_count"] = boards
     if game.is_stud:
         cls = {GameKind.STUD: FixedLimitSevenCardStud,
                GameKind.STUD_HI_LO: FixedLimitSevenCardStudHighLowSplitEightOrBetter,
                GameKind.RAZZ: FixedLimitRazz}[game]
         return cls(AUTO, True, stakes.ante, stakes.bring_in, stakes.small_bet,
-                   stakes.big_bet, **kw)(stacks, n)
+                   stakes.big_bet, **kw)
     blinds = (stakes.small_blind, stakes.big_blind) if stakes.small_blind else \
         (stakes.big_blind,)
     if structure is FL:
@@ -165,12 +182,12 @@ def pokerkit_state(game: GameKind, structure: BettingStructure, stakes: Stakes,
                GameKind.OMAHA: FixedLimitOmahaHoldem,
                GameKind.OMAHA_HI_LO: TrueFixedLimitOmahaHiLo}[game]
         return cls(AUTO, True, stakes.ante, blinds, stakes.small_bet, stakes.big_bet,
-                   **kw)(stacks, n)
+                   **kw)
     cls = {(GameKind.HOLDEM, PL): PotLimitTexasHoldem, (GameKind.HOLDEM, NL): NoLimitTexasHoldem,
            (GameKind.OMAHA, PL): PotLimitOmahaHoldem,
            (GameKind.OMAHA_HI_LO, PL): PotLimitOmahaHiLo}[(game, structure)]
     return cls(AUTO, True, stakes.ante, blinds, stakes.min_bet or stakes.big_blind,
-               **kw)(stacks, n)
+               **kw)
 
 
 @dataclass
@@ -297,11 +314,14 @@ def _pick_action(rng: random.Random, legal: Any) -> ActionIn:
 def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
               rules: RuleSet = ORACLE_RULES,
               choose: Callable[[random.Random, Any], ActionIn] = _pick_action, *,
-              edge: bool = False) -> DiffResult:
+              edge: bool = False, runs: int = 1, boards: int = 1) -> DiffResult:
     """Play one seeded random hand through both engines, comparing at every step.
 
     ``edge``: the seats, stakes and rules of :func:`edge_setup` (``rules`` is then ignored);
-    otherwise :func:`random_setup` with ``rules``.
+    otherwise :func:`random_setup` with ``rules``. ``runs``: when both engines may run the
+    hand more than once at the same moment (every hand but one all-in before the river), run
+    it ``runs`` times in both (PokerKit in cash-game mode); else once. ``boards``: 2 for
+    double-board hands (PokerKit's ``starting_board_count``).
 
     Raises:
         MismatchError: the engines disagree on whose turn it is, on the legal actions, or on a
@@ -313,7 +333,8 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
         stakes, seats, button = random_setup(rng, game, structure)
     notes: list[str] = []
     hand = Hand.start(game=game, structure=structure, rules=rules, stakes=stakes, seats=seats,
-                      button=button)
+                      button=button, boards=boards)
+    pending: list[tuple[int, str]] = []
     order = hand.position_seats
     index = {seat: i for i, seat in enumerate(order)}
     stacks = {s.seat: s.stack for s in seats}
@@ -321,8 +342,16 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
     rng.shuffle(deck)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order], rules.rake)
+        pk = pokerkit_state(game, structure, stakes, [stacks[s] for s in order], rules.rake,
+                            cash=runs > 1, boards=boards)
         while not hand.is_done:
+            if pk.can_select_runout_count():
+                count = runs if runs > 1 and hand.can(RunsIn(runs)) else None
+                if count is not None:
+                    hand.apply(RunsIn(count))
+                while pk.can_select_runout_count():   # each selector in turn (PokerKit
+                    pk.select_runout_count(count)      # checks a given index as a count)
+                continue
             exp = hand.expected()
             if not isinstance(exp, Act) and pk.actor_index is not None:
                 _no_op_check(pk, hand)
@@ -352,6 +381,16 @@ def play_both(rng: random.Random, game: GameKind, structure: BettingStructure,
                 if not pk.can_burn_card():
                     raise MismatchError(f"we burn, pokerkit does not: {exp}")
                 pk.burn_card(str(card))
+            elif isinstance(exp, DealBoard) and boards > 1:
+                # a double board: PokerKit gives single cards to its boards in turn, so each
+                # board's cards of the street go to it in one call (we deal board 1's, then 2's)
+                pending.append((exp.run, str(card)))
+                hand.apply(CardIn(card))
+                if not isinstance(hand.expected(), DealBoard):
+                    for run in sorted({r for r, _ in pending}):
+                        pk.deal_board("".join(c for r, c in pending if r == run))
+                    pending.clear()
+                continue
             elif isinstance(exp, DealBoard):
                 pk.deal_board(str(card))
             elif isinstance(exp, DealHole | DealUp | DealDown):
@@ -476,13 +515,18 @@ def _known_settlement_difference(hand: Hand, ours: list[int], theirs: list[int])
         return "pokerkit-fold-out-rake-base"
     if not hand.start_args.game.is_hi_lo or sum(ours) != sum(theirs):
         return None
-    lows = {ev.seat for ev in hand.events
-            if type(ev).__name__ == "ShowdownHand" and ev.low is not None}  # type: ignore[union-attr]
+    # per run or board of a hand with several (each part of a pot is split on its own board)
+    lows_by_run: dict[int, set[int]] = {}
+    for ev in hand.events:
+        if type(ev).__name__ == "ShowdownHand" and ev.low is not None:  # type: ignore[union-attr]
+            lows_by_run.setdefault(ev.run, set()).add(ev.seat)  # type: ignore[union-attr]
+    lows = set().union(*lows_by_run.values())
     if not lows:
         return None
     affected: set[int] = set()
     for result in hand.results:
-        if len(result.eligible) > 1 and not lows & set(result.eligible):
+        if len(result.eligible) > 1 and any(not run_lows & set(result.eligible)
+                                            for run_lows in lows_by_run.values()):
             affected |= set(result.eligible)
     order = hand.position_seats
     changed = {order[i] for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b}

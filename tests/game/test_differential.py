@@ -67,3 +67,64 @@ def test_random_hands_agree_with_pokerkit(game: GameKind, structure: BettingStru
             outcomes["matched"] += 1
     assert outcomes["matched"] >= count * 0.75, outcomes
     print(f"{game.value} {structure.value}: {dict(outcomes)}")
+
+
+RUN_BUDGET: dict[tuple[GameKind, BettingStructure], int] = {
+    (GameKind.HOLDEM, BettingStructure.NO_LIMIT): 50,
+    (GameKind.HOLDEM_HI_LO, BettingStructure.FIXED_LIMIT): 40,
+    (GameKind.OMAHA_HI_LO, BettingStructure.POT_LIMIT): 15,
+}
+
+
+@pytest.mark.parametrize(("game", "structure"), list(RUN_BUDGET),
+                         ids=[f"{g.value}-{s.value}" for g, s in RUN_BUDGET])
+def test_hands_run_twice_and_three_times_agree_with_pokerkit(
+        game: GameKind, structure: BettingStructure, diff_hands: int | None,
+        diff_seed: str) -> None:
+    """Every hand whose run-out both engines offer at once is run 2 or 3 times in both (each
+    pot split per run, odd chips to the first run, hi-lo per run: docs/rules.md, "Run it
+    twice"); the rest once, and compared as above."""
+    share = RUN_BUDGET[(game, structure)]
+    count = share if diff_hands is None else max(1, diff_hands * share // DEFAULT_TOTAL)
+    outcomes: Counter[str] = Counter()
+    for k in range(count):
+        rng = random.Random(f"{diff_seed}/runs/{game.value}/{structure.value}/{k}")
+        result = play_both(rng, game, structure, edge=True, runs=2 + k % 2)
+        for note in set(result.notes):
+            assert note in KNOWN_DIFFERENCES
+        if result.known:
+            assert result.known in KNOWN_DIFFERENCES
+            outcomes[result.known] += 1
+            continue
+        assert result.ours == result.theirs
+        outcomes[f"matched, run {result.hand.runs} times"] += 1
+    multi = sum(n for label, n in outcomes.items() if "run 1 " not in label
+                and label.startswith("matched"))
+    assert multi >= count * 0.2, outcomes
+    print(f"{game.value} {structure.value}: {dict(outcomes)}")
+
+
+@pytest.mark.parametrize(("game", "structure"), list(RUN_BUDGET),
+                         ids=[f"{g.value}-{s.value}" for g, s in RUN_BUDGET])
+def test_double_board_hands_agree_with_pokerkit(
+        game: GameKind, structure: BettingStructure, diff_hands: int | None,
+        diff_seed: str) -> None:
+    """Double-board hands (PokerKit's two starting boards): every street's cards for both
+    boards, every pot split per board, hi-lo per board (docs/rules.md, "Double board")."""
+    share = RUN_BUDGET[(game, structure)]
+    count = share if diff_hands is None else max(1, diff_hands * share // DEFAULT_TOTAL)
+    outcomes: Counter[str] = Counter()
+    for k in range(count):
+        rng = random.Random(f"{diff_seed}/double/{game.value}/{structure.value}/{k}")
+        result = play_both(rng, game, structure, edge=True, boards=2)
+        for note in set(result.notes):
+            assert note in KNOWN_DIFFERENCES
+        if result.known:
+            assert result.known in KNOWN_DIFFERENCES
+            outcomes[result.known] += 1
+            continue
+        assert result.ours == result.theirs
+        shown = any(type(ev).__name__ == "ShowdownHand" for ev in result.hand.events)
+        outcomes["matched at a showdown" if shown else "matched"] += 1
+    assert outcomes["matched at a showdown"] >= count * 0.2, outcomes
+    print(f"{game.value} {structure.value}: {dict(outcomes)}")

@@ -244,9 +244,9 @@ class _Seat:
 def test_settling_any_showdown_with_mucks_pays_every_chip_to_a_stake_that_covers_it(
         data: st.DataObject) -> None:
     """Settlement alone, over pot shapes whole hands rarely reach: hands all-in for nothing
-    but dead money (a big-blind ante), side pots whose every hand mucked, merged or not.
-    It never fails, pays out every chip, and pays a mucked hand only a pot nobody still in
-    contests."""
+    but dead money (a big-blind ante), side pots whose every hand mucked, merged or not, run
+    up to three times. It never fails, pays out every chip, and pays a mucked hand only a pot
+    nobody still in contests."""
     from tablectl.game.settlement import settle
 
     game = data.draw(st.sampled_from([GameKind.HOLDEM, GameKind.OMAHA_HI_LO]))
@@ -271,7 +271,9 @@ def test_settling_any_showdown_with_mucks_pays_every_chip_to_a_stake_that_covers
     dead = data.draw(st.integers(0, 3))
     rules = dataclasses.replace(PRESETS[RulesPreset.CASINO], showdown_by_input=True,
                                 merge_equal_pots=data.draw(st.booleans()))
-    results, _, rake = settle(game=game, rules=rules, players=seats, board=deck[-5:],
+    runs = data.draw(st.integers(1, 3))   # 6 Omaha hands leave 28 cards: three boards fit
+    boards = [deck[-5 * (r + 1):len(deck) - 5 * r] for r in range(runs)]
+    results, _, rake = settle(game=game, rules=rules, players=seats, boards=boards,
                               dead=dead, showdown=len(live) > 1, first_round=False,
                               mucks=mucks)
     committed = {s.seat: s.committed for s in seats}

@@ -95,3 +95,21 @@ def test_stud_community_card_and_cards_dealt_again() -> None:
     assert "error" not in body and body["exact"] is True and body["runouts"] == 1
     # every hand is complete: A-2-3-4-5 against kings
     assert [p["equity"] for p in body["players"]] == [1.0, 0.0]
+
+
+def test_a_hand_run_twice_is_valued_on_the_run_being_dealt() -> None:
+    seats = [_seat(1, "all_in", "As", "Ah"), _seat(2, "all_in", "Ks", "Kh")]
+    run1 = ["2c", "7d", "9h", "Kc", "4s"]
+    snap = {**_snap("holdem", seats, board=run1),
+            "runs": {"count": 2, "boards": [run1, ["2c", "7d", "9h"]]}}
+    request = request_from_snapshot(snap)
+    assert request is not None and request.run == 2
+    assert request.board == ("2c", "7d", "9h") and request.dead == ("Kc", "4s")
+    body: Any = compute(request)
+    assert body["run"] == 2
+    # run 1's king is dead: the kings need the last king, or runner-runner
+    assert body["players"][1]["equity"] < 0.1
+    double = {**_snap("holdem", seats, board=["2c", "7d", "9h"]),
+              "double_board": {"boards": [["2c", "7d", "9h"], ["Kc", "4s", "5d"]]}}
+    request = request_from_snapshot(double)
+    assert request is not None and request.run == 1 and request.dead == ("Kc", "4s", "5d")

@@ -83,3 +83,18 @@ def test_render_hides_hole_cards_and_shows_the_table() -> None:
     for needle in ("Ada", "123.45", "A\u2665", "##", "main 12.00", "seat 1 to act: call 2.00",
                    "duplicate_card", "CONTROLLER OFFLINE"):
         assert needle in text, needle
+
+
+def test_render_shows_every_run_of_a_hand_run_twice() -> None:
+    from tablectl.terminal.view import describe_event
+    snap = {"game": {"label": "No-Limit Hold'em"}, "stakes": {"units_per_currency": 100},
+            "phase": "settled", "seats": [], "board": ["7h", "8s", "9d", "Jc", "2s"],
+            "runs": {"count": 2, "boards": [["7h", "8s", "9d", "Jc", "2s"],
+                                            ["7h", "8s", "9d", "Kd", "3s"]]}}
+    console = Console(record=True, width=100, color_system=None)
+    console.print(render(TableView(snapshot=snap)))
+    text = console.export_text()
+    assert "run 1  7\u2665 8\u2660 9\u2666 J\u2663 2\u2660" in text
+    assert "run 2  7\u2665 8\u2660 9\u2666 K\u2666 3\u2660" in text
+    assert describe_event({"type": "runs", "count": 2}, {}) == "run it 2 times"
+    assert describe_event({"type": "board", "cards": ["Kd"], "run": 2}, {}) == "run 2 board Kd"

@@ -350,7 +350,8 @@ class FakeTable:
             return self.act(int(args.get("seat", 0)), str(args.get("kind")),
                             args.get("amount"))
         if name in ("manual_card", "confirm_read", "reject_read", "clear_error",
-                    "seat_player", "unseat_player", "adjust_stack", "misdeal", "recall"):
+                    "seat_player", "unseat_player", "adjust_stack", "misdeal", "recall",
+                    "run_it"):
             return None  # recorded in self.commands; the stand-in does not model them
         return "not_supported_by_stand_in"
 

@@ -137,7 +137,8 @@ async def test_roles_keep_pages_apart(stack_factory: Any, browser: Any) -> None:
     assert resp is not None and resp.url.startswith(stack.url + "/login")
 
 
-def odds_message(hand: str, board: list[str], players: list[dict[str, Any]]) -> bytes:
+def odds_message(hand: str, board: list[str], players: list[dict[str, Any]],
+                 **extra: Any) -> bytes:
     """An odds message as the daemon publishes it (validated against its model)."""
     from tablectl.odds.payload import OddsEnvelope
 
@@ -146,7 +147,7 @@ def odds_message(hand: str, board: list[str], players: list[dict[str, Any]]) -> 
            "data": {"hand": {"id": hand, "number": 7}, "variant": "omaha-hi-lo",
                     "street": "flop" if board else "preflop", "board": board, "dead": [],
                     "exact": True, "runouts": 990, "precision": None, "no_low": 0.25,
-                    "players": players}}
+                    "players": players, **extra}}
     OddsEnvelope.model_validate(doc)
     return json.dumps(doc).encode()
 
@@ -186,5 +187,18 @@ async def test_overlay_shows_hi_lo_odds_only_on_the_board_they_were_computed_on(
         daemon.publish(f"secure/v1/tables/{TABLE}/odds", odds_message(hand, flop, figures))
         await expect(ada.locator(".odds-win")).to_have_text("25.0%", timeout=10_000)
         await expect(ada.locator(".odds-hilo")).to_have_text("Hi 10.0% \u00b7 Lo 40.0%")
+
+        # run twice (issue 28): every run's board, and the figures of the run being dealt
+        run1 = [*flop, "Kc", "4s"]
+        state["data"] = {**state["data"], "board": run1, "street": "river",
+                         "runs": {"count": 2, "boards": [run1, flop]}}
+        state["seq"] = 11
+        daemon.publish(f"secure/v1/tables/{TABLE}/state", json.dumps(state).encode())
+        await expect(page.locator("#board .run-board")).to_have_count(2, timeout=10_000)
+        await expect(page.locator(".odds-win")).to_have_count(0)   # of run 1's flop: gone
+        figures[0] = {**figures[0], "equity": 0.75, "high": 0.8, "low": 0.7}
+        daemon.publish(f"secure/v1/tables/{TABLE}/odds",
+                       odds_message(hand, flop, figures, run=2))
+        await expect(ada.locator(".odds-win")).to_have_text("75.0%", timeout=10_000)
     finally:
         daemon.close()

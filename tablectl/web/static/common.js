@@ -116,9 +116,13 @@ function describeEvent(ev, snapshot) {
     case "bet_returned":
       return money(ev.amount, stakes) + " returned to " + who(ev.seat);
     case "board":
-      // each board event carries the whole board so far (null: a card nobody read)
-      return (ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
+      // each board event carries the whole board so far (null: a card nobody read); of its
+      // run in a hand run more than once
+      return (ev.run || ev.board ? (ev.run ? "Run " : "Board ") + (ev.run || ev.board) + " " + (ev.street || "board") :
+        ev.street ? ev.street[0].toUpperCase() + ev.street.slice(1) : "Board") + ": " +
         (ev.cards || []).map((c) => c || "?").join(" ");
+    case "runs":
+      return "Run it " + (ev.count === 2 ? "twice" : ev.count === 3 ? "three times" : ev.count + " times");
     case "correction":
       return "Correction: " + (ev.kind || "").replace(/_/g, " ") + (ev.by ? " by " + ev.by : "");
     case "seat":
@@ -129,10 +133,12 @@ function describeEvent(ev, snapshot) {
     case "face_up":
       return who(ev.seat) + " turns up " + (ev.cards || []).join(" ") + " (all-in)";
     case "showdown":
-      return who(ev.seat) + " shows " + (ev.cards || []).join(" ") +
+      return who(ev.seat) + " shows " + (ev.cards || []).join(" ") + (ev.run ? " (run " + ev.run + ")" : "") +
+        (ev.board ? " (board " + ev.board + ")" : "") +
         (ev.high ? " \u2013 " + ev.high : "") + (ev.low ? " / " + ev.low : "");
     case "winner":
-      return who(ev.seat) + " wins " + money(ev.amount, stakes) +
+      return who(ev.seat) + " wins " + money(ev.amount, stakes) + (ev.run ? " on run " + ev.run : "") +
+        (ev.board ? " on board " + ev.board : "") +
         (ev.half && ev.half !== "whole" ? " (" + ev.half + ")" : "") +
         (ev.description ? " \u2013 " + ev.description : "");
     case "hand_ended":
@@ -175,15 +181,35 @@ function openStream(path, onView, onState) {
 }
 
 // The public board: five places for flop games, the cards dealt so far.
-function renderBoard(node, snapshot, size) {
-  clear(node);
-  const board = (snapshot && snapshot.board) || [];
-  const variant = (snapshot && snapshot.game && snapshot.game.variant) || "";
-  const isStud = variant.indexOf("stud") >= 0 || variant === "razz";
+function boardRow(node, board, size, isStud) {
   board.forEach((c) => node.appendChild(cardEl(c, size)));
   if (!isStud) {
     for (let i = board.length; i < 5; i++) node.appendChild(el("div", "card slot" + (size ? " card-" + size : "")));
   }
+}
+
+// The board; a hand run more than once (snapshot.runs, docs/mqtt.md section 8.3) shows every
+// run's board, one labelled row each, run 1 first; a double-board hand its two boards.
+function renderBoard(node, snapshot, size) {
+  clear(node);
+  const variant = (snapshot && snapshot.game && snapshot.game.variant) || "";
+  const isStud = variant.indexOf("stud") >= 0 || variant === "razz";
+  const double = snapshot && snapshot.double_board;
+  const runs = (snapshot && snapshot.runs) || (double ? { count: 2, boards: double.boards } : null);
+  const word = double ? "Board " : "Run ";
+  node.classList.toggle("runs", Boolean(runs));
+  if (runs) node.dataset.runs = String(runs.count); else delete node.dataset.runs;
+  if (!runs) {
+    boardRow(node, (snapshot && snapshot.board) || [], size, isStud);
+    return;
+  }
+  (runs.boards || []).forEach((board, i) => {
+    const row = el("div", "run-board");
+    row.dataset.run = String(i + 1);
+    row.appendChild(el("span", "run-label", word + (i + 1)));
+    boardRow(row, board || [], size, isStud);
+    node.appendChild(row);
+  });
 }
 
 function renderPots(node, snapshot) {
@@ -227,6 +253,10 @@ function renderResults(node, snapshot) {
     if (half) head.appendChild(el("span", "result-half half-" + r.half, half));
     if (severalPots) {
       head.appendChild(el("span", "result-pot", r.pot === 0 ? "main pot" : "side pot " + r.pot));
+    }
+    if (r.run || r.board) {
+      row.dataset.run = String(r.run || r.board);
+      head.appendChild(el("span", "result-run", (r.run ? "run " : "board ") + (r.run || r.board)));
     }
     row.appendChild(head);
     if (r.description) row.appendChild(el("div", "result-desc", r.description));

@@ -32,6 +32,7 @@ function available(name) {
     case "seat_player": case "unseat_player": case "adjust_stack": return !inHand;
     case "clear_error": return (snap.errors || []).length > 0;
     case "confirm_read": case "reject_read": case "recall": return true;
+    case "run_it": return false;   // a daemon without commands has no run_it either
     default: return inHand;
   }
 }
@@ -235,6 +236,7 @@ function renderActions(snap) {
 function undoText(snap) {
   const undo = snap && snap.commands && snap.commands.undo;
   if (!undo) return "Undo";
+  if (undo.kind === "run_it") return "Undo: run it " + undo.count + " times";
   const seat = (snap.seats || []).find((s) => s.seat === undo.seat);
   const who = seat && seat.name ? seat.name : "seat " + undo.seat;
   const to = undo.kind === "bet" || undo.kind === "raise" || undo.kind === "complete";
@@ -246,6 +248,10 @@ function renderHandRow(snap) {
   const simple = [["cmd-start-hand", "start_hand", "Start hand"], ["cmd-next-hand", "next_hand", "Next hand"],
     ["cmd-undo", "undo", undoText(snap)], ["cmd-misdeal", "misdeal", "Misdeal"], ["cmd-kill-hand", "kill_hand", "Kill hand"]];
   simple.forEach(([id, name, label]) => setCommand(document.getElementById(id), label, {}, offered(name)));
+  // run it twice (docs/mqtt.md section 8.4, run_it): offered once no betting remains before
+  // the run-out, where the house allows it; the table refuses a count it does not allow
+  setCommand(document.getElementById("cmd-run-twice"), "Run it twice", { count: 2 }, offered("run_it"));
+  setCommand(document.getElementById("cmd-run-three"), "Run it three times", { count: 3 }, offered("run_it"));
   document.getElementById("cmd-manual-card").disabled = !offered("manual_card");
   document.getElementById("cmd-seat-player").disabled = !offered("seat_player");
   document.getElementById("cmd-unseat-player").disabled = !offered("unseat_player");

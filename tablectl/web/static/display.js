@@ -52,7 +52,8 @@ function render(view) {
   document.title = (view.title || view.table) + " \u2013 table display";
   document.getElementById("game-label").textContent = snap && snap.game ? snap.game.label || "" : "";
   document.getElementById("stakes").textContent = stakesText(snap);
-  document.getElementById("hand-no").textContent = snap && snap.hand ? "Hand #" + snap.hand.number : "";
+  document.getElementById("hand-no").textContent = (snap && snap.hand ? "Hand #" + snap.hand.number : "") +
+    (snap && snap.bomb_pot ? " \u2013 bomb pot " + money(snap.bomb_pot, snap.stakes) : "");
   const rotation = document.getElementById("rotation");
   rotation.textContent = rotationText(snap);
   rotation.hidden = !rotation.textContent;

@@ -38,7 +38,18 @@ function renderOverlay(view) {
     players.appendChild(box);
   });
   const board = clear(document.getElementById("board"));
-  ((snap && snap.board) || []).forEach((c) => board.appendChild(cardEl(c, "lg")));
+  const several = snap && (snap.runs || snap.double_board);
+  board.classList.toggle("runs", Boolean(several));
+  if (several) {   // every run's (or board's) cards, one row each (docs/mqtt.md section 8.3)
+    several.boards.forEach((cards, i) => {
+      const row = el("div", "run-board");
+      row.dataset.run = String(i + 1);
+      cards.forEach((c) => row.appendChild(cardEl(c, "lg")));
+      board.appendChild(row);
+    });
+  } else {
+    ((snap && snap.board) || []).forEach((c) => board.appendChild(cardEl(c, "lg")));
+  }
 }
 
 // The odds of each live seat, if they were computed on the board shown now (a board card
@@ -46,7 +57,10 @@ function renderOverlay(view) {
 function liveOdds(odds, snap) {
   const out = new Map();
   if (!odds || !snap || !Array.isArray(odds.players)) return out;
-  if (JSON.stringify(odds.board || []) !== JSON.stringify(snap.board || [])) return out;
+  // a hand run more than once is valued on the board of one run (odds.run)
+  const several = snap.runs || snap.double_board;
+  const shown = odds.run && several ? several.boards[odds.run - 1] : snap.board;
+  if (JSON.stringify(odds.board || []) !== JSON.stringify(shown || [])) return out;
   odds.players.forEach((p) => out.set(p.seat, p));
   return out;
 }
