@@ -1,7 +1,8 @@
 """Hundreds of hands through the real daemon and a real mosquitto, judged on the wire.
 
 Five sessions (no-limit and fixed-limit hold'em, pot-limit Omaha, stud, razz; ``WIRE_HANDS``
-each, four players: 40, 200 in all, in the suite; ``WIRE_HANDS=100`` is the 500-hand run) run
+each, four players: 20, 100 in all, in ``.ci/test``; ``WIRE_HANDS=100``, the 500-hand run, in
+``.ci/test --all``) run
 in parallel worker processes, each with its own daemon, broker, simulated shoe and dealer
 console. An independent paho subscriber on ``poker/#`` and ``secure/#`` records every
 payload's bytes. Then, per session:
@@ -55,7 +56,7 @@ from tests.daemon_extra.checks import (
 )
 from tests.daemon_extra.session import VARIANTS, Endpoint, HoleCard, PlayedHand
 
-HANDS_PER_VARIANT = int(os.environ.get("WIRE_HANDS", "40"))
+HANDS_PER_VARIANT = int(os.environ.get("WIRE_HANDS", "20"))
 UNDO_EVERY = 40
 """Every 40th decision the dealer takes back with ``undo`` and enters again."""
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,9 @@ end every stack. PokerKit's known defects and rule differences (``KNOWN_DIFFEREN
 list with the reason of each) are recognised and counted, never copied: a hand that hits one
 stops being compared there (a no-op check PokerKit asks for is played and the hand goes on).
 
-The default run plays 5 050 hands in total; ``--diff-hands N`` scales every variant's share
-(PokerKit is slow for Omaha, so Omaha gets fewer hands).
+The whole budget is 5 050 hands (``.ci/test --all``); ``.ci/test`` plays a third of it, and
+``--diff-hands N`` (or ``DIFF_HANDS=N``) scales every variant's share (PokerKit is slow for
+Omaha, so Omaha gets fewer hands).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections import Counter
 import pytest
 
 from tablectl.domain.games import BettingStructure, GameKind
+from tests.game.conftest import CI_DIFF_HANDS
 from tests.game.pokerkit_oracle import KNOWN_DIFFERENCES, VARIANTS, play_both
 
 BUDGET: dict[tuple[GameKind, BettingStructure], int] = {
@@ -46,9 +48,9 @@ def test_budget_covers_every_variant_and_five_thousand_hands() -> None:
 @pytest.mark.parametrize(("game", "structure"), VARIANTS,
                          ids=[f"{g.value}-{s.value}" for g, s in VARIANTS])
 def test_random_hands_agree_with_pokerkit(game: GameKind, structure: BettingStructure,
-                                          diff_hands: int | None, diff_seed: str) -> None:
+                                          diff_hands: int, diff_seed: str) -> None:
     share = BUDGET[(game, structure)]
-    count = share if diff_hands is None else max(1, diff_hands * share // DEFAULT_TOTAL)
+    count = max(1, diff_hands * share // DEFAULT_TOTAL)
     outcomes: Counter[str] = Counter()
     for k in range(count):
         rng = random.Random(f"{diff_seed}/{game.value}/{structure.value}/{k}")
@@ -70,6 +72,7 @@ def test_random_hands_agree_with_pokerkit(game: GameKind, structure: BettingStru
 
 
 RUN_BUDGET: dict[tuple[GameKind, BettingStructure], int] = {
+    # hands in .ci/test; scaled with the differential budget (three times as many in --all)
     (GameKind.HOLDEM, BettingStructure.NO_LIMIT): 50,
     (GameKind.HOLDEM_HI_LO, BettingStructure.FIXED_LIMIT): 40,
     (GameKind.OMAHA_HI_LO, BettingStructure.POT_LIMIT): 15,
@@ -79,13 +82,12 @@ RUN_BUDGET: dict[tuple[GameKind, BettingStructure], int] = {
 @pytest.mark.parametrize(("game", "structure"), list(RUN_BUDGET),
                          ids=[f"{g.value}-{s.value}" for g, s in RUN_BUDGET])
 def test_hands_run_twice_and_three_times_agree_with_pokerkit(
-        game: GameKind, structure: BettingStructure, diff_hands: int | None,
+        game: GameKind, structure: BettingStructure, diff_hands: int,
         diff_seed: str) -> None:
     """Every hand whose run-out both engines offer at once is run 2 or 3 times in both (each
     pot split per run, odd chips to the first run, hi-lo per run: docs/rules.md, "Run it
     twice"); the rest once, and compared as above."""
-    share = RUN_BUDGET[(game, structure)]
-    count = share if diff_hands is None else max(1, diff_hands * share // DEFAULT_TOTAL)
+    count = max(1, diff_hands * RUN_BUDGET[(game, structure)] // CI_DIFF_HANDS)
     outcomes: Counter[str] = Counter()
     for k in range(count):
         rng = random.Random(f"{diff_seed}/runs/{game.value}/{structure.value}/{k}")
@@ -107,12 +109,11 @@ def test_hands_run_twice_and_three_times_agree_with_pokerkit(
 @pytest.mark.parametrize(("game", "structure"), list(RUN_BUDGET),
                          ids=[f"{g.value}-{s.value}" for g, s in RUN_BUDGET])
 def test_double_board_hands_agree_with_pokerkit(
-        game: GameKind, structure: BettingStructure, diff_hands: int | None,
+        game: GameKind, structure: BettingStructure, diff_hands: int,
         diff_seed: str) -> None:
     """Double-board hands (PokerKit's two starting boards): every street's cards for both
     boards, every pot split per board, hi-lo per board (docs/rules.md, "Double board")."""
-    share = RUN_BUDGET[(game, structure)]
-    count = share if diff_hands is None else max(1, diff_hands * share // DEFAULT_TOTAL)
+    count = max(1, diff_hands * RUN_BUDGET[(game, structure)] // CI_DIFF_HANDS)
     outcomes: Counter[str] = Counter()
     for k in range(count):
         rng = random.Random(f"{diff_seed}/double/{game.value}/{structure.value}/{k}")
