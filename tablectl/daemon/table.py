@@ -29,6 +29,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from typing import Final
 
 from pydantic import ValidationError
@@ -45,6 +46,7 @@ from tablectl.daemon.answers import answer_from_journal
 from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
+from tablectl.daemon.tournament import TournamentLink
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
@@ -151,6 +153,23 @@ class TableDaemon:
         self._refusals_failing = False
         self.conflict: str | None = None
         """Another journal's id while its daemon is online for this table too."""
+        self.tournament: TournamentLink | None = None
+        """The tournament whose clock the table follows (:meth:`follow`); None: its
+        stakes are its config's."""
+
+    def follow(self, tournament: str, stale_after: float) -> TournamentLink:
+        """Follow ``tournament``'s clock (before :meth:`recover`): its levels become the
+        table's stakes from the next hand on (:mod:`tablectl.daemon.tournament`)."""
+        self.tournament = TournamentLink(self, tournament, stale_after, self.clock)
+        return self.tournament
+
+    def touch_public(self) -> None:
+        """Publish the public snapshot again (something beside the controller changed)."""
+        self.outbox.touch(public=True)
+
+    def setup_in_force(self) -> TableSetup:
+        """The setup the hand in progress (or the next one) deals with."""
+        return self.controller.setup
 
     @property
     def hand_id(self) -> int | None:
@@ -187,6 +206,9 @@ class TableDaemon:
         it applies from this input on (the replay before it used the journaled ones)."""
         if self.rows.config_seq:
             last = journaled_config(self.journal, self.rows.config_seq)
+            if self.tournament is not None:
+                # the last level taken, not the config's stakes (only a start's)
+                self.setup = replace(self.setup, stakes=last.setup.stakes)
             if setup_to_json(last.setup) == setup_to_json(self.setup) and (
                     last.initial == self._initial):
                 return
@@ -320,6 +342,8 @@ class TableDaemon:
                            "since": self.clock.now().isoformat()})
             body["errors"] = errors
             body["phase"] = "fault"
+        if self.tournament is not None:
+            body["tournament"] = self.tournament.snapshot()
         return body
 
     def secure_snapshot(self) -> Mapping[str, JsonValue]:

@@ -1,0 +1,145 @@
+"""A tournament table's link to the tournament: the thin shell around
+:mod:`tablectl.daemon.level`.
+
+The composition root (tablectl/app.py) subscribes to the tournament's status topic on the
+table's broker and hands every message on it to :meth:`TournamentLink.on_status` (never to
+the command path). A level the table does not play yet is journaled as a ``config`` input
+with the level's stakes (:meth:`TournamentLink.take_level`): the controller keeps the hand in
+progress on the stakes it started with and deals the next hand with the new ones, and a
+restarted daemon replays it (tablectl/daemon/table.py, ``_journal_config``, keeps the
+journaled stakes rather than the config's). :meth:`TournamentLink.run` watches the clock
+and the connection, so the snapshot says when the level is no longer sure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Final, Protocol
+
+from tablectl.clock import Clock
+from tablectl.controller.outcome import Outcome
+from tablectl.controller.setup_json import ConfigChange
+from tablectl.controller.table import TableSetup
+from tablectl.daemon.level import Follower, Note
+from tablectl.domain.jsonvalue import JsonValue
+from tablectl.journal import JournalWriteError
+
+_LOGGER = logging.getLogger(__name__)
+
+_LOOK_EVERY: Final = 2.0
+"""Seconds between two looks at the broker connection (the status topic says nothing when
+the link is down)."""
+
+
+class Table(Protocol):
+    """What the link uses of its :class:`~tablectl.daemon.table.TableDaemon`."""
+
+    table: str
+    setup: TableSetup
+
+    def apply(self, inp: ConfigChange) -> Outcome: ...
+
+    def touch_public(self) -> None: ...
+
+    def setup_in_force(self) -> TableSetup: ...
+
+
+def status_topic(tournament: str) -> str:
+    """``poker/v1/tournaments/{id}/clock`` (tablectl/tournament/service.py publishes it)."""
+    return f"poker/v1/tournaments/{tournament}/clock"
+
+
+class TournamentLink:
+    """See the module docstring.
+
+    Args:
+        table: the daemon.
+        tournament: the tournament id (``[tournament] id``).
+        stale_after: seconds after a status's time when it is stale.
+        clock: the injected clock.
+    """
+
+    def __init__(self, table: Table, tournament: str, stale_after: float, clock: Clock) -> None:
+        self.daemon = table
+        self.follower = Follower(tournament, stale_after)
+        self.topic = status_topic(tournament)
+        self.clock = clock
+        self._wake = asyncio.Event()
+
+    def _said(self, note: Note, level: int = logging.INFO) -> None:
+        if note.line is not None:
+            _LOGGER.log(level, "table %s: %s", self.daemon.table, note.line,
+                        extra={"table": self.daemon.table})
+        if note.changed:
+            self.daemon.touch_public()
+
+    def on_status(self, payload: bytes) -> None:
+        """A message on the status topic: taken (the level from the next hand on) or refused
+        with a logged reason, changing nothing."""
+        note = self.follower.on_payload(payload, self.clock.now())
+        refused = self.follower.refused is not None and not note.changed
+        self._said(note, logging.WARNING if refused else logging.INFO)
+        if refused:
+            self.daemon.touch_public()      # the snapshot shows the reason
+        self.take_level()
+        self._wake.set()
+
+    def on_link(self, up: bool) -> None:
+        """The table's broker connected or went away."""
+        self._said(self.follower.on_link(up), logging.INFO if up else logging.WARNING)
+
+    def take_level(self) -> None:
+        """Journal the level known as the table's stakes if they are not those already:
+        the hand in progress keeps its own, the next one deals with these."""
+        level = self.follower.level
+        setup = self.daemon.setup
+        if level is None:
+            return
+        stakes = level.stakes(setup.structure, setup.stakes)
+        if stakes == setup.stakes:
+            return
+        new = replace(setup, stakes=stakes)
+        try:
+            self.daemon.apply(ConfigChange(setup=new, at=self.clock.now()))
+        except JournalWriteError as exc:
+            _LOGGER.error("table %s: %s not taken: %s", self.daemon.table, level.label, exc,
+                          extra={"table": self.daemon.table})
+            return
+        self.daemon.setup = new
+        _LOGGER.info("table %s: %s from the next hand", self.daemon.table, level.label,
+                     extra={"table": self.daemon.table})
+
+    def snapshot(self) -> dict[str, JsonValue]:
+        """The public snapshot's ``tournament``."""
+        level = self.follower.level
+        playing = self.daemon.setup_in_force()
+        in_force = level is not None and level.stakes(
+            playing.structure, playing.stakes) == playing.stakes
+        return self.follower.to_json(in_force=in_force)
+
+    async def run(self, connected: Callable[[], bool]) -> None:
+        """Watch the time and the connection (forever): a status that grows old, a link that
+        goes down or comes back, is said on the snapshot and in the log."""
+        was_up = connected()
+        while True:
+            wait = self.follower.until_stale(self.clock.now())
+            self._wake.clear()
+            sleeper = asyncio.ensure_future(self.clock.sleep(
+                _LOOK_EVERY if wait is None else min(_LOOK_EVERY, wait + 0.01)))
+            woken = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                woken.cancel()
+            up = connected()
+            if up != was_up:
+                self.on_link(up)
+                was_up = up
+            self._said(self.follower.check(self.clock.now()), logging.WARNING)
+
+
+__all__ = ["TournamentLink", "status_topic"]
