@@ -419,7 +419,8 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock,
                              limits=access_limits(config))
         if config.tournament is not None:
-            daemon.follow(config.tournament.id, config.tournament.stale_after)
+            daemon.follow(config.tournament.id, config.tournament.table,
+                          config.tournament.stale_after)
         replayed = daemon.recover()
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(

@@ -1,6 +1,7 @@
 """A table config's ``[tournament]``: the tournament whose clock the table follows.
 
-``id`` names the tournament (``tablectl tournament create ID``); the daemon subscribes to its
+``id`` names the tournament (``tablectl tournament create ID``), ``table`` this table's
+number in it (the ``--table`` of ``tournament register``/``move``); the daemon subscribes to its
 status (``poker/v1/tournaments/{id}/clock``, retained, on the table's broker: the floor
 bridges it) and takes each new level at the start of the next hand (docs/tournament.md,
 "Tables that follow the clock"). ``stale_after``: seconds after the status's time when the
@@ -25,6 +26,7 @@ class TournamentSection(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
     id: str
+    table: Annotated[int, Field(ge=1, le=999, strict=True)]
     stale_after: Annotated[float, Field(ge=5, le=3600, allow_inf_nan=False)] = 90.0
 
     @field_validator("id")

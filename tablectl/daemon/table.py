@@ -157,10 +157,12 @@ class TableDaemon:
         """The tournament whose clock the table follows (:meth:`follow`); None: its
         stakes are its config's."""
 
-    def follow(self, tournament: str, stale_after: float) -> TournamentLink:
+    def follow(self, tournament: str, table_number: int, stale_after: float) -> TournamentLink:
         """Follow ``tournament``'s clock (before :meth:`recover`): its levels become the
-        table's stakes from the next hand on (:mod:`tablectl.daemon.tournament`)."""
-        self.tournament = TournamentLink(self, tournament, stale_after, self.clock)
+        table's stakes from the next hand on, and its eliminations go to the journal's outbox
+        (:mod:`tablectl.daemon.tournament`)."""
+        self.tournament = TournamentLink(self, tournament, table_number, stale_after,
+                                         self.clock)
         return self.tournament
 
     def touch_public(self) -> None:
@@ -284,6 +286,9 @@ class TableDaemon:
         row = self.rows.current or before
         hand_id = row.id if row is not None else None
         events = self.rows.new_events(outcome, hand_id)
+        if self.tournament is not None and outcome.hand_ended is not None and before is not None:
+            events += self.tournament.bust_events(before.summary, outcome.hand_ended.summary,
+                                                  hand_id)
         records = self.journal.append_events(events) if events else []
         for change in outcome.errors:
             if change.active:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Final, Protocol
 
@@ -23,9 +23,10 @@ from tablectl.clock import Clock
 from tablectl.controller.outcome import Outcome
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import TableSetup
+from tablectl.daemon.busts import ELIMINATED, bust_event, busts
 from tablectl.daemon.level import Follower, Note
 from tablectl.domain.jsonvalue import JsonValue
-from tablectl.journal import JournalWriteError
+from tablectl.journal import JournalWriteError, NewEvent
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -47,6 +48,12 @@ class Table(Protocol):
     def setup_in_force(self) -> TableSetup: ...
 
 
+def table_topic(table: str) -> str:
+    """``poker/v1/tables/{t}/tournament``: what the table tells the tournament service (its
+    eliminations), through the journal's outbox."""
+    return f"poker/v1/tables/{table}/tournament"
+
+
 def status_topic(tournament: str) -> str:
     """``poker/v1/tournaments/{id}/clock`` (tablectl/tournament/service.py publishes it)."""
     return f"poker/v1/tournaments/{tournament}/clock"
@@ -62,10 +69,14 @@ class TournamentLink:
         clock: the injected clock.
     """
 
-    def __init__(self, table: Table, tournament: str, stale_after: float, clock: Clock) -> None:
+    def __init__(self, table: Table, tournament: str, table_number: int, stale_after: float,
+                 clock: Clock) -> None:
         self.daemon = table
+        self.tournament = tournament
+        self.table_number = table_number
         self.follower = Follower(tournament, stale_after)
         self.topic = status_topic(tournament)
+        self.events_topic = table_topic(table.table)
         self.clock = clock
         self._wake = asyncio.Event()
 
@@ -111,6 +122,26 @@ class TournamentLink:
         self.daemon.setup = new
         _LOGGER.info("table %s: %s from the next hand", self.daemon.table, level.label,
                      extra={"table": self.daemon.table})
+
+    def bust_events(self, start: Mapping[str, JsonValue], summary: Mapping[str, JsonValue],
+                    hand_id: int | None) -> list[NewEvent]:
+        """The ``eliminated`` events of a hand that closed with ``summary`` and started as
+        ``start`` (its row's summary: ``checkpoint``), for the outbox in the same journal
+        transaction as the input that closed it."""
+        checkpoint = start.get("checkpoint")
+        hand = summary.get("hand")
+        if not isinstance(checkpoint, dict) or not isinstance(hand, dict):
+            return []
+        out = []
+        for bust in busts(checkpoint, summary):
+            data = bust_event(bust, tournament=self.tournament, table=self.daemon.table,
+                              table_number=self.table_number, hand=str(hand.get("id")))
+            _LOGGER.info("table %s: seat %d (%s) is out, eliminated from tournament %s "
+                         "(%d chips at the start of the hand)", self.daemon.table, bust.seat,
+                         bust.name, self.tournament, bust.start_chips,
+                         extra={"table": self.daemon.table})
+            out.append(NewEvent(self.events_topic, ELIMINATED, data, hand_id))
+        return out
 
     def snapshot(self) -> dict[str, JsonValue]:
         """The public snapshot's ``tournament``."""

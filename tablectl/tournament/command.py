@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -279,17 +280,32 @@ def _balance(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from tablectl.floor.command import mqtt_settings
+    from tablectl.publish.mqtt import MqttPublisher
+    from tablectl.tournament.intake import TABLES_FILTER, Intake
+
     store = _store(args)
+    # a persistent session (client id tournament-ID, kept a day): the tables' eliminations
+    # wait on the broker while the service is down (docs/tournament.md §8)
+    settings = mqtt_settings(args.broker, user=f"tournament-{args.id}",
+                             credentials=Path(args.credentials) if args.credentials else None,
+                             cafile=Path(args.cafile) if args.cafile else None)
 
     async def main() -> None:
-        publisher = _publisher(args, args.id)
-        assert publisher is not None
-        async with publisher as client:
-            service = TournamentService(store, SystemClock(), client)
+        async with MqttPublisher(settings, manual_ack=True) as client:
+            clock = SystemClock()
+            service = TournamentService(store, clock, client)
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, service.stop)
-            await service.run(args.id, refresh=args.refresh)
+            await client.subscribe(TABLES_FILTER, qos=1)
+            intake = asyncio.create_task(Intake(service, args.id, clock).run(client))
+            try:
+                await service.run(args.id, refresh=args.refresh)
+            finally:
+                intake.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await intake
 
     try:
         store.load(args.id)

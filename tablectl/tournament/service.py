@@ -34,7 +34,11 @@ from tablectl.tournament.clock import (
     apply,
     view,
 )
-from tablectl.tournament.errors import StoreUnavailableError, TournamentError
+from tablectl.tournament.errors import (
+    AlreadyRecordedError,
+    StoreUnavailableError,
+    TournamentError,
+)
 from tablectl.tournament.field import entry_open
 from tablectl.tournament.store import Tournament, TournamentStore, check_id
 from tablectl.tournament.structure import Structure
@@ -75,6 +79,17 @@ def status_of(t: Tournament, now: Any) -> dict[str, Any]:
                 t.structure.reentry_until_level, level),
             "hand_for_hand": the_plan.hand_for_hand and not finished,
             "paid_places": t.structure.paid_places}
+
+
+def _busted(t: Tournament, player: str, hand: str, start_chips: int, now: Any) -> Tournament:
+    """``t`` with ``player`` out after ``hand``; the last bust finishes the tournament."""
+    if t.clock.status is Status.FINISHED:
+        raise TournamentError("the tournament is finished")
+    field = t.field.bust(player, hand=hand, start_chips=start_chips)
+    clock = t.clock
+    if len(field.playing) == 1 and clock.status is not Status.NOT_STARTED:
+        clock = apply(clock, t.structure, Finish(), now)
+    return replace(t, field=field, clock=clock)
 
 
 class TournamentService:
@@ -138,14 +153,32 @@ class TournamentService:
         now = self.clock.now()
 
         def change(t: Tournament) -> Tournament:
-            if t.clock.status is Status.FINISHED:
-                raise TournamentError("the tournament is finished")
             name = hand or f"bust-{len(t.field.eliminations) + 1}"
-            field = t.field.bust(player, hand=name, start_chips=start_chips)
-            clock = t.clock
-            if len(field.playing) == 1 and clock.status is not Status.NOT_STARTED:
-                clock = apply(clock, t.structure, Finish(), now)
-            return replace(t, field=field, clock=clock)
+            return _busted(t, player, name, start_chips, now)
+        return self.store.update(tid, change)
+
+    def table_bust(self, tid: str, *, table: int, seat: int, hand: str,
+                   start_chips: int) -> Tournament:
+        """The elimination a table reported: the player in ``table``/``seat`` is out after
+        its ``hand`` (the table's hand id), which they started with ``start_chips``.
+
+        Raises:
+            AlreadyRecordedError: this table, hand and seat are recorded already (a table
+                that sends it again, a broker that delivers it again): nothing changed.
+            TournamentError: nobody plays in that seat, or the bust does not fit.
+        """
+        now = self.clock.now()
+
+        def change(t: Tournament) -> Tournament:
+            for x in t.field.eliminations:
+                if (x.hand, x.table, x.seat) == (hand, table, seat):
+                    raise AlreadyRecordedError(f"{x.player}'s elimination at table {table} "
+                                               f"seat {seat} in hand {hand} is recorded")
+            player = t.field.seating().get(table, {}).get(seat)
+            if player is None:
+                raise TournamentError(f"nobody plays at table {table} seat {seat} in "
+                                      f"tournament {tid}: record the bust with tournament bust")
+            return _busted(t, player, hand, start_chips, now)
         return self.store.update(tid, change)
 
     def move(self, tid: str, player: str, table: int, seat: int) -> Tournament:

@@ -44,7 +44,7 @@ def tournament_config(tmp_path: Path, broker: Broker) -> TableConfig:
     base = write_config(tmp_path, broker, "holdem", "no-limit",
                         {"small_blind": 5, "big_blind": 10}, [5000, 5000, 5000])
     path = tmp_path / "table.toml"
-    path.write_text(path.read_text() + '\n[tournament]\nid = "d1"\n')
+    path.write_text(path.read_text() + '\n[tournament]\nid = "d1"\ntable = 1\n')
     assert base.tournament is None
     return load_config(path)
 
@@ -156,6 +156,6 @@ def test_a_tournament_table_deals_a_button_game(tmp_path: Path, mosquitto: Broke
     write_config(tmp_path, mosquitto, "stud", "fixed-limit",
                  {"ante": 25, "bring_in": 50, "small_bet": 200, "big_bet": 400}, [500, 500])
     path = tmp_path / "table.toml"
-    path.write_text(path.read_text() + '\n[tournament]\nid = "d1"\n')
+    path.write_text(path.read_text() + '\n[tournament]\nid = "d1"\ntable = 1\n')
     with pytest.raises(ConfigError, match="has no blinds"):
         load_config(path)
