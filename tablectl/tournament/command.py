@@ -37,9 +37,11 @@ from tablectl.tournament.clock import (
     Pause,
     Resume,
     Start,
+    Status,
     clock_text,
 )
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
+from tablectl.tournament.payouts import money, prize_pool, results
 from tablectl.tournament.service import TournamentService
 from tablectl.tournament.store import Tournament, TournamentStore
 from tablectl.tournament.structure import Structure
@@ -217,6 +219,10 @@ def _check(args: argparse.Namespace) -> int:
     _say(f"{structure.name}: {len(structure.levels)} levels, starting stack "
          f"{structure.starting_stack}, late registration "
          + (f"until the end of level {late}" if late else "closed at the start"))
+    if structure.payouts:
+        _say(f"pays {structure.paid_places} places of {structure.prize_per_entry} "
+             f"{structure.currency} an entry: " + ", ".join(
+                 f"{bp / 100:g}%" for bp in structure.payouts))
     return 0
 
 
@@ -241,6 +247,32 @@ def _status(args: argparse.Namespace) -> int:
     gone = [p for p in t.field.ranking() if p.place is not None]
     for p in gone[:args.places]:
         _say(f"  {p.place:>4}. {p.player}" + (f" (entry {p.entry})" if p.entry > 1 else ""))
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        t = store.load(args.id)
+    finally:
+        store.close()
+    rows = results(t.structure, t.field)
+    final = t.clock.status is Status.FINISHED
+    pool = prize_pool(t.structure, t.field)
+    if args.json:
+        _say(json.dumps({"tournament": t.id, "final": final, "currency": t.structure.currency,
+                         "prize_pool_cents": pool, "paid_places": t.structure.paid_places,
+                         "results": [r.to_json() for r in rows]}, ensure_ascii=False))
+        return 0
+    _say(f"{t.id}: {'final' if final else 'provisional (the tournament is not finished)'} "
+         f"results; {len(t.field.entries)} entries, prize pool "
+         f"{money(pool, t.structure.currency)}, {t.structure.paid_places} places paid")
+    for r in rows:
+        place = f"{r.place:>4}." if r.place is not None else "    -"
+        entry = f" (entry {r.entry})" if r.entry > 1 else ""
+        amount = (money(r.amount, t.structure.currency) if r.amount
+                  else "still playing" if r.amount is None else "")
+        _say(f"{place} {r.player}{entry}" + (f"  {amount}" if amount else ""))
     return 0
 
 
@@ -430,6 +462,11 @@ def add_tournament(sub: _Subparsers) -> None:
     status.add_argument("--places", type=_count(0, 100000, "a count"), default=20,
                         metavar="N", help="places to list (default %(default)s)")
     status.set_defaults(handler=_guard(_status))
+
+    res = inner.add_parser("results", help="places, names and prizes (final once finished)")
+    _common(res, broker=False)
+    res.add_argument("--json", action="store_true", help="one JSON line")
+    res.set_defaults(handler=_guard(_results))
 
     run = inner.add_parser("run", help="keep the published status true (every level change)")
     _common(run)

@@ -32,6 +32,7 @@ from tablectl.floor.pg_setup import setup_problem
 from tablectl.tournament.clock import ClockState, Status
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
 from tablectl.tournament.field import Elimination, Entry, EntryStatus, Field
+from tablectl.tournament.payouts import Result, results
 from tablectl.tournament.store import Change, Tournament, unknown
 from tablectl.tournament.structure import Structure
 
@@ -159,9 +160,34 @@ class PgTournamentStore:
                              "WHERE id = %s", (*self._clock(new), list(new.field.tables),
                                                new.version, tid))
                 self._write_field(conn, new)
+                if new.clock.status is Status.FINISHED:
+                    self._write_results(conn, new)
         except psycopg.Error as exc:
             raise self._lost(exc) from exc
         return new
+
+    @staticmethod
+    def _write_results(conn: psycopg.Connection[Any], t: Tournament) -> None:
+        """The results of a finished tournament (payouts.py), in its last change."""
+        conn.execute("DELETE FROM tournament_results WHERE tournament_id = %s", (t.id,))
+        rows = [(t.id, r.place, r.player, r.entry, r.amount or 0, t.structure.currency)
+                for r in results(t.structure, t.field) if r.place is not None]
+        if rows:
+            conn.cursor().executemany(
+                "INSERT INTO tournament_results (tournament_id, place, player, entry, "
+                "amount_cents, currency) VALUES (%s, %s, %s, %s, %s, %s)", rows)
+
+    def stored_results(self, tid: str) -> list[Result]:
+        """The results written when ``tid`` finished (empty before), the best first."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                return [Result(place, player, entry, amount) for place, player, entry, amount
+                        in conn.execute("SELECT place, player, entry, amount_cents FROM "
+                                        "tournament_results WHERE tournament_id = %s ORDER BY "
+                                        "place, player", (tid,))]
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
 
     def ids(self) -> list[str]:
         """See :meth:`TournamentStore.ids`."""
