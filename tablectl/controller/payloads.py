@@ -516,6 +516,11 @@ class TournamentInfo(_Body):
                                                           "yet: the config's stakes)")
     pending: bool = Field(description="the level known starts with the next hand")
     hand_for_hand: bool
+    hand_for_hand_go: int | None = Field(default=None, ge=0, description="in hand for hand: "
+                                         "the round the tables may start")
+    waiting: bool = Field(default=False, description="hand for hand: this table played the "
+                          "round's hand and waits for the other tables (start_hand is "
+                          "refused)")
     status_at: str | None = Field(description="the time of the status taken")
     refused: str | None = Field(description="why the last status message was refused (null "
                                             "once one is taken)")

@@ -88,6 +88,8 @@ class TournamentStatus:
     phase: str
     at: datetime
     hand_for_hand: bool
+    go: int | None = None
+    """the hand-for-hand round the tables may start (tablectl/daemon/lockstep.py)"""
 
 
 def _chips(body: dict[str, JsonValue], key: str, *, low: int = 0) -> int:
@@ -159,8 +161,12 @@ def decode_status(payload: bytes, tournament: str) -> TournamentStatus:
     h4h = body.get("hand_for_hand", False)
     if not isinstance(h4h, bool):
         raise StatusRefusedError(f"hand_for_hand is not true or false: {_short(h4h)}")
+    go = body.get("hand_for_hand_go")
+    if go is not None and (isinstance(go, bool) or not isinstance(go, int)
+                           or not 0 <= go <= 10**9):
+        raise StatusRefusedError(f"hand_for_hand_go is not a round number: {_short(go)}")
     return TournamentStatus(tournament, Level(number, small, big, ante, kind == "big_blind"),
-                            phase, when, h4h)
+                            phase, when, h4h, go)
 
 
 class Link(StrEnum):
@@ -277,7 +283,8 @@ class Follower:
             stale = self._move(Happening.SILENCE)
             return Note(stale.line or note.line, True)
         note = self._move(Happening.STATUS)
-        if old is None or old.level != status.level or old.hand_for_hand != status.hand_for_hand:
+        if old is None or (old.level, old.hand_for_hand, old.go) != (
+                status.level, status.hand_for_hand, status.go):
             return Note(self.says(), True)
         return note
 

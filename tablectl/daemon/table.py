@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from tablectl import __version__
 from tablectl.clock import Clock
-from tablectl.controller import HandController
+from tablectl.controller import ErrorCode, HandController, Reply, Stage
 from tablectl.controller.decisions import decision_of
 from tablectl.controller.inputs import Command, ControllerInput, input_to_json
 from tablectl.controller.outcome import Outcome
@@ -169,6 +169,10 @@ class TableDaemon:
         """Publish the public snapshot again (something beside the controller changed)."""
         self.outbox.touch(public=True)
 
+    def between_hands(self) -> bool:
+        """No hand in progress (none, or the last one settled)."""
+        return self.controller.stage is not Stage.IN_HAND
+
     def setup_in_force(self) -> TableSetup:
         """The setup the hand in progress (or the next one) deals with."""
         return self.controller.setup
@@ -235,6 +239,13 @@ class TableDaemon:
         """
         if self.faulted is not None:
             raise JournalWriteError("append_input", self._journal_path(), self.faulted)
+        if (self.tournament is not None and isinstance(inp, Command)
+                and inp.name == "start_hand"
+                and (why := self.tournament.holds_start()) is not None):
+            # hand for hand: refused before the journal, as an admission refusal is
+            _LOGGER.info("table %s: start_hand refused: %s", self.table, why,
+                         extra={"table": self.table})
+            return Outcome(reply=Reply.failure(inp.id, ErrorCode.WRONG_PHASE, why), log=(why,))
         hand_id = self.rows.hand_id
         actor = inp.user if isinstance(inp, Command) else None
         source = "console" if isinstance(inp, Command) else inp.source
@@ -269,6 +280,8 @@ class TableDaemon:
             self.metrics.applied(inp, outcome, records, started=started,
                                  commit=time.perf_counter() - committing)
         self.outbox.committed(outcome, records)
+        if self.tournament is not None:
+            self.tournament.after(outcome)
         self.applied += 1
         for note in outcome.log:
             _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})

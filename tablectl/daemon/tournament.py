@@ -8,12 +8,15 @@ with the level's stakes (:meth:`TournamentLink.take_level`): the controller keep
 progress on the stakes it started with and deals the next hand with the new ones, and a
 restarted daemon replays it (tablectl/daemon/table.py, ``_journal_config``, keeps the
 journaled stakes rather than the config's). :meth:`TournamentLink.run` watches the clock
-and the connection, so the snapshot says when the level is no longer sure.
+and the connection, so the snapshot says when the level is no longer sure, and sends the
+hand-for-hand ready reports (tablectl/daemon/lockstep.py); the daemon refuses
+``start_hand`` while :meth:`TournamentLink.holds_start` says the table must wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -25,8 +28,12 @@ from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import TableSetup
 from tablectl.daemon.busts import ELIMINATED, bust_event, busts
 from tablectl.daemon.level import Follower, Note
+from tablectl.daemon.lockstep import TableLockstep
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.journal import JournalWriteError, NewEvent
+from tablectl.publish.base import Publisher
+from tablectl.publish.errors import PublishError
+from tablectl.publish.topics import Topic
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -35,11 +42,19 @@ _LOOK_EVERY: Final = 2.0
 the link is down)."""
 
 
+READY: Final = "hand_for_hand_ready"
+"""What a table waiting in hand for hand tells the service (not journaled: it is said again
+at every status while the table waits)."""
+
+
 class Table(Protocol):
     """What the link uses of its :class:`~tablectl.daemon.table.TableDaemon`."""
 
     table: str
     setup: TableSetup
+    publisher: Publisher
+
+    def between_hands(self) -> bool: ...
 
     def apply(self, inp: ConfigChange) -> Outcome: ...
 
@@ -79,6 +94,8 @@ class TournamentLink:
         self.events_topic = table_topic(table.table)
         self.clock = clock
         self._wake = asyncio.Event()
+        self.lockstep = TableLockstep()
+        self._report_due = False
 
     def _said(self, note: Note, level: int = logging.INFO) -> None:
         if note.line is not None:
@@ -95,8 +112,45 @@ class TournamentLink:
         self._said(note, logging.WARNING if refused else logging.INFO)
         if refused:
             self.daemon.touch_public()      # the snapshot shows the reason
+        status = self.follower.status
+        if not refused and status is not None:
+            self.lockstep.on_status(status.hand_for_hand, status.go)
+            self._report_due = True
         self.take_level()
         self._wake.set()
+
+    def holds_start(self) -> str | None:
+        """Why ``start_hand`` must wait (hand for hand), or None."""
+        return self.lockstep.holds()
+
+    def after(self, outcome: Outcome) -> None:
+        """After an input was applied: a hand started counts in its hand-for-hand round; a
+        hand that ended may make the table ready."""
+        if outcome.hand_started is not None:
+            self.lockstep.started()
+        if outcome.hand_ended is not None and self.lockstep.on:
+            self._report_due = True
+            self._wake.set()
+
+    async def report_ready(self, connected: bool) -> None:
+        """Tell the service the table is ready for the next hand-for-hand round, when it is
+        (after a hand, and at every status while it waits: a lost report is made good)."""
+        if not self._report_due or not connected:
+            return
+        self._report_due = False
+        played = self.lockstep.ready(self.daemon.between_hands())
+        if played is None:
+            return
+        body = {"table": self.daemon.table, "type": READY, "data": {
+            "tournament": self.tournament, "table": self.daemon.table,
+            "table_number": self.table_number, "round": played}}
+        try:
+            await self.daemon.publisher.publish(Topic(self.events_topic),
+                                                json.dumps(body).encode(), qos=1)
+        except PublishError as exc:
+            self._report_due = True
+            _LOGGER.warning("table %s: hand-for-hand ready not sent: %s", self.daemon.table,
+                            exc, extra={"table": self.daemon.table})
 
     def on_link(self, up: bool) -> None:
         """The table's broker connected or went away."""
@@ -149,7 +203,10 @@ class TournamentLink:
         playing = self.daemon.setup_in_force()
         in_force = level is not None and level.stakes(
             playing.structure, playing.stakes) == playing.stakes
-        return self.follower.to_json(in_force=in_force)
+        body = self.follower.to_json(in_force=in_force)
+        body["hand_for_hand_go"] = self.lockstep.go if self.lockstep.on else None
+        body["waiting"] = self.lockstep.holds() is not None
+        return body
 
     async def run(self, connected: Callable[[], bool]) -> None:
         """Watch the time and the connection (forever): a status that grows old, a link that
@@ -171,6 +228,7 @@ class TournamentLink:
                 self.on_link(up)
                 was_up = up
             self._said(self.follower.check(self.clock.now()), logging.WARNING)
+            await self.report_ready(up)
 
 
-__all__ = ["TournamentLink", "status_topic"]
+__all__ = ["READY", "TournamentLink", "status_topic", "table_topic"]

@@ -315,6 +315,7 @@ def _run(args: argparse.Namespace) -> int:
     from tablectl.floor.command import mqtt_settings
     from tablectl.publish.mqtt import MqttPublisher
     from tablectl.tournament.intake import TABLES_FILTER, Intake
+    from tablectl.tournament.lockstep import Lockstep
 
     store = _store(args)
     # a persistent session (client id tournament-ID, kept a day): the tables' eliminations
@@ -327,6 +328,7 @@ def _run(args: argparse.Namespace) -> int:
         async with MqttPublisher(settings, manual_ack=True) as client:
             clock = SystemClock()
             service = TournamentService(store, clock, client)
+            service.lockstep = Lockstep()          # this process keeps hand for hand
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, service.stop)

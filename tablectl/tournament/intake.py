@@ -13,6 +13,11 @@ acknowledges each only once it is stored, or refused for good:
 * a table, hand and seat recorded already (a table or a broker that sends it again) is
   recorded once (:class:`~tablectl.tournament.errors.AlreadyRecordedError`);
 * the database away: the message is tried again, not acknowledged, until it is back.
+
+The tables in hand for hand also say here when they are ready for the next round
+(``hand_for_hand_ready``, tablectl/daemon/lockstep.py); the service counts them
+(:class:`~tablectl.tournament.lockstep.Lockstep`) and publishes the next round once every
+table with players is ready.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ TABLES_FILTER: Final = "poker/v1/tables/+/tournament"
 """Where the tables publish what they tell the tournament service."""
 
 ELIMINATED: Final = "eliminated"
+READY: Final = "hand_for_hand_ready"
 _LIMITS: Final = JsonLimits(max_bytes=4096, max_depth=3, max_string=128, max_items=32)
 _TOPIC: Final = re.compile(r"poker/v1/tables/([A-Za-z0-9][A-Za-z0-9_.-]{0,63})/tournament")
 _RETRY_MAX: Final = 30.0
@@ -79,13 +85,19 @@ def _text(data: dict[str, JsonValue], key: str, *, empty: bool = False) -> str:
     return value
 
 
-def decode_elimination(topic: str, payload: bytes, tournament: str) -> TableElimination | None:
-    """The elimination in ``payload`` (published on ``topic``), None when it is another
-    tournament's or another kind of event.
+@dataclass(frozen=True, slots=True)
+class TableReady:
+    """A table between hands in hand for hand, having played round ``played``."""
 
-    Raises:
-        IntakeRefusedError: not a whole, sane elimination event.
-    """
+    tournament: str
+    table: str
+    table_number: int
+    played: int
+
+
+def _body(topic: str, payload: bytes, tournament: str, kind: str) -> dict[str, JsonValue] | None:
+    """The ``data`` of a message of type ``kind`` for ``tournament`` from the table its topic
+    names; None for another type or tournament."""
     where = _TOPIC.fullmatch(topic)
     if where is None:
         raise IntakeRefusedError(f"not a table's tournament topic: {topic[:80]!r}")
@@ -93,7 +105,7 @@ def decode_elimination(topic: str, payload: bytes, tournament: str) -> TableElim
         body = decode_object(payload, _LIMITS)
     except StrictJsonError as exc:
         raise IntakeRefusedError(f"not an event: {exc}") from None
-    if body.get("type") != ELIMINATED:
+    if body.get("type") != kind:
         return None
     data = body.get("data")
     if not isinstance(data, dict):
@@ -103,6 +115,34 @@ def decode_elimination(topic: str, payload: bytes, tournament: str) -> TableElim
     table = _text(data, "table")
     if table != where.group(1) or body.get("table") != table:
         raise IntakeRefusedError(f"table {table!r} is not the topic's {where.group(1)!r}")
+    return data
+
+
+def decode_ready(topic: str, payload: bytes, tournament: str) -> TableReady | None:
+    """The hand-for-hand ready report in ``payload``, None when it is another tournament's or
+    another kind of message.
+
+    Raises:
+        IntakeRefusedError: not a whole, sane report.
+    """
+    data = _body(topic, payload, tournament, READY)
+    if data is None:
+        return None
+    return TableReady(tournament, _text(data, "table"), _whole(data, "table_number", 1, 999),
+                      _whole(data, "round", 0, 10**9))
+
+
+def decode_elimination(topic: str, payload: bytes, tournament: str) -> TableElimination | None:
+    """The elimination in ``payload`` (published on ``topic``), None when it is another
+    tournament's or another kind of event.
+
+    Raises:
+        IntakeRefusedError: not a whole, sane elimination event.
+    """
+    data = _body(topic, payload, tournament, ELIMINATED)
+    if data is None:
+        return None
+    table = _text(data, "table")
     return TableElimination(tournament, table, _whole(data, "table_number", 1, 999),
                             _text(data, "hand"), _whole(data, "seat", 1, 12),
                             _text(data, "name", empty=True),
@@ -119,7 +159,8 @@ class Feed(Protocol):
 
 
 Seen = Callable[[str, TableElimination | None], None]
-"""Told of each message handled: ``recorded``, ``again``, ``refused`` or ``passed``."""
+"""Told of each message handled: ``recorded``, ``again``, ``refused`` or ``passed``; and for a
+hand-for-hand report ``waiting`` or ``go`` (the next round went)."""
 
 
 class Intake:
@@ -137,11 +178,14 @@ class Intake:
         ``passed`` (not for this tournament). The database away: tried again until it is
         back (never ``refused`` for that)."""
         try:
+            ready = decode_ready(topic, payload, self.tournament)
             found = decode_elimination(topic, payload, self.tournament)
         except IntakeRefusedError as exc:
             _LOGGER.warning("tournament %s: a message on %s refused, nothing changed: %s",
                             self.tournament, topic[:80], exc)
             return self._told("refused", None)
+        if ready is not None:
+            return await self._ready(ready)
         if found is None:
             return self._told("passed", None)
         wait = 1.0
@@ -171,6 +215,23 @@ class Intake:
         await self._publish(t)
         return self._told("recorded", found)
 
+    async def _ready(self, ready: TableReady) -> str:
+        """A table ready in hand for hand: the next round goes when every table is."""
+        try:
+            t, went = self.service.hand_ready(self.tournament, ready.table_number, ready.played)
+        except (StoreUnavailableError, TournamentError) as exc:
+            # said again by the table at the next status while it waits
+            _LOGGER.warning("tournament %s: table %s ready, not counted: %s", self.tournament,
+                            ready.table, exc)
+            return self._told("refused", None)
+        if not went:
+            return self._told("waiting", None)
+        lockstep = self.service.lockstep
+        _LOGGER.info("tournament %s: hand for hand: every table is ready; round %d goes",
+                     self.tournament, lockstep.go if lockstep is not None else 0)
+        await self._publish(t)
+        return self._told("go", None)
+
     def _told(self, what: str, found: TableElimination | None) -> str:
         if self.seen is not None:
             self.seen(what, found)
@@ -195,5 +256,5 @@ class Intake:
             feed.ack(msg)
 
 
-__all__ = ["ELIMINATED", "TABLES_FILTER", "Feed", "Intake", "IntakeRefusedError",
-           "TableElimination", "decode_elimination"]
+__all__ = ["ELIMINATED", "READY", "TABLES_FILTER", "Feed", "Intake", "IntakeRefusedError",
+           "TableElimination", "TableReady", "decode_elimination", "decode_ready"]

@@ -40,6 +40,7 @@ from tablectl.tournament.errors import (
     TournamentError,
 )
 from tablectl.tournament.field import entry_open
+from tablectl.tournament.lockstep import Lockstep
 from tablectl.tournament.store import Tournament, TournamentStore, check_id
 from tablectl.tournament.structure import Structure
 
@@ -62,8 +63,10 @@ def _level_now(t: Tournament, now: Any) -> int | None:
     return view(t.clock, t.structure, now).level.number
 
 
-def status_of(t: Tournament, now: Any) -> dict[str, Any]:
-    """The published status: the clock, the field's numbers, the open windows."""
+def status_of(t: Tournament, now: Any, go: int | None = None) -> dict[str, Any]:
+    """The published status: the clock, the field's numbers, the open windows; while hand
+    for hand is on, ``go``: the round the tables may start (tablectl/tournament/lockstep.py;
+    None from a one-shot command, which does not keep the rounds)."""
     v = view(t.clock, t.structure, now)
     field = t.field
     level = _level_now(t, now)
@@ -78,6 +81,7 @@ def status_of(t: Tournament, now: Any) -> dict[str, Any]:
             "reentry_open": not finished and t.structure.max_entries > 1 and entry_open(
                 t.structure.reentry_until_level, level),
             "hand_for_hand": the_plan.hand_for_hand and not finished,
+            "hand_for_hand_go": go if the_plan.hand_for_hand and not finished else None,
             "paid_places": t.structure.paid_places}
 
 
@@ -108,6 +112,9 @@ class TournamentService:
         self.publisher = publisher
         self._stopping = False
         self._wake: asyncio.Event | None = None
+        self.lockstep: Lockstep | None = None
+        """hand for hand across the tables, kept by ``tournament run`` (in memory: see its
+        module); None in a one-shot command, whose status says no round"""
 
     # ---- commands -----------------------------------------------------------------------
 
@@ -209,7 +216,25 @@ class TournamentService:
 
     def status(self, tid: str) -> dict[str, Any]:
         """The status as it would be published now."""
-        return status_of(self.store.load(tid), self.clock.now())
+        return self._status(self.store.load(tid))
+
+    def _status(self, t: Tournament) -> dict[str, Any]:
+        lockstep = self.lockstep
+        body = status_of(t, self.clock.now(), lockstep.go if lockstep is not None else None)
+        if lockstep is not None and not body["hand_for_hand"]:
+            lockstep.reset()
+        return body
+
+    def hand_ready(self, tid: str, table: int, played: int) -> tuple[Tournament, bool]:
+        """Table ``table`` is between hands, having played hand-for-hand round ``played``;
+        True when that made the next round go (publish the status then)."""
+        t = self.store.load(tid)
+        if self.lockstep is None:
+            self.lockstep = Lockstep()
+        if not self._status(t)["hand_for_hand"]:
+            return t, False
+        playing = [n for n, seats in t.field.seating().items() if seats]
+        return t, self.lockstep.report(table, played, playing)
 
     @staticmethod
     def _check_open(t: Tournament, now: Any, until: int, what: str) -> None:
@@ -229,7 +254,7 @@ class TournamentService:
         Raises:
             PublishError: the broker did not take it (the command is stored all the same).
         """
-        body = status_of(t, self.clock.now())
+        body = self._status(t)
         if self.publisher is not None:
             await self.publisher.publish(clock_topic(t.id), json.dumps(
                 body, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
@@ -276,7 +301,7 @@ class TournamentService:
                 body = await self.publish(last)
             except PublishError as exc:
                 _LOGGER.warning("tournament %s: status not published: %s", tid, exc)
-                body = status_of(last, self.clock.now())
+                body = self._status(last)
             clock = body["clock"]
             if clock["phase"] in (Phase.RUNNING.value, Phase.ON_BREAK.value) and (
                     clock["time_left"] > 0):

@@ -76,6 +76,9 @@ HOSTILE: list[tuple[str, Any, str]] = [
     ("tournament", "other", "of tournament 'other'"),
     ("schema", 2, "schema 2"),
     ("hand_for_hand", "yes", "not true or false"),
+    ("hand_for_hand_go", -1, "not a round number"),
+    ("hand_for_hand_go", "2", "not a round number"),
+    ("hand_for_hand_go", 10**10, "not a round number"),
 ]
 
 
