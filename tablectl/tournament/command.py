@@ -351,6 +351,32 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _web(args: argparse.Namespace) -> int:
+    from tablectl.floor.command import mqtt_settings
+    from tablectl.publish.mqtt import MqttPublisher
+    from tablectl.tournament.store import check_id
+    from tablectl.tournament.web import TournamentPage
+
+    tid = check_id(args.id)
+    broker = mqtt_settings(args.broker, user=f"tournament-web-{secrets.token_hex(3)}",
+                           credentials=Path(args.credentials) if args.credentials else None,
+                           cafile=Path(args.cafile) if args.cafile else None)
+    broker = dataclasses.replace(broker, session_expiry=0)   # the retained status rebuilds it
+
+    async def main() -> None:
+        async with MqttPublisher(broker, wait_connected=False) as client:
+            page = TournamentPage(client, tid)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, page.stop)
+            _LOGGER.info("tournament %s: page on http://%s:%d/ for %s", tid, args.host,
+                         args.port, args.broker)
+            await page.run(host=args.host, port=args.port)
+
+    asyncio.run(main())
+    return 0
+
+
 # ---- registration --------------------------------------------------------------------------
 
 def _common(p: argparse.ArgumentParser, *, broker: bool = True) -> None:
@@ -464,6 +490,19 @@ def add_tournament(sub: _Subparsers) -> None:
     status.add_argument("--places", type=_count(0, 100000, "a count"), default=20,
                         metavar="N", help="places to list (default %(default)s)")
     status.set_defaults(handler=_guard(_status))
+
+    web = inner.add_parser("web", help="the tournament page for the room's TVs")
+    web.add_argument("id", help="the tournament's id")
+    web.add_argument("--broker", type=_check_broker, metavar="URL", required=True,
+                     help="the broker the status is published on (mqtt://host:port)")
+    web.add_argument("--credentials", metavar="FILE",
+                     help="TOML file with username and password for the broker")
+    web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default "
+                                                         "%(default)s)")
+    web.add_argument("--port", type=_count(1, 65535, "a port"), default=8091,
+                     help="port (default %(default)s)")
+    web.set_defaults(handler=_guard(_web))
 
     res = inner.add_parser("results", help="places, names and prizes (final once finished)")
     _common(res, broker=False)
