@@ -19,6 +19,9 @@ from tablectl.domain.jsonvalue import JsonValue
 ELIMINATED: Final = "eliminated"
 """The event's type on ``poker/v1/tables/{t}/tournament``."""
 
+CHIP_COUNTS: Final = "chip_counts"
+"""Every seated player's chips after a settled hand, on the same topic."""
+
 
 @dataclass(frozen=True, slots=True)
 class Bust:
@@ -66,6 +69,35 @@ def busts(start: Mapping[str, JsonValue], summary: Mapping[str, JsonValue]) -> l
     return sorted(out, key=lambda b: b.seat)
 
 
+def chip_counts(start: Mapping[str, JsonValue],
+                summary: Mapping[str, JsonValue]) -> list[dict[str, JsonValue]]:
+    """Every seat of ``start`` with its chips after a settled hand (``summary``'s stacks;
+    a seat out of the hand keeps its start stack), by seat; empty for a voided hand.
+
+    >>> chip_counts({"seats": [{"seat": 1, "name": "Ann", "stack": 500},
+    ...                        {"seat": 4, "name": "Cy", "stack": 0}]},
+    ...             {"result": "settled", "stacks": [{"seat": 1, "stack": 650}]})
+    [{'seat': 1, 'name': 'Ann', 'stack': 650}, {'seat': 4, 'name': 'Cy', 'stack': 0}]
+    """
+    if summary.get("result") != "settled":
+        return []
+    after: dict[int, int] = {}
+    stacks = summary.get("stacks")
+    for s in stacks if isinstance(stacks, list) else []:
+        if isinstance(s, dict) and (seat := _int(s.get("seat"))) is not None and (
+                stack := _int(s.get("stack"))) is not None:
+            after[seat] = stack
+    out: list[dict[str, JsonValue]] = []
+    seats = start.get("seats")
+    for s in seats if isinstance(seats, list) else []:
+        if isinstance(s, dict) and (seat := _int(s.get("seat"))) is not None:
+            name = s.get("name")
+            stack = after.get(seat, _int(s.get("stack")) or 0)
+            out.append({"seat": seat, "name": name if isinstance(name, str) else "",
+                        "stack": stack})
+    return sorted(out, key=lambda c: int(str(c["seat"])))
+
+
 def bust_event(bust: Bust, *, tournament: str, table: str, table_number: int,
                hand: str) -> dict[str, JsonValue]:
     """The ``eliminated`` event's data (docs/mqtt.md §8.1)."""
@@ -74,4 +106,4 @@ def bust_event(bust: Bust, *, tournament: str, table: str, table_number: int,
             "start_chips": bust.start_chips}
 
 
-__all__ = ["ELIMINATED", "Bust", "bust_event", "busts"]
+__all__ = ["CHIP_COUNTS", "ELIMINATED", "Bust", "bust_event", "busts", "chip_counts"]

@@ -26,7 +26,7 @@ from tablectl.clock import Clock
 from tablectl.controller.outcome import Outcome
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import TableSetup
-from tablectl.daemon.busts import ELIMINATED, bust_event, busts
+from tablectl.daemon.busts import CHIP_COUNTS, ELIMINATED, bust_event, busts, chip_counts
 from tablectl.daemon.level import Follower, Note
 from tablectl.daemon.lockstep import TableLockstep
 from tablectl.domain.jsonvalue import JsonValue
@@ -179,9 +179,9 @@ class TournamentLink:
 
     def bust_events(self, start: Mapping[str, JsonValue], summary: Mapping[str, JsonValue],
                     hand_id: int | None) -> list[NewEvent]:
-        """The ``eliminated`` events of a hand that closed with ``summary`` and started as
-        ``start`` (its row's summary: ``checkpoint``), for the outbox in the same journal
-        transaction as the input that closed it."""
+        """The ``eliminated`` events and the ``chip_counts`` of a hand that closed with
+        ``summary`` and started as ``start`` (its row's summary: ``checkpoint``), for the
+        outbox in the same journal transaction as the input that closed it."""
         checkpoint = start.get("checkpoint")
         hand = summary.get("hand")
         if not isinstance(checkpoint, dict) or not isinstance(hand, dict):
@@ -195,6 +195,12 @@ class TournamentLink:
                          bust.name, self.tournament, bust.start_chips,
                          extra={"table": self.daemon.table})
             out.append(NewEvent(self.events_topic, ELIMINATED, data, hand_id))
+        counts = chip_counts(checkpoint, summary)
+        if counts:
+            out.append(NewEvent(self.events_topic, CHIP_COUNTS, {
+                "tournament": self.tournament, "table": self.daemon.table,
+                "table_number": self.table_number, "hand": str(hand.get("id")),
+                "seats": list(counts)}, hand_id))
         return out
 
     def snapshot(self) -> dict[str, JsonValue]:

@@ -276,6 +276,29 @@ def _results(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chips(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        t = store.load(args.id)
+        seating = t.field.seating()
+        # a table's last report may name players moved or busted since: only those still
+        # in that seat are shown
+        counts = [c for c in store.chip_counts(args.id)
+                  if seating.get(c.table, {}).get(c.seat) == c.player]
+    finally:
+        store.close()
+    if args.json:
+        _say(json.dumps({"tournament": t.id, "counts": [dataclasses.asdict(c) for c in counts]},
+                        ensure_ascii=False))
+        return 0
+    total = sum(c.chips for c in counts)
+    _say(f"{t.id}: {len(counts)} players counted, {total} chips at the tables "
+         f"({t.field.chips_in_play} in play)")
+    for c in counts:
+        _say(f"  {c.chips:>12,}  {c.player}  (table {c.table} seat {c.seat}, hand {c.hand})")
+    return 0
+
+
 def _balance(args: argparse.Namespace) -> int:
     buttons = dict(args.button or [])
     made: list[Plan] = []
@@ -503,6 +526,11 @@ def add_tournament(sub: _Subparsers) -> None:
     web.add_argument("--port", type=_count(1, 65535, "a port"), default=8091,
                      help="port (default %(default)s)")
     web.set_defaults(handler=_guard(_web))
+
+    chips = inner.add_parser("chips", help="each player's chips as the tables last reported")
+    _common(chips, broker=False)
+    chips.add_argument("--json", action="store_true", help="one JSON line")
+    chips.set_defaults(handler=_guard(_chips))
 
     res = inner.add_parser("results", help="places, names and prizes (final once finished)")
     _common(res, broker=False)

@@ -14,8 +14,10 @@ acknowledges each only once it is stored, or refused for good:
   recorded once (:class:`~tablectl.tournament.errors.AlreadyRecordedError`);
 * the database away: the message is tried again, not acknowledged, until it is back.
 
-The tables in hand for hand also say here when they are ready for the next round
-(``hand_for_hand_ready``, tablectl/daemon/lockstep.py); the service counts them
+After each settled hand a table also reports every seat's chips (``chip_counts``), stored
+as that table's last counts (``tournament chips``). The tables in hand for hand also say
+here when they are ready for the next round (``hand_for_hand_ready``,
+tablectl/daemon/lockstep.py); the service counts them
 (:class:`~tablectl.tournament.lockstep.Lockstep`) and publishes the next round once every
 table with players is ready.
 """
@@ -48,7 +50,8 @@ TABLES_FILTER: Final = "poker/v1/tables/+/tournament"
 
 ELIMINATED: Final = "eliminated"
 READY: Final = "hand_for_hand_ready"
-_LIMITS: Final = JsonLimits(max_bytes=4096, max_depth=3, max_string=128, max_items=32)
+CHIP_COUNTS: Final = "chip_counts"
+_LIMITS: Final = JsonLimits(max_bytes=4096, max_depth=4, max_string=128, max_items=32)
 _TOPIC: Final = re.compile(r"poker/v1/tables/([A-Za-z0-9][A-Za-z0-9_.-]{0,63})/tournament")
 _RETRY_MAX: Final = 30.0
 
@@ -132,6 +135,40 @@ def decode_ready(topic: str, payload: bytes, tournament: str) -> TableReady | No
                       _whole(data, "round", 0, 10**9))
 
 
+@dataclass(frozen=True, slots=True)
+class TableChips:
+    """A table's chip counts after one of its hands: ``(seat, name, chips)``."""
+
+    table: str
+    table_number: int
+    hand: str
+    seats: tuple[tuple[int, str, int], ...]
+
+
+def decode_chips(topic: str, payload: bytes, tournament: str) -> TableChips | None:
+    """The chip counts in ``payload``, None when another tournament's or another kind.
+
+    Raises:
+        IntakeRefusedError: not whole, sane counts.
+    """
+    data = _body(topic, payload, tournament, CHIP_COUNTS)
+    if data is None:
+        return None
+    raw = data.get("seats")
+    if not isinstance(raw, list) or len(raw) > 12:
+        raise IntakeRefusedError("data.seats is not a list of at most 12 seats")
+    seats = []
+    for s in raw:
+        if not isinstance(s, dict):
+            raise IntakeRefusedError("data.seats holds something that is not a seat")
+        seats.append((_whole(s, "seat", 1, 12), _text(s, "name", empty=True),
+                      _whole(s, "stack", 0, 10**15)))
+    if len({seat for seat, _, _ in seats}) != len(seats):
+        raise IntakeRefusedError("data.seats names a seat twice")
+    return TableChips(_text(data, "table"), _whole(data, "table_number", 1, 999),
+                      _text(data, "hand"), tuple(seats))
+
+
 def decode_elimination(topic: str, payload: bytes, tournament: str) -> TableElimination | None:
     """The elimination in ``payload`` (published on ``topic``), None when it is another
     tournament's or another kind of event.
@@ -160,7 +197,8 @@ class Feed(Protocol):
 
 Seen = Callable[[str, TableElimination | None], None]
 """Told of each message handled: ``recorded``, ``again``, ``refused`` or ``passed``; and for a
-hand-for-hand report ``waiting`` or ``go`` (the next round went)."""
+hand-for-hand report ``waiting`` or ``go`` (the next round went); for chip counts
+``counted``."""
 
 
 class Intake:
@@ -179,6 +217,7 @@ class Intake:
         back (never ``refused`` for that)."""
         try:
             ready = decode_ready(topic, payload, self.tournament)
+            chips = decode_chips(topic, payload, self.tournament)
             found = decode_elimination(topic, payload, self.tournament)
         except IntakeRefusedError as exc:
             _LOGGER.warning("tournament %s: a message on %s refused, nothing changed: %s",
@@ -186,6 +225,8 @@ class Intake:
             return self._told("refused", None)
         if ready is not None:
             return await self._ready(ready)
+        if chips is not None:
+            return self._chips(chips)
         if found is None:
             return self._told("passed", None)
         wait = 1.0
@@ -214,6 +255,18 @@ class Intake:
                      len(t.field.playing))
         await self._publish(t)
         return self._told("recorded", found)
+
+    def _chips(self, chips: TableChips) -> str:
+        """A table's counts: stored (the next hand's replace them; the database away, they
+        are dropped: the next hand's come soon)."""
+        try:
+            self.service.table_chips(self.tournament, chips.table_number, chips.hand,
+                                     list(chips.seats))
+        except (StoreUnavailableError, TournamentError) as exc:
+            _LOGGER.warning("tournament %s: chip counts of table %s (hand %s) not stored: %s",
+                            self.tournament, chips.table, chips.hand, exc)
+            return self._told("refused", None)
+        return self._told("counted", None)
 
     async def _ready(self, ready: TableReady) -> str:
         """A table ready in hand for hand: the next round goes when every table is."""
@@ -256,5 +309,6 @@ class Intake:
             feed.ack(msg)
 
 
-__all__ = ["ELIMINATED", "READY", "TABLES_FILTER", "Feed", "Intake", "IntakeRefusedError",
-           "TableElimination", "TableReady", "decode_elimination", "decode_ready"]
+__all__ = ["CHIP_COUNTS", "ELIMINATED", "READY", "TABLES_FILTER", "Feed", "Intake",
+           "IntakeRefusedError", "TableChips", "TableElimination", "TableReady", "decode_chips",
+           "decode_elimination", "decode_ready"]

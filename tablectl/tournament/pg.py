@@ -33,7 +33,7 @@ from tablectl.tournament.clock import ClockState, Status
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
 from tablectl.tournament.field import Elimination, Entry, EntryStatus, Field
 from tablectl.tournament.payouts import Result, results
-from tablectl.tournament.store import Change, Tournament, unknown
+from tablectl.tournament.store import Change, ChipCount, Tournament, unknown
 from tablectl.tournament.structure import Structure
 
 _LOGGER = logging.getLogger(__name__)
@@ -186,6 +186,32 @@ class PgTournamentStore:
                         in conn.execute("SELECT place, player, entry, amount_cents FROM "
                                         "tournament_results WHERE tournament_id = %s ORDER BY "
                                         "place, player", (tid,))]
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
+
+    def record_chips(self, tid: str, table: int, counts: list[ChipCount]) -> None:
+        """See :meth:`TournamentStore.record_chips`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                conn.execute("DELETE FROM tournament_chip_counts WHERE tournament_id = %s AND "
+                             "table_no = %s", (tid, table))
+                if counts:
+                    conn.cursor().executemany(
+                        "INSERT INTO tournament_chip_counts (tournament_id, table_no, seat, "
+                        "player, chips, hand) VALUES (%s, %s, %s, %s, %s, %s)",
+                        [(tid, table, c.seat, c.player, c.chips, c.hand) for c in counts])
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
+
+    def chip_counts(self, tid: str) -> list[ChipCount]:
+        """See :meth:`TournamentStore.chip_counts`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                return [ChipCount(*row) for row in conn.execute(
+                    "SELECT table_no, seat, player, chips, hand FROM tournament_chip_counts "
+                    "WHERE tournament_id = %s ORDER BY chips DESC, table_no, seat", (tid,))]
         except psycopg.Error as exc:
             raise self._lost(exc) from exc
 

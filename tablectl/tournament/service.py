@@ -41,7 +41,7 @@ from tablectl.tournament.errors import (
 )
 from tablectl.tournament.field import entry_open
 from tablectl.tournament.lockstep import Lockstep
-from tablectl.tournament.store import Tournament, TournamentStore, check_id
+from tablectl.tournament.store import ChipCount, Tournament, TournamentStore, check_id
 from tablectl.tournament.structure import Structure
 
 _LOGGER = logging.getLogger(__name__)
@@ -187,6 +187,21 @@ class TournamentService:
                                       f"tournament {tid}: record the bust with tournament bust")
             return _busted(t, player, hand, start_chips, now)
         return self.store.update(tid, change)
+
+    def table_chips(self, tid: str, table: int, hand: str,
+                    seats: list[tuple[int, str, int]]) -> list[ChipCount]:
+        """Table ``table``'s chip counts after its ``hand``: ``(seat, name, chips)`` of every
+        seat it reported; each seat is named by the tournament's seating where it has a
+        player there (the table's name otherwise). Returns what was stored.
+
+        Raises:
+            StoreUnavailableError: nothing was stored.
+        """
+        seating = self.store.load(tid).field.seating().get(table, {})
+        counts = [ChipCount(table, seat, seating.get(seat, name), chips, hand)
+                  for seat, name, chips in seats if chips > 0]
+        self.store.record_chips(tid, table, counts)
+        return counts
 
     def move(self, tid: str, player: str, table: int, seat: int) -> Tournament:
         """Seat a playing player elsewhere."""

@@ -161,7 +161,7 @@ def test_pg_migrations_run_once_beside_the_floor(pg_url: str, small: Structure) 
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT name FROM tournament_migrations").fetchall()
         count = conn.execute("SELECT count(*) FROM floor_migrations").fetchone()
-    assert rows == [("0001_tournament.sql",), ("0002_results.sql",)]
+    assert rows == [("0001_tournament.sql",), ("0002_results.sql",), ("0003_chip_counts.sql",)]
     assert count is not None and count[0] >= 1
 
 

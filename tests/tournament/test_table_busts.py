@@ -32,16 +32,20 @@ from tablectl.tournament.intake import (
     TABLES_FILTER,
     Intake,
     IntakeRefusedError,
+    TableChips,
     TableElimination,
+    decode_chips,
     decode_elimination,
 )
 from tablectl.tournament.pg import PgTournamentStore
 from tablectl.tournament.service import TournamentService
+from tablectl.tournament.store import ChipCount, MemoryTournamentStore
 from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
 from tests.daemon.helpers import Listener
 from tests.daemon.test_end_to_end import ROOT, write_config
 from tests.tournament.conftest import SMALL
+from tests.tournament.test_cli import Run
 
 USER = "dealer-e2e"
 TOPIC = "poker/v1/tables/e2e/tournament"
@@ -103,7 +107,8 @@ def _play_the_hand(daemon: TableDaemon) -> None:
 
 
 async def test_busts_while_the_service_is_down_arrive_once(
-        tmp_path: Path, mosquitto: Broker, pg_url: str) -> None:
+        tmp_path: Path, mosquitto: Broker, pg_url: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
     store = PgTournamentStore(pg_url)
     service = TournamentService(store, SystemClock())
     service.create("d1", Structure.parse(SMALL, "small.toml"))
@@ -122,8 +127,10 @@ async def test_busts_while_the_service_is_down_arrive_once(
         daemon = await asyncio.wait_for(ready, 20)
         _play_the_hand(daemon)
         assert await asyncio.to_thread(listener.wait_for, lambda lst: sum(
-            t == TOPIC for t, _ in lst.raw) == 2)
+            t == TOPIC for t, _ in lst.raw) == 3)
         sent = [p for t, p in listener.raw if t == TOPIC]
+        assert [json.loads(p)["type"] for p in sent] == ["eliminated", "eliminated",
+                                                         "chip_counts"]
         assert store.load("d1").field.eliminations == ()       # nobody was listening
 
         # the service is back: both arrive, once each
@@ -144,12 +151,12 @@ async def test_busts_while_the_service_is_down_arrive_once(
             await client.subscribe(TABLES_FILTER, qos=1)
             intake = asyncio.create_task(Intake(service, "d1", SystemClock(), seen=told)
                                          .run(client))
-            await until(2)
-            assert [w for w, _ in seen] == ["recorded", "recorded"]
+            await until(3)        # the two eliminations, then the hand's chip counts
+            assert [w for w, _ in seen] == ["recorded", "recorded", "counted"]
             # a copy sent again (a table's outbox after a lost PUBACK): recorded already
             await _publish(mosquitto, sent[0])
-            await until(3)
-            assert [w for w, _ in seen] == ["recorded", "recorded", "again"]
+            await until(4)
+            assert [w for w, _ in seen][-1] == "again"
             intake.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await intake
@@ -164,7 +171,12 @@ async def test_busts_while_the_service_is_down_arrive_once(
     # out in one hand: more chips at its start, better place; the last one in finishes it
     assert ranking == [(1, "P3", None), (2, "P1", 300), (3, "P2", 50)]
     assert t.clock.status is Status.FINISHED
-    assert {x.hand for x in t.field.eliminations} == {json.loads(sent[0])["data"]["hand"]}
+    hand = json.loads(sent[0])["data"]["hand"]
+    assert {x.hand for x in t.field.eliminations} == {hand}
+    # the chip counts: the winner of the hand has every chip; the busted are not counted
+    assert store.chip_counts("d1") == [ChipCount(1, 3, "P3", 5350, hand)]
+    out = Run(["tournament", "chips", "d1", "--db", pg_url], capsys)
+    assert out.returncode == 0 and "5,350  P3  (table 1 seat 3" in out.stdout, out.stdout
     store.close()
 
 
@@ -205,3 +217,34 @@ def test_the_decoder_refuses_what_is_not_an_elimination(topic: str, payload: byt
                                                        reason: str) -> None:
     with pytest.raises(IntakeRefusedError, match=reason):
         decode_elimination(topic, payload, "d1")
+
+
+def _counts(seats: Any) -> bytes:
+    return json.dumps({"table": "e2e", "epoch": 1, "seq": 3, "type": "chip_counts",
+                       "ts": "2026-12-03T10:00:00+00:00", "hand": 1, "data": {
+                           "tournament": "d1", "table": "e2e", "table_number": 1,
+                           "hand": "e2e-000001", "seats": seats}}).encode()
+
+
+def test_chip_counts_are_decoded_and_kept_per_table() -> None:
+    found = decode_chips(TOPIC, _counts([{"seat": 1, "name": "P1", "stack": 800},
+                                         {"seat": 2, "name": "", "stack": 0}]), "d1")
+    assert found == TableChips("e2e", 1, "e2e-000001", ((1, "P1", 800), (2, "", 0)))
+    store = MemoryTournamentStore()
+    store.record_chips("d1", 1, [ChipCount(1, 1, "P1", 800, "h1")])
+    store.record_chips("d1", 2, [ChipCount(2, 4, "Q4", 900, "h7")])
+    store.record_chips("d1", 1, [ChipCount(1, 2, "P2", 700, "h2")])     # replaces table 1's
+    assert [c.player for c in store.chip_counts("d1")] == ["Q4", "P2"]
+
+
+@pytest.mark.parametrize(("seats", "reason"), [
+    ([{"seat": 1, "name": "P1", "stack": -1}], "data.stack"),
+    ([{"seat": 13, "name": "P1", "stack": 1}], "data.seat"),
+    ([{"seat": 1, "name": "P1", "stack": 1}, {"seat": 1, "name": "P2", "stack": 1}], "twice"),
+    ([1, 2], "not a seat"),
+    ({"seat": 1}, "list of at most 12"),
+    ([{"seat": 1, "name": "P1", "stack": 1}] * 13, "list of at most 12"),
+])
+def test_chip_counts_that_cannot_be_right_are_refused(seats: Any, reason: str) -> None:
+    with pytest.raises(IntakeRefusedError, match=reason):
+        decode_chips(TOPIC, _counts(seats), "d1")
