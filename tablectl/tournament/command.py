@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from tablectl.clock import SystemClock
 from tablectl.domain.errors import ConfigError
-from tablectl.publish.errors import PublishError
+from tablectl.publish.errors import PublishError, PublishRefusedError
 from tablectl.tournament.balance import Plan
 from tablectl.tournament.clock import (
     AddTime,
@@ -355,14 +355,24 @@ def _run(args: argparse.Namespace) -> int:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, service.stop)
-            await client.subscribe(TABLES_FILTER, qos=1)
-            intake = asyncio.create_task(Intake(service, args.id, clock).run(client))
+            intake: asyncio.Task[None] | None = None
+            try:
+                await client.subscribe(TABLES_FILTER, qos=1)
+                intake = asyncio.create_task(Intake(service, args.id, clock).run(client))
+            except PublishRefusedError as exc:
+                # the clock is still published; what the tables report waits on the broker
+                # for a run whose user may read it (docs/tournament.md §8)
+                _LOGGER.warning("tournament %s: the broker refuses %s (%s): the tables' "
+                                "eliminations, chip counts and hand-for-hand reports are not "
+                                "taken; give this user read access to it", args.id,
+                                TABLES_FILTER, exc)
             try:
                 await service.run(args.id, refresh=args.refresh)
             finally:
-                intake.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await intake
+                if intake is not None:
+                    intake.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await intake
 
     try:
         store.load(args.id)
