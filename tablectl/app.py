@@ -280,8 +280,12 @@ async def serve_commands(daemon: TableDaemon, messages: AsyncIterator[IncomingMe
     it failed; never its payload) and answered ``internal_error`` where a sender can be
     answered, and the next message is taken (docs/mqtt.md §8.4).
     """
+    link = daemon.tournament
     async for msg in messages:
         try:
+            if link is not None and msg.topic.value == link.topic:
+                link.on_status(msg.payload)     # the tournament's status, never a command
+                continue
             await daemon.handle_message(msg)
         except Exception as exc:
             where = "".join(traceback.format_tb(exc.__traceback__, limit=-4)).rstrip()
@@ -319,7 +323,9 @@ def table_setup(config: TableConfig) -> TableSetup:
                       max_command_age=config.access.max_command_age,
                       max_bomb_pot=config.game.max_bomb_pot,
                       double_board=config.game.double_board,
-                      currency=st.currency, units_per_currency=st.units_per_currency)
+                      # a tournament plays chips, not money (docs/tournament.md)
+                      currency="chips" if config.tournament else st.currency,
+                      units_per_currency=1 if config.tournament else st.units_per_currency)
 
 
 def access_limits(config: TableConfig) -> AccessLimits:
@@ -435,6 +441,9 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         placeholder = MemoryPublisher()
         daemon = TableDaemon(setup, initial_state(config), journal, placeholder, clock=clock,
                              limits=access_limits(config))
+        if config.tournament is not None:
+            daemon.follow(config.tournament.id, config.tournament.table,
+                          config.tournament.stale_after)
         replayed = daemon.recover()
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
@@ -446,6 +455,8 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         async with mqtt_client, contextlib.AsyncExitStack() as stack:
             stack.callback(daemon.flush_refusals, force=True)   # the counts, at any exit
             await mqtt_client.subscribe(topics.cmd_filter(config.table.id))
+            if daemon.tournament is not None:
+                await mqtt_client.subscribe(daemon.tournament.topic)
             for src in srcs:
                 await stack.enter_async_context(src)
             if config.metrics.port is not None:
@@ -502,6 +513,8 @@ async def _run_tasks(config: TableConfig, daemon: TableDaemon, mqtt_client: Mqtt
         tasks.create_task(daemon.run_refusal_flusher())
         tasks.create_task(connections())
         tasks.create_task(daemon.run_publisher(lambda: mqtt_client.connected))
+        if daemon.tournament is not None:
+            tasks.create_task(daemon.tournament.run(lambda: mqtt_client.connected))
         if config.odds.enabled:
             tasks.create_task(live_odds(daemon, config.odds.precision / 100)
                               .run(lambda: mqtt_client.connected))

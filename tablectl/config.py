@@ -19,6 +19,7 @@ Layout of a table config (every key is documented in README.md, "Configuration")
     [web]              host, port, credentials, users, broadcast_delay, ... (optional)
     [metrics]          host, port (the daemon's /metrics), web_port (the web server's)
     [odds]             enabled, precision (live odds on the secure feed)
+    [tournament]       id, stale_after (the table follows that tournament's clock)
 
 Relative paths are relative to the config file's folder. Precedence, highest first: a CLI flag
 (passed as ``overrides``), a ``TABLECTL_*`` environment variable (``TABLECTL_MQTT__URL`` sets
@@ -43,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tablectl.config_games import Hands, RunIt, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
+from tablectl.config_tournament import TournamentSection, tournament_game_problem
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
@@ -428,6 +430,16 @@ class TableConfig(_Model):
     web: WebSection | None = None
     metrics: MetricsSection = MetricsSection()
     odds: OddsSection = OddsSection()
+    tournament: TournamentSection | None = None
+
+    @model_validator(mode="after")
+    def _tournament_game(self) -> Self:
+        if self.tournament is not None:
+            problem = tournament_game_problem(self.game.variant, self.game.rotation is not None
+                                              or bool(self.game.games))
+            if problem is not None:
+                raise ValueError(f"tournament: {problem}")
+        return self
 
     @field_validator("seats")
     @classmethod

@@ -260,6 +260,7 @@ class ControllerCore:
             "small_blind": setup.stakes.small_blind, "big_blind": setup.stakes.big_blind,
             "ante": setup.stakes.ante, "bring_in": setup.stakes.bring_in,
             "small_bet": setup.stakes.small_bet, "big_bet": setup.stakes.big_bet,
+            "big_blind_ante": setup.stakes.big_blind_ante,
             "currency": setup.currency, "units_per_currency": setup.units_per_currency}
 
     @property

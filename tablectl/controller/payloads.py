@@ -395,7 +395,10 @@ class StakesInfo(_Body):
     bring_in: Chips
     small_bet: Chips
     big_bet: Chips
-    currency: str
+    big_blind_ante: Chips = Field(default=0, description="one ante for the table, posted by "
+                                  "the big blind (absent from daemons before it was added)")
+    currency: str = Field(description="``chips`` at a tournament table (amounts are chips, "
+                                      "units_per_currency 1)")
     units_per_currency: int = Field(ge=1)
 
 
@@ -531,6 +534,41 @@ class RotationInfo(_Body):
     games: list[RotationGameInfo]
 
 
+class TournamentLevelInfo(_Body):
+    """A tournament level as a table plays it (tablectl/daemon/level.py)."""
+
+    number: int = Field(ge=1)
+    label: str
+    small_blind: Chips
+    big_blind: Chips
+    ante: Chips
+    ante_kind: Literal["big_blind", "ante"]
+
+
+class TournamentInfo(_Body):
+    """The tournament a table follows and how sure it is of its level."""
+
+    id: str
+    link: Literal["no_status", "following", "stale", "link_down"] = Field(
+        description="following: the status is fresh; stale: older than the table's "
+                    "stale_after; link_down: the table's broker is away; no_status: none "
+                    "since the daemon started. In every case the table plays the last level "
+                    "it knew")
+    says: str = Field(description="the link in a line, for people")
+    level: TournamentLevelInfo | None = Field(description="the level known (null: no status "
+                                                          "yet: the config's stakes)")
+    pending: bool = Field(description="the level known starts with the next hand")
+    hand_for_hand: bool
+    hand_for_hand_go: int | None = Field(default=None, ge=0, description="in hand for hand: "
+                                         "the round the tables may start")
+    waiting: bool = Field(default=False, description="hand for hand: this table played the "
+                          "round's hand and waits for the other tables (start_hand is "
+                          "refused)")
+    status_at: str | None = Field(description="the time of the status taken")
+    refused: str | None = Field(description="why the last status message was refused (null "
+                                            "once one is taken)")
+
+
 class _SnapshotBody(_Body):
     table: str
     table_name: str | None = Field(
@@ -567,6 +605,8 @@ class _SnapshotBody(_Body):
                                                              "player's ante")
     double_board: DoubleBoardInfo | None = Field(default=None, description="a double-board "
                                                  "hand only (``board`` is board 1)")
+    tournament: TournamentInfo | None = Field(default=None, description="tables that follow "
+                                              "a tournament's clock only")
 
 
 class PublicSnapshot(_SnapshotBody):

@@ -29,13 +29,14 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from typing import Final
 
 from pydantic import ValidationError
 
 from tablectl import __version__
 from tablectl.clock import Clock
-from tablectl.controller import HandController
+from tablectl.controller import ErrorCode, HandController, Reply, Stage
 from tablectl.controller.decisions import decision_of
 from tablectl.controller.inputs import Command, ControllerInput, input_to_json
 from tablectl.controller.outcome import Outcome
@@ -45,6 +46,7 @@ from tablectl.daemon.answers import answer_from_journal
 from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
+from tablectl.daemon.tournament import TournamentLink
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
@@ -151,6 +153,29 @@ class TableDaemon:
         self._refusals_failing = False
         self.conflict: str | None = None
         """Another journal's id while its daemon is online for this table too."""
+        self.tournament: TournamentLink | None = None
+        """The tournament whose clock the table follows (:meth:`follow`); None: its
+        stakes are its config's."""
+
+    def follow(self, tournament: str, table_number: int, stale_after: float) -> TournamentLink:
+        """Follow ``tournament``'s clock (before :meth:`recover`): its levels become the
+        table's stakes from the next hand on, and its eliminations go to the journal's outbox
+        (:mod:`tablectl.daemon.tournament`)."""
+        self.tournament = TournamentLink(self, tournament, table_number, stale_after,
+                                         self.clock)
+        return self.tournament
+
+    def touch_public(self) -> None:
+        """Publish the public snapshot again (something beside the controller changed)."""
+        self.outbox.touch(public=True)
+
+    def between_hands(self) -> bool:
+        """No hand in progress (none, or the last one settled)."""
+        return self.controller.stage is not Stage.IN_HAND
+
+    def setup_in_force(self) -> TableSetup:
+        """The setup the hand in progress (or the next one) deals with."""
+        return self.controller.setup
 
     @property
     def hand_id(self) -> int | None:
@@ -187,6 +212,9 @@ class TableDaemon:
         it applies from this input on (the replay before it used the journaled ones)."""
         if self.rows.config_seq:
             last = journaled_config(self.journal, self.rows.config_seq)
+            if self.tournament is not None:
+                # the last level taken, not the config's stakes (only a start's)
+                self.setup = replace(self.setup, stakes=last.setup.stakes)
             if setup_to_json(last.setup) == setup_to_json(self.setup) and (
                     last.initial == self._initial):
                 return
@@ -211,6 +239,13 @@ class TableDaemon:
         """
         if self.faulted is not None:
             raise JournalWriteError("append_input", self._journal_path(), self.faulted)
+        if (self.tournament is not None and isinstance(inp, Command)
+                and inp.name == "start_hand"
+                and (why := self.tournament.holds_start()) is not None):
+            # hand for hand: refused before the journal, as an admission refusal is
+            _LOGGER.info("table %s: start_hand refused: %s", self.table, why,
+                         extra={"table": self.table})
+            return Outcome(reply=Reply.failure(inp.id, ErrorCode.WRONG_PHASE, why), log=(why,))
         hand_id = self.rows.hand_id
         actor = inp.user if isinstance(inp, Command) else None
         source = "console" if isinstance(inp, Command) else inp.source
@@ -245,6 +280,8 @@ class TableDaemon:
             self.metrics.applied(inp, outcome, records, started=started,
                                  commit=time.perf_counter() - committing)
         self.outbox.committed(outcome, records)
+        if self.tournament is not None:
+            self.tournament.after(outcome)
         self.applied += 1
         for note in outcome.log:
             _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})
@@ -262,6 +299,9 @@ class TableDaemon:
         row = self.rows.current or before
         hand_id = row.id if row is not None else None
         events = self.rows.new_events(outcome, hand_id)
+        if self.tournament is not None and outcome.hand_ended is not None and before is not None:
+            events += self.tournament.bust_events(before.summary, outcome.hand_ended.summary,
+                                                  hand_id)
         records = self.journal.append_events(events) if events else []
         for change in outcome.errors:
             if change.active:
@@ -320,6 +360,8 @@ class TableDaemon:
                            "since": self.clock.now().isoformat()})
             body["errors"] = errors
             body["phase"] = "fault"
+        if self.tournament is not None:
+            body["tournament"] = self.tournament.snapshot()
         return body
 
     def secure_snapshot(self) -> Mapping[str, JsonValue]:

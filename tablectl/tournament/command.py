@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit
 
 from tablectl.clock import SystemClock
 from tablectl.domain.errors import ConfigError
-from tablectl.publish.errors import PublishError
+from tablectl.publish.errors import PublishError, PublishRefusedError
 from tablectl.tournament.balance import Plan
 from tablectl.tournament.clock import (
     AddTime,
@@ -36,9 +37,11 @@ from tablectl.tournament.clock import (
     Pause,
     Resume,
     Start,
+    Status,
     clock_text,
 )
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
+from tablectl.tournament.payouts import money, prize_pool, results
 from tablectl.tournament.service import TournamentService
 from tablectl.tournament.store import Tournament, TournamentStore
 from tablectl.tournament.structure import Structure
@@ -216,6 +219,10 @@ def _check(args: argparse.Namespace) -> int:
     _say(f"{structure.name}: {len(structure.levels)} levels, starting stack "
          f"{structure.starting_stack}, late registration "
          + (f"until the end of level {late}" if late else "closed at the start"))
+    if structure.payouts:
+        _say(f"pays {structure.paid_places} places of {structure.prize_per_entry} "
+             f"{structure.currency} an entry: " + ", ".join(
+                 f"{bp / 100:g}%" for bp in structure.payouts))
     return 0
 
 
@@ -240,6 +247,55 @@ def _status(args: argparse.Namespace) -> int:
     gone = [p for p in t.field.ranking() if p.place is not None]
     for p in gone[:args.places]:
         _say(f"  {p.place:>4}. {p.player}" + (f" (entry {p.entry})" if p.entry > 1 else ""))
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        t = store.load(args.id)
+    finally:
+        store.close()
+    rows = results(t.structure, t.field)
+    final = t.clock.status is Status.FINISHED
+    pool = prize_pool(t.structure, t.field)
+    if args.json:
+        _say(json.dumps({"tournament": t.id, "final": final, "currency": t.structure.currency,
+                         "prize_pool_cents": pool, "paid_places": t.structure.paid_places,
+                         "results": [r.to_json() for r in rows]}, ensure_ascii=False))
+        return 0
+    _say(f"{t.id}: {'final' if final else 'provisional (the tournament is not finished)'} "
+         f"results; {len(t.field.entries)} entries, prize pool "
+         f"{money(pool, t.structure.currency)}, {t.structure.paid_places} places paid")
+    for r in rows:
+        place = f"{r.place:>4}." if r.place is not None else "    -"
+        entry = f" (entry {r.entry})" if r.entry > 1 else ""
+        amount = (money(r.amount, t.structure.currency) if r.amount
+                  else "still playing" if r.amount is None else "")
+        _say(f"{place} {r.player}{entry}" + (f"  {amount}" if amount else ""))
+    return 0
+
+
+def _chips(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        t = store.load(args.id)
+        seating = t.field.seating()
+        # a table's last report may name players moved or busted since: only those still
+        # in that seat are shown
+        counts = [c for c in store.chip_counts(args.id)
+                  if seating.get(c.table, {}).get(c.seat) == c.player]
+    finally:
+        store.close()
+    if args.json:
+        _say(json.dumps({"tournament": t.id, "counts": [dataclasses.asdict(c) for c in counts]},
+                        ensure_ascii=False))
+        return 0
+    total = sum(c.chips for c in counts)
+    _say(f"{t.id}: {len(counts)} players counted, {total} chips at the tables "
+         f"({t.field.chips_in_play} in play)")
+    for c in counts:
+        _say(f"  {c.chips:>12,}  {c.player}  (table {c.table} seat {c.seat}, hand {c.hand})")
     return 0
 
 
@@ -279,17 +335,44 @@ def _balance(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from tablectl.floor.command import mqtt_settings
+    from tablectl.publish.mqtt import MqttPublisher
+    from tablectl.tournament.intake import TABLES_FILTER, Intake
+    from tablectl.tournament.lockstep import Lockstep
+
     store = _store(args)
+    # a persistent session (client id tournament-ID, kept a day): the tables' eliminations
+    # wait on the broker while the service is down (docs/tournament.md §8)
+    settings = mqtt_settings(args.broker, user=f"tournament-{args.id}",
+                             credentials=Path(args.credentials) if args.credentials else None,
+                             cafile=Path(args.cafile) if args.cafile else None)
 
     async def main() -> None:
-        publisher = _publisher(args, args.id)
-        assert publisher is not None
-        async with publisher as client:
-            service = TournamentService(store, SystemClock(), client)
+        async with MqttPublisher(settings, manual_ack=True) as client:
+            clock = SystemClock()
+            service = TournamentService(store, clock, client)
+            service.lockstep = Lockstep()          # this process keeps hand for hand
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, service.stop)
-            await service.run(args.id, refresh=args.refresh)
+            intake: asyncio.Task[None] | None = None
+            try:
+                await client.subscribe(TABLES_FILTER, qos=1)
+                intake = asyncio.create_task(Intake(service, args.id, clock).run(client))
+            except PublishRefusedError as exc:
+                # the clock is still published; what the tables report waits on the broker
+                # for a run whose user may read it (docs/tournament.md §8)
+                _LOGGER.warning("tournament %s: the broker refuses %s (%s): the tables' "
+                                "eliminations, chip counts and hand-for-hand reports are not "
+                                "taken; give this user read access to it", args.id,
+                                TABLES_FILTER, exc)
+            try:
+                await service.run(args.id, refresh=args.refresh)
+            finally:
+                if intake is not None:
+                    intake.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await intake
 
     try:
         store.load(args.id)
@@ -298,6 +381,32 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(exc), 1)
     finally:
         store.close()
+    return 0
+
+
+def _web(args: argparse.Namespace) -> int:
+    from tablectl.floor.command import mqtt_settings
+    from tablectl.publish.mqtt import MqttPublisher
+    from tablectl.tournament.store import check_id
+    from tablectl.tournament.web import TournamentPage
+
+    tid = check_id(args.id)
+    broker = mqtt_settings(args.broker, user=f"tournament-web-{secrets.token_hex(3)}",
+                           credentials=Path(args.credentials) if args.credentials else None,
+                           cafile=Path(args.cafile) if args.cafile else None)
+    broker = dataclasses.replace(broker, session_expiry=0)   # the retained status rebuilds it
+
+    async def main() -> None:
+        async with MqttPublisher(broker, wait_connected=False) as client:
+            page = TournamentPage(client, tid)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, page.stop)
+            _LOGGER.info("tournament %s: page on http://%s:%d/ for %s", tid, args.host,
+                         args.port, args.broker)
+            await page.run(host=args.host, port=args.port)
+
+    asyncio.run(main())
     return 0
 
 
@@ -414,6 +523,29 @@ def add_tournament(sub: _Subparsers) -> None:
     status.add_argument("--places", type=_count(0, 100000, "a count"), default=20,
                         metavar="N", help="places to list (default %(default)s)")
     status.set_defaults(handler=_guard(_status))
+
+    web = inner.add_parser("web", help="the tournament page for the room's TVs")
+    web.add_argument("id", help="the tournament's id")
+    web.add_argument("--broker", type=_check_broker, metavar="URL", required=True,
+                     help="the broker the status is published on (mqtt://host:port)")
+    web.add_argument("--credentials", metavar="FILE",
+                     help="TOML file with username and password for the broker")
+    web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default "
+                                                         "%(default)s)")
+    web.add_argument("--port", type=_count(1, 65535, "a port"), default=8091,
+                     help="port (default %(default)s)")
+    web.set_defaults(handler=_guard(_web))
+
+    chips = inner.add_parser("chips", help="each player's chips as the tables last reported")
+    _common(chips, broker=False)
+    chips.add_argument("--json", action="store_true", help="one JSON line")
+    chips.set_defaults(handler=_guard(_chips))
+
+    res = inner.add_parser("results", help="places, names and prizes (final once finished)")
+    _common(res, broker=False)
+    res.add_argument("--json", action="store_true", help="one JSON line")
+    res.set_defaults(handler=_guard(_results))
 
     run = inner.add_parser("run", help="keep the published status true (every level change)")
     _common(run)

@@ -14,6 +14,11 @@ class TournamentError(TablectlError, ValueError):
     """A command refused; the message says why in the director's words, nothing changed."""
 
 
+class AlreadyRecordedError(TournamentError):
+    """An elimination a table reports again (the same table, hand and seat): recorded once,
+    nothing changed."""
+
+
 class StoreUnavailableError(TablectlError, RuntimeError):
     """The tournament's database cannot be reached: nothing was changed; try again."""
 
@@ -23,4 +28,4 @@ class StoreSetupError(StoreUnavailableError):
     not help; the message says what to do."""
 
 
-__all__ = ["StoreSetupError", "StoreUnavailableError", "TournamentError"]
+__all__ = ["AlreadyRecordedError", "StoreSetupError", "StoreUnavailableError", "TournamentError"]

@@ -32,7 +32,8 @@ from tablectl.floor.pg_setup import setup_problem
 from tablectl.tournament.clock import ClockState, Status
 from tablectl.tournament.errors import StoreSetupError, StoreUnavailableError, TournamentError
 from tablectl.tournament.field import Elimination, Entry, EntryStatus, Field
-from tablectl.tournament.store import Change, Tournament, unknown
+from tablectl.tournament.payouts import Result, results
+from tablectl.tournament.store import Change, ChipCount, Tournament, unknown
 from tablectl.tournament.structure import Structure
 
 _LOGGER = logging.getLogger(__name__)
@@ -159,9 +160,60 @@ class PgTournamentStore:
                              "WHERE id = %s", (*self._clock(new), list(new.field.tables),
                                                new.version, tid))
                 self._write_field(conn, new)
+                if new.clock.status is Status.FINISHED:
+                    self._write_results(conn, new)
         except psycopg.Error as exc:
             raise self._lost(exc) from exc
         return new
+
+    @staticmethod
+    def _write_results(conn: psycopg.Connection[Any], t: Tournament) -> None:
+        """The results of a finished tournament (payouts.py), in its last change."""
+        conn.execute("DELETE FROM tournament_results WHERE tournament_id = %s", (t.id,))
+        rows = [(t.id, r.place, r.player, r.entry, r.amount or 0, t.structure.currency)
+                for r in results(t.structure, t.field) if r.place is not None]
+        if rows:
+            conn.cursor().executemany(
+                "INSERT INTO tournament_results (tournament_id, place, player, entry, "
+                "amount_cents, currency) VALUES (%s, %s, %s, %s, %s, %s)", rows)
+
+    def stored_results(self, tid: str) -> list[Result]:
+        """The results written when ``tid`` finished (empty before), the best first."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                return [Result(place, player, entry, amount) for place, player, entry, amount
+                        in conn.execute("SELECT place, player, entry, amount_cents FROM "
+                                        "tournament_results WHERE tournament_id = %s ORDER BY "
+                                        "place, player", (tid,))]
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
+
+    def record_chips(self, tid: str, table: int, counts: list[ChipCount]) -> None:
+        """See :meth:`TournamentStore.record_chips`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                conn.execute("DELETE FROM tournament_chip_counts WHERE tournament_id = %s AND "
+                             "table_no = %s", (tid, table))
+                if counts:
+                    conn.cursor().executemany(
+                        "INSERT INTO tournament_chip_counts (tournament_id, table_no, seat, "
+                        "player, chips, hand) VALUES (%s, %s, %s, %s, %s, %s)",
+                        [(tid, table, c.seat, c.player, c.chips, c.hand) for c in counts])
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
+
+    def chip_counts(self, tid: str) -> list[ChipCount]:
+        """See :meth:`TournamentStore.chip_counts`."""
+        conn = self.connect()
+        try:
+            with conn.transaction():
+                return [ChipCount(*row) for row in conn.execute(
+                    "SELECT table_no, seat, player, chips, hand FROM tournament_chip_counts "
+                    "WHERE tournament_id = %s ORDER BY chips DESC, table_no, seat", (tid,))]
+        except psycopg.Error as exc:
+            raise self._lost(exc) from exc
 
     def ids(self) -> list[str]:
         """See :meth:`TournamentStore.ids`."""

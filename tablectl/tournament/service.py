@@ -34,9 +34,14 @@ from tablectl.tournament.clock import (
     apply,
     view,
 )
-from tablectl.tournament.errors import StoreUnavailableError, TournamentError
+from tablectl.tournament.errors import (
+    AlreadyRecordedError,
+    StoreUnavailableError,
+    TournamentError,
+)
 from tablectl.tournament.field import entry_open
-from tablectl.tournament.store import Tournament, TournamentStore, check_id
+from tablectl.tournament.lockstep import Lockstep
+from tablectl.tournament.store import ChipCount, Tournament, TournamentStore, check_id
 from tablectl.tournament.structure import Structure
 
 _LOGGER = logging.getLogger(__name__)
@@ -58,8 +63,10 @@ def _level_now(t: Tournament, now: Any) -> int | None:
     return view(t.clock, t.structure, now).level.number
 
 
-def status_of(t: Tournament, now: Any) -> dict[str, Any]:
-    """The published status: the clock, the field's numbers, the open windows."""
+def status_of(t: Tournament, now: Any, go: int | None = None) -> dict[str, Any]:
+    """The published status: the clock, the field's numbers, the open windows; while hand
+    for hand is on, ``go``: the round the tables may start (tablectl/tournament/lockstep.py;
+    None from a one-shot command, which does not keep the rounds)."""
     v = view(t.clock, t.structure, now)
     field = t.field
     level = _level_now(t, now)
@@ -74,7 +81,19 @@ def status_of(t: Tournament, now: Any) -> dict[str, Any]:
             "reentry_open": not finished and t.structure.max_entries > 1 and entry_open(
                 t.structure.reentry_until_level, level),
             "hand_for_hand": the_plan.hand_for_hand and not finished,
+            "hand_for_hand_go": go if the_plan.hand_for_hand and not finished else None,
             "paid_places": t.structure.paid_places}
+
+
+def _busted(t: Tournament, player: str, hand: str, start_chips: int, now: Any) -> Tournament:
+    """``t`` with ``player`` out after ``hand``; the last bust finishes the tournament."""
+    if t.clock.status is Status.FINISHED:
+        raise TournamentError("the tournament is finished")
+    field = t.field.bust(player, hand=hand, start_chips=start_chips)
+    clock = t.clock
+    if len(field.playing) == 1 and clock.status is not Status.NOT_STARTED:
+        clock = apply(clock, t.structure, Finish(), now)
+    return replace(t, field=field, clock=clock)
 
 
 class TournamentService:
@@ -93,6 +112,9 @@ class TournamentService:
         self.publisher = publisher
         self._stopping = False
         self._wake: asyncio.Event | None = None
+        self.lockstep: Lockstep | None = None
+        """hand for hand across the tables, kept by ``tournament run`` (in memory: see its
+        module); None in a one-shot command, whose status says no round"""
 
     # ---- commands -----------------------------------------------------------------------
 
@@ -138,15 +160,48 @@ class TournamentService:
         now = self.clock.now()
 
         def change(t: Tournament) -> Tournament:
-            if t.clock.status is Status.FINISHED:
-                raise TournamentError("the tournament is finished")
             name = hand or f"bust-{len(t.field.eliminations) + 1}"
-            field = t.field.bust(player, hand=name, start_chips=start_chips)
-            clock = t.clock
-            if len(field.playing) == 1 and clock.status is not Status.NOT_STARTED:
-                clock = apply(clock, t.structure, Finish(), now)
-            return replace(t, field=field, clock=clock)
+            return _busted(t, player, name, start_chips, now)
         return self.store.update(tid, change)
+
+    def table_bust(self, tid: str, *, table: int, seat: int, hand: str,
+                   start_chips: int) -> Tournament:
+        """The elimination a table reported: the player in ``table``/``seat`` is out after
+        its ``hand`` (the table's hand id), which they started with ``start_chips``.
+
+        Raises:
+            AlreadyRecordedError: this table, hand and seat are recorded already (a table
+                that sends it again, a broker that delivers it again): nothing changed.
+            TournamentError: nobody plays in that seat, or the bust does not fit.
+        """
+        now = self.clock.now()
+
+        def change(t: Tournament) -> Tournament:
+            for x in t.field.eliminations:
+                if (x.hand, x.table, x.seat) == (hand, table, seat):
+                    raise AlreadyRecordedError(f"{x.player}'s elimination at table {table} "
+                                               f"seat {seat} in hand {hand} is recorded")
+            player = t.field.seating().get(table, {}).get(seat)
+            if player is None:
+                raise TournamentError(f"nobody plays at table {table} seat {seat} in "
+                                      f"tournament {tid}: record the bust with tournament bust")
+            return _busted(t, player, hand, start_chips, now)
+        return self.store.update(tid, change)
+
+    def table_chips(self, tid: str, table: int, hand: str,
+                    seats: list[tuple[int, str, int]]) -> list[ChipCount]:
+        """Table ``table``'s chip counts after its ``hand``: ``(seat, name, chips)`` of every
+        seat it reported; each seat is named by the tournament's seating where it has a
+        player there (the table's name otherwise). Returns what was stored.
+
+        Raises:
+            StoreUnavailableError: nothing was stored.
+        """
+        seating = self.store.load(tid).field.seating().get(table, {})
+        counts = [ChipCount(table, seat, seating.get(seat, name), chips, hand)
+                  for seat, name, chips in seats if chips > 0]
+        self.store.record_chips(tid, table, counts)
+        return counts
 
     def move(self, tid: str, player: str, table: int, seat: int) -> Tournament:
         """Seat a playing player elsewhere."""
@@ -176,7 +231,25 @@ class TournamentService:
 
     def status(self, tid: str) -> dict[str, Any]:
         """The status as it would be published now."""
-        return status_of(self.store.load(tid), self.clock.now())
+        return self._status(self.store.load(tid))
+
+    def _status(self, t: Tournament) -> dict[str, Any]:
+        lockstep = self.lockstep
+        body = status_of(t, self.clock.now(), lockstep.go if lockstep is not None else None)
+        if lockstep is not None and not body["hand_for_hand"]:
+            lockstep.reset()
+        return body
+
+    def hand_ready(self, tid: str, table: int, played: int) -> tuple[Tournament, bool]:
+        """Table ``table`` is between hands, having played hand-for-hand round ``played``;
+        True when that made the next round go (publish the status then)."""
+        t = self.store.load(tid)
+        if self.lockstep is None:
+            self.lockstep = Lockstep()
+        if not self._status(t)["hand_for_hand"]:
+            return t, False
+        playing = [n for n, seats in t.field.seating().items() if seats]
+        return t, self.lockstep.report(table, played, playing)
 
     @staticmethod
     def _check_open(t: Tournament, now: Any, until: int, what: str) -> None:
@@ -196,7 +269,7 @@ class TournamentService:
         Raises:
             PublishError: the broker did not take it (the command is stored all the same).
         """
-        body = status_of(t, self.clock.now())
+        body = self._status(t)
         if self.publisher is not None:
             await self.publisher.publish(clock_topic(t.id), json.dumps(
                 body, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
@@ -243,7 +316,7 @@ class TournamentService:
                 body = await self.publish(last)
             except PublishError as exc:
                 _LOGGER.warning("tournament %s: status not published: %s", tid, exc)
-                body = status_of(last, self.clock.now())
+                body = self._status(last)
             clock = body["clock"]
             if clock["phase"] in (Phase.RUNNING.value, Phase.ON_BREAK.value) and (
                     clock["time_left"] > 0):

@@ -68,6 +68,17 @@ class Tournament:
                    int(body["version"]))
 
 
+@dataclass(frozen=True, slots=True)
+class ChipCount:
+    """A player's chips at a table after one of its hands (what the table reported)."""
+
+    table: int
+    seat: int
+    player: str
+    chips: int
+    hand: str
+
+
 Change = Callable[[Tournament], Tournament]
 """A pure function from the tournament as stored to the tournament to store."""
 
@@ -106,6 +117,18 @@ class TournamentStore(Protocol):
         """Every tournament id, sorted."""
         ...
 
+    def record_chips(self, tid: str, table: int, counts: list[ChipCount]) -> None:
+        """Table ``table``'s counts after a hand: they replace what it reported before.
+
+        Raises:
+            StoreUnavailableError: nothing was recorded.
+        """
+        ...
+
+    def chip_counts(self, tid: str) -> list[ChipCount]:
+        """Every table's last counts, the most chips first."""
+        ...
+
     def close(self) -> None:
         """Release the connection."""
         ...
@@ -127,6 +150,7 @@ class MemoryTournamentStore:
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
+        self._chips: dict[str, dict[int, list[ChipCount]]] = {}
         self.fail_next = False
 
     def _check(self) -> None:
@@ -164,9 +188,27 @@ class MemoryTournamentStore:
         self._check()
         return sorted(self._rows)
 
+    def record_chips(self, tid: str, table: int, counts: list[ChipCount]) -> None:
+        """See :meth:`TournamentStore.record_chips`."""
+        self._check()
+        self._chips.setdefault(tid, {})[table] = list(counts)
+
+    def chip_counts(self, tid: str) -> list[ChipCount]:
+        """See :meth:`TournamentStore.chip_counts`."""
+        self._check()
+        return sorted((c for rows in self._chips.get(tid, {}).values() for c in rows),
+                      key=lambda c: (-c.chips, c.table, c.seat))
+
     def close(self) -> None:
         """Nothing to release."""
 
 
-__all__ = ["Change", "MemoryTournamentStore", "Tournament", "TournamentStore", "check_id",
-           "unknown"]
+__all__ = [
+    "Change",
+    "ChipCount",
+    "MemoryTournamentStore",
+    "Tournament",
+    "TournamentStore",
+    "check_id",
+    "unknown",
+]

@@ -8,8 +8,11 @@ The structure is everything the clock and the field need to know before the firs
     late_registration_until_level = 6   # registration is open until the end of level 6
     reentry_until_level = 6             # an eliminated player may buy in again until then
     max_entries = 2                     # entries per player (1: a freeze-out)
-    paid_places = 15                    # places paid
-    hand_for_hand_at = 16               # hand-for-hand from 16 players left (the default:
+    paid_places = 9                     # places paid (default: as many as payouts)
+    prize_per_entry = 100               # money each entry puts in the prize pool
+    currency = "EUR"                    # of the prizes (default USD)
+    payouts = [30, 20, 12.5, 9.5, 7.5, 6, 5, 5, 4.5]  # % of the pool: 1st, 2nd... (9 paid)
+    hand_for_hand_at = 10               # hand-for-hand from 10 players left (the default:
                                         # paid_places + 1) until one busts into the money
     break_table = "highest_number"      # or "fewest_players" (docs/tournament.md)
     chips = [25, 100, 500, 1000, 5000]  # optional: the denominations in play
@@ -33,8 +36,10 @@ durations positive; a break comes after an existing level other than the last, a
 after each level; late registration and re-entry end at an existing level; the starting
 stack covers the first big blind; with ``chips`` given, a chip-up races off chips that
 are in play, and every blind and ante can be paid with the smallest chip still in play at
-its level (a level after a chip-up must not need the chip raced off); unknown keys are
-refused (a misspelt key would silently
+its level (a level after a chip-up must not need the chip raced off); ``payouts`` are
+percentages of the prize pool (at most two decimals, each above 0, none above the place
+before it, 100 in all), one for each paid place, and need a ``prize_per_entry``; unknown keys
+are refused (a misspelt key would silently
 keep its default).
 
 The clock runs through :attr:`Structure.periods`: every level and every break, in order.
@@ -60,9 +65,11 @@ The clock runs through :attr:`Structure.periods`: every level and every break, i
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
@@ -169,6 +176,11 @@ class Structure:
     break_table: BreakTable = BreakTable.HIGHEST_NUMBER
     chips: tuple[int, ...] = ()
     """the denominations in play at the start (empty: not given, nothing checked)"""
+    prize_per_entry: int = 0
+    """money each entry puts in the prize pool (whole units of ``currency``)"""
+    currency: str = "USD"
+    payouts: tuple[int, ...] = ()
+    """each paid place's share of the prize pool, in hundredths of a percent (1st first)"""
 
     @property
     def periods(self) -> tuple[Period, ...]:
@@ -202,6 +214,8 @@ class Structure:
                 "max_entries": self.max_entries, "paid_places": self.paid_places,
                 "hand_for_hand_at": self.hand_for_hand_at,
                 "break_table": self.break_table.value, "chips": list(self.chips),
+                "prize_per_entry": self.prize_per_entry, "currency": self.currency,
+                "payouts": [bp // 100 if bp % 100 == 0 else bp / 100 for bp in self.payouts],
                 "level": [{"small_blind": lv.small_blind, "big_blind": lv.big_blind,
                            "ante": lv.ante, "ante_kind": lv.ante_kind.value,
                            "seconds": lv.seconds} for lv in self.levels],
@@ -240,7 +254,8 @@ class Structure:
 _TOP_KEYS: Final = frozenset({"name", "starting_stack", "seats_per_table", "level", "break",
                               "late_registration_until_level", "reentry_until_level",
                               "max_entries", "paid_places", "hand_for_hand_at",
-                              "break_table", "chips"})
+                              "break_table", "chips", "prize_per_entry", "currency",
+                              "payouts"})
 _LEVEL_KEYS: Final = frozenset({"small_blind", "big_blind", "ante", "ante_kind", "minutes",
                                 "seconds"})
 _BREAK_KEYS: Final = frozenset({"after_level", "minutes", "seconds", "chip_up"})
@@ -346,7 +361,8 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
     if max_entries > 1 and not body.get("reentry_until_level"):   # absent or 0
         p.add("max_entries", f"is {max_entries} but reentry_until_level is not set: "
                              "say until which level players may re-enter")
-    paid = body.get("paid_places", 0)
+    payouts = _payouts(body, p)
+    paid = body.get("paid_places", len(payouts))
     if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= 100_000:
         p.add("paid_places", f"must be a whole number 0 to 100000, not {paid!r}")
         paid = 0
@@ -361,6 +377,20 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
         p.add("break_table", f"must be one of {', '.join(b.value for b in BreakTable)}, not "
                              f"{body.get('break_table')!r}")
         break_table = BreakTable.HIGHEST_NUMBER
+    if payouts and paid != len(payouts):
+        p.add("payouts", f"gives {len(payouts)} places but paid_places is {paid!r}")
+    prize = body.get("prize_per_entry", 0)
+    if isinstance(prize, bool) or not isinstance(prize, int) or not 0 <= prize <= 10**9:
+        p.add("prize_per_entry", f"must be a whole amount 0 to 1000000000, not {prize!r}")
+        prize = 0
+    elif payouts and not prize:
+        p.add("prize_per_entry", "is required with payouts (the money each entry puts in the "
+                                 "prize pool)")
+    currency = body.get("currency", "USD")
+    if not isinstance(currency, str) or not (len(currency) == 3 and currency.isascii()
+                                             and currency.isalpha() and currency.isupper()):
+        p.add("currency", f"must be a currency code such as EUR, not {currency!r}")
+        currency = "USD"
     chips = _chips(body.get("chips", []), levels, breaks, p)
     if p.items:
         raise ConfigError(p.items, source)
@@ -369,7 +399,39 @@ def _build(body: dict[str, Any], source: str | None) -> Structure:
                      late_registration_until_level=until["late_registration_until_level"],
                      reentry_until_level=until["reentry_until_level"],
                      max_entries=max_entries, paid_places=paid, hand_for_hand_at=h4h,
-                     break_table=break_table, chips=chips)
+                     break_table=break_table, chips=chips, prize_per_entry=prize,
+                     currency=currency, payouts=payouts)
+
+
+def _payouts(body: Mapping[str, Any], p: _Problems) -> tuple[int, ...]:
+    """``payouts`` in hundredths of a percent, checked (see the module docstring)."""
+    raw = body.get("payouts", [])
+    if not isinstance(raw, list) or len(raw) > 100_000:
+        p.add("payouts", f"must be a list of percentages, e.g. [50, 30, 20], not {raw!r}"[:200])
+        return ()
+    out: list[int] = []
+    for i, value in enumerate(raw):
+        try:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    math.isfinite(value)):
+                raise ValueError
+            hundredths = Decimal(repr(value)) * 100
+            if hundredths != hundredths.to_integral_value() or not 0 < hundredths <= 10_000:
+                raise ValueError
+        except (ValueError, ArithmeticError):
+            p.add(f"payouts[{i}]", f"must be a percentage above 0 with at most two decimals, "
+                                   f"not {value!r}")
+            return ()
+        out.append(int(hundredths))
+    for i in range(1, len(out)):
+        if out[i] > out[i - 1]:
+            p.add(f"payouts[{i}]", f"place {i + 1} ({out[i] / 100:g}%) is paid more than place "
+                                   f"{i} ({out[i - 1] / 100:g}%)")
+            return ()
+    if out and sum(out) != 10_000:
+        p.add("payouts", f"add up to {sum(out) / 100:g}%, not 100%")
+        return ()
+    return tuple(out)
 
 
 def _chips(raw: object, levels: list[Level], breaks: list[Break],

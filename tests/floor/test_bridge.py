@@ -168,4 +168,4 @@ def test_the_bridge_template_refuses_bad_values() -> None:
     out = render.render(text, {"TABLE": "t07", "FLOOR_HOST": "10.0.0.5", "FLOOR_PORT": "8883"})
     assert "@" not in "".join(line for line in out.splitlines() if not line.startswith("#"))
     topic_lines = [line for line in out.splitlines() if line.startswith("topic")]
-    assert len(topic_lines) == 6 and not any("secure" in line for line in topic_lines)
+    assert len(topic_lines) == 8 and not any("secure" in line for line in topic_lines)

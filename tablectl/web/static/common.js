@@ -289,6 +289,30 @@ function renderBanners(node, view, streamOk) {
   if (errors.length || snap.phase === "fault") add("banner-wait", "Waiting for the dealer");
 }
 
+// A tournament table's level (docs/mqtt.md section 8.3, "tournament"): the level, whether it
+// starts with the next hand, hand for hand, and whether the table is sure of it; "" at a
+// table that follows no tournament.
+function tournamentText(snap) {
+  const t = snap && snap.tournament;
+  if (!t) return "";
+  const parts = [];
+  if (t.level && typeof t.level.label === "string") {
+    const label = t.level.label.charAt(0).toUpperCase() + t.level.label.slice(1);
+    parts.push(t.pending ? label + " from the next hand" : label);
+  } else {
+    parts.push("Tournament " + t.id);
+  }
+  if (t.hand_for_hand) {
+    parts.push(t.waiting ? "HAND FOR HAND: waiting for the other tables" : "HAND FOR HAND");
+  }
+  if (t.link === "stale" || t.link === "link_down") {
+    parts.push("tournament clock not updating: playing the last level known");
+  } else if (t.link === "no_status") {
+    parts.push("no tournament clock yet");
+  }
+  return parts.join(" \u00b7 ");
+}
+
 // A mixed game's rotation: the game now, the hands left in it, the next game, where the frozen
 // button resumes (docs/mqtt.md section 8.3, "rotation"); "" at a table dealing one game.
 function rotationText(snap) {

@@ -57,6 +57,9 @@ function render(view) {
   const rotation = document.getElementById("rotation");
   rotation.textContent = rotationText(snap);
   rotation.hidden = !rotation.textContent;
+  const tournament = document.getElementById("tournament");
+  tournament.textContent = tournamentText(snap);
+  tournament.hidden = !tournament.textContent;
   renderBanners(document.getElementById("banners"), view, streamOk);
   renderBoard(document.getElementById("board"), snap, "xl");
   renderPots(document.getElementById("pots"), snap);

@@ -31,6 +31,8 @@ function renderOverlay(view) {
     const row = el("div", "hole-cards");
     cards.forEach((c) => row.appendChild(cardEl(c, "lg")));
     box.appendChild(row);
+    const chips = tournamentChips(s, snap);
+    if (chips) box.appendChild(el("div", "hole-stack", chips));
     const mine = results.filter((r) => r.seat === s.seat && r.description);
     if (mine.length) box.appendChild(el("div", "hole-desc", mine.map((r) => r.description).join(" / ")));
     else if (s.status === "folded") box.appendChild(el("div", "hole-desc", "folded"));
@@ -50,6 +52,16 @@ function renderOverlay(view) {
   } else {
     ((snap && snap.board) || []).forEach((c) => board.appendChild(cardEl(c, "lg")));
   }
+}
+
+// At a tournament table: the seat's chips and how many big blinds they make
+// (docs/mqtt.md section 8.3, "tournament"); "" elsewhere.
+function tournamentChips(seat, snap) {
+  const bb = snap && snap.stakes && snap.stakes.big_blind;
+  if (!snap || !snap.tournament || !bb || typeof seat.stack !== "number") return "";
+  const blinds = seat.stack / bb;
+  return seat.stack.toLocaleString("en-US") + " chips \u00b7 " +
+    (blinds < 10 ? blinds.toFixed(1) : Math.floor(blinds).toLocaleString("en-US")) + " BB";
 }
 
 // The odds of each live seat, if they were computed on the board shown now (a board card
