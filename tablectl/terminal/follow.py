@@ -178,7 +178,9 @@ class TableFollower:
                    "results": [e for e in self._hand_events if e.get("type") == "winner"],
                    "stakes": (self._latest or {}).get("stakes", {})}
         started = [e for e in self._hand_events if e.get("type") == "hand_started"]
-        if started and started[0].get("game"):      # a rotation's hand names its game
+        # every hand names its game; the line says it only at a mixed-game table, where it
+        # changes from hand to hand
+        if started and started[0].get("game") and (self._latest or {}).get("rotation"):
             summary["game"] = started[0]["game"]
         self._hand_events = []
         return summary

@@ -214,7 +214,7 @@ class FakeTable:
         self.phase, self.street = "dealing", "preflop"
         self.event("hand_started", hand=self.hand_ref(), button=self.button,
                    seats=[{"seat": s.seat, "name": s.name, "stack": s.stack}
-                          for s in self.seats.values()])
+                          for s in self.seats.values()], game=GAME, stakes=STAKES)
         sb, bb = self.button, self.other(self.button)  # heads-up: the button posts the SB
         for seat, kind, amount in ((sb, "small_blind", 100), (bb, "big_blind", 200)):
             s = self.seats[seat]

@@ -12,6 +12,7 @@ from playwright.async_api import expect
 
 from tablectl.game import Act, ActionIn, Street
 from tests.web.conftest import TABLE, artifact
+from tests.web.fake_table import GAME, STAKES
 from tests.web.paho_link import SyncClient
 from tests.web.test_display import state, status
 from tests.web.test_whole_stack import (  # noqa: F401 - the whole_stack fixture
@@ -99,7 +100,8 @@ async def test_a_long_hand_shows_its_start_and_end_and_says_what_is_left_out(
     stack = await stack_factory()
     daemon = SyncClient(stack.broker.port, "controller-t01")
     head = [{"type": "hand_started", "hand": {"id": "t01-000042", "number": 42}, "button": 3,
-             "seats": [{"seat": 3, "name": "Brook", "stack": 20000}], "n": 1}]
+             "seats": [{"seat": 3, "name": "Brook", "stack": 20000}], "n": 1,
+             "game": GAME, "stakes": STAKES}]
     head += [{"type": "action", "seat": 3, "kind": "check", "amount": 0, "to": 0,
               "all_in": False, "stack": 20000, "n": n} for n in range(2, 25)]
     tail = [{"type": "action", "seat": 5, "kind": "check", "amount": 0, "to": 0,
