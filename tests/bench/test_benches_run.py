@@ -51,7 +51,8 @@ CASES = [
     ("screenshots.py", ["--out", "img"], ["seconds"]),
 ]
 
-SOAK = {"camera.py", "soak.py", "screenshots.py", "floor.py"}
+SOAK = {"camera.py", "soak.py", "screenshots.py", "floor.py", "latency.py", "publish.py",
+        "hostile.py"}
 """The longest (15-75 s each on a busy machine): run by ``.ci/test --all`` (marker ``soak``)."""
 
 
