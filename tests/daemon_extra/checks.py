@@ -176,6 +176,32 @@ def _snapshot_errors(inner: str, data: dict[str, Any], validators: Mapping[str, 
     return found
 
 
+class PartChecker:
+    """Bodies checked against the checked-in schemas the way :func:`check_schemas` does: a
+    snapshot part by part (:func:`_snapshot_errors`), an event against its own type's branch,
+    and each distinct part once (many repeat exactly from one snapshot to the next)."""
+
+    def __init__(self) -> None:
+        self.validators = _validators()
+        self._seen: dict[tuple[str, str], list[Any]] = {}
+
+    def errors(self, name: str, instance: object) -> list[Any]:
+        """The errors of ``instance`` under validator ``name`` (memoised by its JSON)."""
+        key = (name, json.dumps(instance, sort_keys=True))
+        if key not in self._seen:
+            self._seen[key] = list(self.validators[name].iter_errors(instance))
+        return self._seen[key]
+
+    def snapshot_errors(self, inner: str, data: dict[str, Any]) -> list[Any]:
+        """The errors of snapshot ``data`` under schema ``inner`` (``PublicSnapshot``...)."""
+        return _snapshot_errors(inner, data, self.validators, self.errors)
+
+    def event_errors(self, inner: str, data: dict[str, Any]) -> list[Any]:
+        """The errors of event body ``data`` (with its ``type``) under schema ``inner``."""
+        name = f"{inner}:{data.get('type')}"
+        return self.errors(name if name in self.validators else inner, data)
+
+
 def checked_in_schemas_match_the_code() -> list[str]:
     """Names of checked-in schema files that differ from what the code generates."""
     stale = []
@@ -219,21 +245,13 @@ class SchemaReport:
 def check_schemas(raw: list[tuple[str, bytes]]) -> SchemaReport:
     """Validate every recorded payload against the schema of its topic (and the body of
     events and snapshots against the controller's schema of its type)."""
-    validators = _validators()
+    checker = PartChecker()
+    validators = checker.validators
     report = SchemaReport()
 
     def fail(i: int, topic: str, errors: Iterable[Any]) -> None:
         for err in list(errors)[:3]:
             report.failures.append(f"#{i} {topic}: {err.message} at {list(err.absolute_path)}")
-
-    seen: dict[tuple[str, str], list[Any]] = {}
-
-    def errors(name: str, instance: object) -> list[Any]:
-        # many bodies repeat exactly (a card dealt down to seat 2, a check...): once is enough
-        key = (name, json.dumps(instance, sort_keys=True))
-        if key not in seen:
-            seen[key] = list(validators[name].iter_errors(instance))
-        return seen[key]
 
     for i, (topic, payload) in enumerate(raw):
         route = _route(topic)
@@ -253,11 +271,9 @@ def check_schemas(raw: list[tuple[str, bytes]]) -> SchemaReport:
         report.counts[kind] = report.counts.get(kind, 0) + 1
         if inner is not None and isinstance(data, dict):
             if outer == "SnapshotEnvelope":
-                fail(i, topic, _snapshot_errors(inner, data, validators, errors))
+                fail(i, topic, checker.snapshot_errors(inner, data))
                 continue
-            name = f"{inner}:{doc.get('type')}"
-            fail(i, topic, errors(name if name in validators else inner,
-                                  {"type": doc.get("type"), **data}))
+            fail(i, topic, checker.event_errors(inner, {"type": doc.get("type"), **data}))
     return report
 
 
