@@ -37,7 +37,7 @@ from tablectl.vision.corners import (
     realigned,
     upright_crop,
 )
-from tablectl.vision.evidence import Evidence
+from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial
 from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
@@ -66,6 +66,18 @@ card placed from it lies this much inside the frame (a card touching the edge)."
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
+PRINT_SLACK: Final = 0.03
+"""How far short of ``Thresholds.index`` a read's whole index may come and still be
+accepted, when its face agrees as well (``face_only``): the face is the second,
+independent check that the print is this deck's. An index read small or blurred (a webcam
+over a table, a deck enrolled from sharp scans) correlates less closely with its enrolled
+print than a photo like the enrolment's; its layout (sizes and gaps relative to the rank's
+height) does not blur, so it gets no slack: the reads of another suit of the same rank
+accepted with a layout slack of 0.03 all lay past ``Thresholds.layout``. On its index alone
+such a read is refused as before. The face compares ranks and tells suits apart only
+coarsely, so the suit glyph of such a read must stand on its own as on an index-only read
+(:data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`): with the general gate a seven of
+spades of another design was accepted as the club at a suit correlation of 0.89."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 
@@ -108,6 +120,9 @@ class IndexRead:
     evidence: str = ""
     """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
+    face_only: bool = False
+    """The index's print comes near this deck's but short of its gate
+    (:data:`PRINT_SLACK`): accepted only if the face agrees, never on the index alone."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -251,15 +266,23 @@ class Recogniser:
         tilt = _lean(g.layout) - _lean(self.profile.layouts[same][int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
-        ok = (glyphs_sure and bool(deck_match) and self.profile.verified
+        face_only = (glyphs_sure and not deck_match and self.profile.two_kinds
+                     and idx_score >= t.index - PRINT_SLACK and lay <= t.layout
+                     and s_best >= INDEX_ONLY_GLYPHS)
+        ok = (glyphs_sure and (bool(deck_match) or face_only) and self.profile.verified
               and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, deck_match, min(r_sep, s_sep), g.box, g.axis, tilt)
+                         lay, colour_ok, None if face_only else deck_match,
+                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only)
 
     def read_index(self, crop: Image) -> IndexRead:
-        """Read one upright index crop (BGR)."""
-        return self._read_index(crop)[0]
+        """Read one upright index crop (BGR). No face is seen here: a read whose print
+        only comes near this deck's (``face_only``) is not accepted."""
+        r = self._read_index(crop)[0]
+        if r.face_only:
+            return replace(r, status=FaceStatus.NEEDS_CONFIRMATION)
+        return r
 
     def _read_index(self, crop: Image, faint: bool = True) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
@@ -274,7 +297,7 @@ class Recogniser:
                 r = self._classify(g)
                 if _better(r, best):
                     best = r
-            if best.status is FaceStatus.ACCEPTED:
+            if best.status is FaceStatus.ACCEPTED and not best.face_only:
                 break
         return best, bool(first)
 
@@ -290,7 +313,7 @@ class Recogniser:
     def inspect_shoe(self, frame: Image) -> IndexRead:
         """The full verdict on a shoe frame's index window (no face is seen: an accepted
         index must pass the card's index-only gate)."""
-        return self.second_look(self.read_index(self.shoe_crop(frame)), None)
+        return self.second_look(self._read_index(self.shoe_crop(frame))[0], None)
 
     def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""
@@ -303,7 +326,8 @@ class Recogniser:
         index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
-        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img)
+        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img,
+                                 face_only=r.face_only)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 
@@ -316,7 +340,7 @@ class Recogniser:
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl)
-            if a.status is FaceStatus.ACCEPTED:
+            if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
             b, seen_b = self._read_index(br)
             best = max((best, a, b), key=_rank)
@@ -366,7 +390,7 @@ class Recogniser:
         return quad, r
 
     def _corner_ok(self, r: IndexRead) -> bool:
-        return (r.status is FaceStatus.ACCEPTED and r.box is not None
+        return (r.status is FaceStatus.ACCEPTED and not r.face_only and r.box is not None
                 and r.layout <= CORNER_LAYOUT * self._t.layout
                 and r.index_score >= self._t.index + CORNER_INDEX)
 
@@ -519,19 +543,24 @@ def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     where the glyph lies between them along the line that tells them apart (1: exactly the
     winner; 0: halfway)."""
     scores = vecs @ v
-    ends = [*starts[1:].tolist(), len(scores)]
-    best: list[tuple[float, int, int]] = []
-    for a, b in zip(starts.tolist(), ends, strict=True):
-        cls = int(ids[a])
-        if allowed is not None and not allowed[cls]:
-            continue
-        k = a + int(np.argmax(scores[a:b]))
-        best.append((float(scores[k]), k, cls))
-    best.sort(reverse=True)
-    s1, k1, c1 = best[0]
-    if len(best) < 2:
+    best = np.maximum.reduceat(scores, starts)
+    classes = ids[starts]
+    if allowed is not None:
+        keep = allowed[classes]
+        best, kept = best[keep], np.flatnonzero(keep)
+    else:
+        kept = np.arange(len(starts))
+    top = np.argsort(-best, kind="stable")[:2]
+    ends = np.r_[starts[1:], len(scores)]
+
+    def winner(i: int) -> int:  # the exemplar that gives class ``i`` its score
+        a = int(starts[kept[i]])
+        return a + int(np.argmax(scores[a:int(ends[kept[i]])]))
+
+    s1, k1, c1 = float(best[top[0]]), winner(int(top[0])), int(classes[kept[top[0]]])
+    if len(top) < 2:
         return c1, s1, 2.0, 2.0
-    s2, k2, _ = best[1]
+    s2, k2 = float(best[top[1]]), winner(int(top[1]))
     gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
     return c1, s1, s1 - s2, (s1 - s2) / gap
 
@@ -563,8 +592,8 @@ def _quad_area(q: Quad) -> float:
     return float(cv2.contourArea(np.array(q, np.float32)))
 
 
-def _rank(r: IndexRead) -> tuple[int, float]:
-    return _PRIORITY[r.status], r.confidence
+def _rank(r: IndexRead) -> tuple[int, bool, float]:
+    return _PRIORITY[r.status], not r.face_only, r.confidence
 
 
 def _better(a: IndexRead, b: IndexRead) -> bool:

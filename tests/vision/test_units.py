@@ -293,3 +293,26 @@ def test_jumbo_index_is_read_through_the_wider_corner() -> None:
     frame, _ = cam.board_frame(deal, (120, 140))
     reads = rec.read_board(frame)
     assert sorted(str(r.card) for r in reads) == sorted(str(c) for c in deal)
+
+
+def test_a_print_short_of_the_decks_is_never_accepted_without_a_face(
+        shoe_deck: EnrolledDeck) -> None:
+    """A clear index whose whole print matches the enrolled one a little less closely than
+    the deck's gate asks (``face_only``) is accepted only where a face agrees: never in the
+    shoe's window, which sees no face; a print further off is simply unsure."""
+    cam = SimCamera(12, shoe_deck.style, strength=0.3)
+    x, y, w, h = SHOE_ROI
+    card = Card.parse("7d")
+    frame = cam.shoe_frame(card)
+    sure = Recogniser(shoe_deck.profile).read_index(frame[y:y + h, x:x + w])
+    assert sure.status is FaceStatus.ACCEPTED and sure.card == card and not sure.face_only
+    t = shoe_deck.profile.thresholds
+    near = Recogniser(replace(shoe_deck.profile, thresholds=replace(
+        t, index=sure.index_score + 0.01)))
+    read = near.read_index(frame[y:y + h, x:x + w])
+    assert read.face_only and read.card == card
+    assert read.status is FaceStatus.NEEDS_CONFIRMATION
+    assert near.inspect_shoe(frame).status is FaceStatus.NEEDS_CONFIRMATION
+    far = Recogniser(replace(shoe_deck.profile, thresholds=replace(
+        t, index=sure.index_score + 0.1)))
+    assert not far.read_index(frame[y:y + h, x:x + w]).face_only
