@@ -34,15 +34,17 @@ from tablectl.vision.corners import (
     card_quad,
     glyph_pairs,
     inside_share,
+    placements,
     realigned,
     upright_crop,
 )
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
-from tablectl.vision.grow import grown_quads, partial
+from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
+from tablectl.vision.scores import lean, top2
 
 CARD_W: Final = 200
 CARD_H: Final = 280
@@ -235,9 +237,9 @@ class Recogniser:
     def _classify(self, g: IndexGlyphs) -> IndexRead:
         t = self._t
         allowed = self._allowed_suits(g.chroma)
-        rank_id, r_best, r_margin, r_sep = _top2(self._rank_vecs, self._rank_ids,
+        rank_id, r_best, r_margin, r_sep = top2(self._rank_vecs, self._rank_ids,
                                                  self._rank_starts, g.rank, None)
-        suit_id, s_best, s_margin, s_sep = _top2(self._suit_vecs, self._suit_ids,
+        suit_id, s_best, s_margin, s_sep = top2(self._suit_vecs, self._suit_ids,
                                                  self._suit_starts, g.suit, allowed)
         s_any = float((self._suit_vecs @ g.suit).max())
         separated = (r_margin >= t.margin and s_margin >= t.margin
@@ -263,7 +265,7 @@ class Recogniser:
             idx_score = min(r_best, s_best)
         dists = np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1)
         lay = float(dists.min())
-        tilt = _lean(g.layout) - _lean(self.profile.layouts[same][int(np.argmin(dists))])
+        tilt = lean(g.layout) - lean(self.profile.layouts[same][int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
         face_only = (glyphs_sure and not deck_match and self.profile.two_kinds
@@ -377,10 +379,17 @@ class Recogniser:
                 if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
-        """Read a found card; a quad squarer than a card that is not accepted as it is may
-        be part of one (:mod:`tablectl.vision.grow`): the first of its grown quads whose
-        index is accepted replaces it."""
+        """Read a found card; a quad so near a square that which way up it is is a guess
+        (:func:`~tablectl.vision.grow.squarish`) and that is not accepted as it is is read
+        a quarter turn on as well, the better read kept; a quad squarer than a card that is
+        not accepted may be part of one (:mod:`tablectl.vision.grow`): the first of its
+        grown quads whose index is accepted replaces it."""
         r = self.read_card(warp_card(frame, quad))
+        if r.status is not FaceStatus.ACCEPTED and squarish(quad):
+            across = turned(quad)  # foreshortened: the card may lie the other way
+            ra = self.read_card(warp_card(frame, across))
+            if _rank(ra) > _rank(r):
+                quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
         for g in grown_quads(quad, frame):
@@ -422,6 +431,23 @@ class Recogniser:
         if r3.card not in (None, r2.card):
             return None
         return (third, r3) if self._corner_ok(r3) else (again, r2)
+
+    def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
+        """A card found by its index corner, placed at ``q``, judged on its face: where the
+        face leans to the card read but short of its gate, the placement is uncertain
+        (:func:`~tablectl.vision.corners.placements`): the first placement whose face
+        agrees is taken; else ``q`` with its own verdict."""
+        out: tuple[Quad, IndexRead] | None = None
+        for p in placements(q):
+            r = self.second_look(first, warp_card(frame, p))
+            if out is None:
+                out = (p, r)
+                if r.status is FaceStatus.ACCEPTED or r.face is None or r.face <= 0:
+                    return out
+            elif r.evidence == "index+face":
+                return p, r
+        assert out is not None
+        return out
 
     def _with_corners(self, frame: Image, found: list[tuple[Quad, IndexRead]],
                       ) -> list[tuple[Quad, IndexRead]]:
@@ -470,7 +496,7 @@ class Recogniser:
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
             # else the card's index-only gate decides, and a face of another rank refuses
-            r = self.second_look(first, warp_card(frame, q))
+            q, r = self._placed(frame, q, first)
             if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)
@@ -533,43 +559,6 @@ def _without_parts(found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, Inde
                 continue
         out.append((q, r))
     return out
-
-
-def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
-          starts: npt.NDArray[np.intp], v: npt.NDArray[np.float32],
-          allowed: npt.NDArray[np.bool_] | None) -> tuple[int, float, float, float]:
-    """Best class, its score, its margin over the runner-up class, and the separation: that
-    margin divided by how far apart the two winning exemplars are (``1 - e1.e2``), i.e.
-    where the glyph lies between them along the line that tells them apart (1: exactly the
-    winner; 0: halfway)."""
-    scores = vecs @ v
-    best = np.maximum.reduceat(scores, starts)
-    classes = ids[starts]
-    if allowed is not None:
-        keep = allowed[classes]
-        best, kept = best[keep], np.flatnonzero(keep)
-    else:
-        kept = np.arange(len(starts))
-    top = np.argsort(-best, kind="stable")[:2]
-    ends = np.r_[starts[1:], len(scores)]
-
-    def winner(i: int) -> int:  # the exemplar that gives class ``i`` its score
-        a = int(starts[kept[i]])
-        return a + int(np.argmax(scores[a:int(ends[kept[i]])]))
-
-    s1, k1, c1 = float(best[top[0]]), winner(int(top[0])), int(classes[kept[top[0]]])
-    if len(top) < 2:
-        return c1, s1, 2.0, 2.0
-    s2, k2 = float(best[top[1]]), winner(int(top[1]))
-    gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
-    return c1, s1, s1 - s2, (s1 - s2) / gap
-
-
-def _lean(layout: npt.NDArray[np.float32]) -> float:
-    """The angle of the line from the rank's centre to the suit's from straight down (see
-    :class:`~tablectl.vision.glyphs.IndexGlyphs` for the layout's columns)."""
-    down = 0.5 + float(layout[2]) + float(layout[0]) / 2
-    return float(np.arctan2(float(layout[3]), down))
 
 
 def _within(outline: Quad, estimate: Quad) -> bool:
