@@ -239,9 +239,11 @@ class Recogniser:
         allowed = self._allowed_suits(g.chroma)
         rank_id, r_best, r_margin, r_sep = top2(self._rank_vecs, self._rank_ids,
                                                 self._rank_starts, g.rank, None)
+        suit_scores = self._suit_vecs @ g.suit
         suit_id, s_best, s_margin, s_sep = top2(self._suit_vecs, self._suit_ids,
-                                                self._suit_starts, g.suit, allowed)
-        s_any = float((self._suit_vecs @ g.suit).max())
+                                                self._suit_starts, g.suit, allowed,
+                                                scores=suit_scores)
+        s_any = float(suit_scores.max())
         separated = (r_margin >= t.margin and s_margin >= t.margin
                      and r_sep >= t.separation and s_sep >= t.separation)
         colour_ok = s_best >= s_any - t.margin

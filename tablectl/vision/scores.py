@@ -12,12 +12,14 @@ import numpy.typing as npt
 
 def top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
          starts: npt.NDArray[np.intp], v: npt.NDArray[np.float32],
-         allowed: npt.NDArray[np.bool_] | None) -> tuple[int, float, float, float]:
+         allowed: npt.NDArray[np.bool_] | None, *,
+         scores: npt.NDArray[np.float32] | None = None) -> tuple[int, float, float, float]:
     """Best class, its score, its margin over the runner-up class, and the separation: that
     margin divided by how far apart the two winning exemplars are (``1 - e1.e2``), i.e.
     where the glyph lies between them along the line that tells them apart (1: exactly the
-    winner; 0: halfway)."""
-    scores = vecs @ v
+    winner; 0: halfway). ``scores`` is ``vecs @ v`` where the caller has it already."""
+    if scores is None:
+        scores = vecs @ v
     best = np.maximum.reduceat(scores, starts)
     classes = ids[starts]
     if allowed is not None:
