@@ -26,6 +26,7 @@ decides which pairs to read and what to keep.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -278,6 +279,26 @@ def card_quad(pair: GlyphPair, box: tuple[int, int, int, int], tilt: float = 0.0
     c3 = c0 + card_h * down
     return ((float(c0[0]), float(c0[1])), (float(c1[0]), float(c1[1])),
             (float(c2[0]), float(c2[1])), (float(c3[0]), float(c3[1])))
+
+
+PLACE_SCALES: Final = (1.0, 0.95, 1.05)
+"""A card placed from its index is as uncertain as the index's size: a glyph 15-20 px tall
+measured a pixel off puts the card's far corner 5-10% of its length away. The face of a
+card found by its index corner is compared at these scales of the placed card's width and
+height (:func:`placements`)."""
+
+
+def placements(q: Quad) -> Iterator[Quad]:
+    """``q`` (a card placed by :func:`card_quad`) itself first, then scaled along its width
+    and height about its index corner by each pair of :data:`PLACE_SCALES`."""
+    p = np.array(q, np.float64)
+    right, down = p[1] - p[0], p[3] - p[0]
+    for sx in PLACE_SCALES:
+        for sy in PLACE_SCALES:
+            c1, c3 = p[0] + sx * right, p[0] + sy * down
+            c2 = c1 + sy * down
+            yield (q[0], (float(c1[0]), float(c1[1])), (float(c2[0]), float(c2[1])),
+                   (float(c3[0]), float(c3[1])))
 
 
 def inside_share(q: Quad, width: int, height: int) -> float:

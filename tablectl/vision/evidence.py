@@ -71,11 +71,12 @@ class Evidence:
                       if profile.face_vecs is not None and profile.face_cards else None)
 
     def judge(self, card: Card, rank_margin: float, glyphs: float,
-              card_img: Image | None) -> Judgement:
+              card_img: Image | None, *, face_only: bool = False) -> Judgement:
         """Judge the index read ``card`` (``rank_margin``: its rank glyph's correlation with
         the rank read minus that with the best other rank; ``glyphs``: the weaker of its rank
         and suit correlations) and, where there is one, the warped canonical card
-        ``card_img`` it was read from."""
+        ``card_img`` it was read from. With ``face_only`` (an index whose print comes only
+        near this deck's) the face must agree: the index-only gate is not tried."""
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
@@ -86,7 +87,8 @@ class Evidence:
                 return Judgement(True, "index+face", face)
             if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
                 return Judgement(False, "", face)  # the face is another rank's
-        if glyphs >= INDEX_ONLY_GLYPHS and self._index_only(card, rank_margin):
+        if not face_only and glyphs >= INDEX_ONLY_GLYPHS and self._index_only(card,
+                                                                               rank_margin):
             return Judgement(True, "index", face)
         return Judgement(False, "", face)
 

@@ -10,8 +10,10 @@ recognition could read is one enrolment never looks at:
 1. the photo itself, where it is the card's own crop or scan
    (:func:`~tablectl.vision.recognise.is_card_crop`);
 2. every card found wholly inside the photo (:func:`~tablectl.vision.locate.locate_cards`),
-   the largest first; and, for one squarer than a card (part of a card hidden by a cable or
-   a shadow), its grown quads (:func:`~tablectl.vision.grow.grown_quads`);
+   the largest first; then each so near a square that which way up it lies is a guess, a
+   quarter turn on (:func:`~tablectl.vision.grow.turned`: a card foreshortened by a low
+   camera); and, for one squarer than a card (part of a card hidden by a cable or a
+   shadow), its grown quads (:func:`~tablectl.vision.grow.grown_quads`);
 3. the photo as one tightly cropped card.
 
 Views are warped lazily: a caller that stops early pays for nothing more.
@@ -24,7 +26,7 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
-from tablectl.vision.grow import grown_quads, partial
+from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import locate_cards
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.recognise import is_card_crop, warp_card, whole_frame_quad
@@ -36,7 +38,7 @@ def _area(q: Quad) -> float:
 
 def card_quads(frame: Image) -> Iterator[tuple[str, Quad]]:
     """The quads :func:`card_views` warps, with what each is: ``"crop"``, ``"found"``,
-    ``"grown"`` or ``"whole"`` (see the module docstring)."""
+    ``"turned"``, ``"grown"`` or ``"whole"`` (see the module docstring)."""
     found = sorted((f.quad for f in locate_cards(frame) if not f.cut), key=_area,
                    reverse=True)
     whole = whole_frame_quad(frame)
@@ -44,6 +46,9 @@ def card_quads(frame: Image) -> Iterator[tuple[str, Quad]]:
         yield "crop", whole
     for q in found:
         yield "found", q
+    for q in found:
+        if squarish(q):
+            yield "turned", turned(q)
     for q in found:
         if partial(q):
             for g in grown_quads(q, frame):

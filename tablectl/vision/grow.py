@@ -34,6 +34,26 @@ def partial(q: Quad) -> bool:
     return bool(short > 0 and long_ / short < CARD_SHAPE[0])
 
 
+SQUARISH: Final = 1.15
+"""Long/short side ratio under which which way up a quad is can only be guessed: a card
+seen from a low angle is foreshortened along the view, so its long side may look no
+longer than its short one (the far row of cards on a table filmed from its side)."""
+
+
+def squarish(q: Quad) -> bool:
+    """``q`` is so near a square that it may be the card lying across (:data:`SQUARISH`)."""
+    p = np.array(q, np.float64)
+    one = (np.hypot(*(p[1] - p[0])) + np.hypot(*(p[3] - p[2]))) / 2
+    two = (np.hypot(*(p[2] - p[1])) + np.hypot(*(p[0] - p[3]))) / 2
+    short, long_ = min(one, two), max(one, two)
+    return bool(short > 0 and long_ / short < SQUARISH)
+
+
+def turned(q: Quad) -> Quad:
+    """``q`` a quarter turn on: the same outline, taken as a card lying across."""
+    return (q[1], q[2], q[3], q[0])
+
+
 _INSET: Final = 0.05
 """Where the margin is sampled: this share of the card's size inside its outline."""
 _PALE: Final = 0.75

@@ -34,15 +34,17 @@ from tablectl.vision.corners import (
     card_quad,
     glyph_pairs,
     inside_share,
+    placements,
     realigned,
     upright_crop,
 )
-from tablectl.vision.evidence import Evidence
+from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
-from tablectl.vision.grow import grown_quads, partial
+from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
+from tablectl.vision.scores import lean, top2
 
 CARD_W: Final = 200
 CARD_H: Final = 280
@@ -66,6 +68,18 @@ card placed from it lies this much inside the frame (a card touching the edge)."
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
+PRINT_SLACK: Final = 0.03
+"""How far short of ``Thresholds.index`` a read's whole index may come and still be
+accepted, when its face agrees as well (``face_only``): the face is the second,
+independent check that the print is this deck's. An index read small or blurred (a webcam
+over a table, a deck enrolled from sharp scans) correlates less closely with its enrolled
+print than a photo like the enrolment's; its layout (sizes and gaps relative to the rank's
+height) does not blur, so it gets no slack: the reads of another suit of the same rank
+accepted with a layout slack of 0.03 all lay past ``Thresholds.layout``. On its index alone
+such a read is refused as before. The face compares ranks and tells suits apart only
+coarsely, so the suit glyph of such a read must stand on its own as on an index-only read
+(:data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`): with the general gate a seven of
+spades of another design was accepted as the club at a suit correlation of 0.89."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 
@@ -108,6 +122,9 @@ class IndexRead:
     evidence: str = ""
     """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
+    face_only: bool = False
+    """The index's print comes near this deck's but short of its gate
+    (:data:`PRINT_SLACK`): accepted only if the face agrees, never on the index alone."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -220,11 +237,13 @@ class Recogniser:
     def _classify(self, g: IndexGlyphs) -> IndexRead:
         t = self._t
         allowed = self._allowed_suits(g.chroma)
-        rank_id, r_best, r_margin, r_sep = _top2(self._rank_vecs, self._rank_ids,
-                                                 self._rank_starts, g.rank, None)
-        suit_id, s_best, s_margin, s_sep = _top2(self._suit_vecs, self._suit_ids,
-                                                 self._suit_starts, g.suit, allowed)
-        s_any = float((self._suit_vecs @ g.suit).max())
+        rank_id, r_best, r_margin, r_sep = top2(self._rank_vecs, self._rank_ids,
+                                                self._rank_starts, g.rank, None)
+        suit_scores = self._suit_vecs @ g.suit
+        suit_id, s_best, s_margin, s_sep = top2(self._suit_vecs, self._suit_ids,
+                                                self._suit_starts, g.suit, allowed,
+                                                scores=suit_scores)
+        s_any = float(suit_scores.max())
         separated = (r_margin >= t.margin and s_margin >= t.margin
                      and r_sep >= t.separation and s_sep >= t.separation)
         colour_ok = s_best >= s_any - t.margin
@@ -248,18 +267,26 @@ class Recogniser:
             idx_score = min(r_best, s_best)
         dists = np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1)
         lay = float(dists.min())
-        tilt = _lean(g.layout) - _lean(self.profile.layouts[same][int(np.argmin(dists))])
+        tilt = lean(g.layout) - lean(self.profile.layouts[same][int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
-        ok = (glyphs_sure and bool(deck_match) and self.profile.verified
+        face_only = (glyphs_sure and not deck_match and self.profile.two_kinds
+                     and idx_score >= t.index - PRINT_SLACK and lay <= t.layout
+                     and s_best >= INDEX_ONLY_GLYPHS)
+        ok = (glyphs_sure and (bool(deck_match) or face_only) and self.profile.verified
               and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, deck_match, min(r_sep, s_sep), g.box, g.axis, tilt)
+                         lay, colour_ok, None if face_only else deck_match,
+                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only)
 
     def read_index(self, crop: Image) -> IndexRead:
-        """Read one upright index crop (BGR)."""
-        return self._read_index(crop)[0]
+        """Read one upright index crop (BGR). No face is seen here: a read whose print
+        only comes near this deck's (``face_only``) is not accepted."""
+        r = self._read_index(crop)[0]
+        if r.face_only:
+            return replace(r, status=FaceStatus.NEEDS_CONFIRMATION)
+        return r
 
     def _read_index(self, crop: Image, faint: bool = True) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
@@ -274,7 +301,7 @@ class Recogniser:
                 r = self._classify(g)
                 if _better(r, best):
                     best = r
-            if best.status is FaceStatus.ACCEPTED:
+            if best.status is FaceStatus.ACCEPTED and not best.face_only:
                 break
         return best, bool(first)
 
@@ -290,7 +317,7 @@ class Recogniser:
     def inspect_shoe(self, frame: Image) -> IndexRead:
         """The full verdict on a shoe frame's index window (no face is seen: an accepted
         index must pass the card's index-only gate)."""
-        return self.second_look(self.read_index(self.shoe_crop(frame)), None)
+        return self.second_look(self._read_index(self.shoe_crop(frame))[0], None)
 
     def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""
@@ -303,7 +330,8 @@ class Recogniser:
         index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
-        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img)
+        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img,
+                                 face_only=r.face_only)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 
@@ -316,7 +344,7 @@ class Recogniser:
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl)
-            if a.status is FaceStatus.ACCEPTED:
+            if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
             b, seen_b = self._read_index(br)
             best = max((best, a, b), key=_rank)
@@ -353,10 +381,17 @@ class Recogniser:
                 if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
-        """Read a found card; a quad squarer than a card that is not accepted as it is may
-        be part of one (:mod:`tablectl.vision.grow`): the first of its grown quads whose
-        index is accepted replaces it."""
+        """Read a found card; a quad so near a square that which way up it is is a guess
+        (:func:`~tablectl.vision.grow.squarish`) and that is not accepted as it is is read
+        a quarter turn on as well, the better read kept; a quad squarer than a card that is
+        not accepted may be part of one (:mod:`tablectl.vision.grow`): the first of its
+        grown quads whose index is accepted replaces it."""
         r = self.read_card(warp_card(frame, quad))
+        if r.status is not FaceStatus.ACCEPTED and squarish(quad):
+            across = turned(quad)  # foreshortened: the card may lie the other way
+            ra = self.read_card(warp_card(frame, across))
+            if _rank(ra) > _rank(r):
+                quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
         for g in grown_quads(quad, frame):
@@ -366,7 +401,7 @@ class Recogniser:
         return quad, r
 
     def _corner_ok(self, r: IndexRead) -> bool:
-        return (r.status is FaceStatus.ACCEPTED and r.box is not None
+        return (r.status is FaceStatus.ACCEPTED and not r.face_only and r.box is not None
                 and r.layout <= CORNER_LAYOUT * self._t.layout
                 and r.index_score >= self._t.index + CORNER_INDEX)
 
@@ -398,6 +433,23 @@ class Recogniser:
         if r3.card not in (None, r2.card):
             return None
         return (third, r3) if self._corner_ok(r3) else (again, r2)
+
+    def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
+        """A card found by its index corner, placed at ``q``, judged on its face: where the
+        face leans to the card read but short of its gate, the placement is uncertain
+        (:func:`~tablectl.vision.corners.placements`): the first placement whose face
+        agrees is taken; else ``q`` with its own verdict."""
+        out: tuple[Quad, IndexRead] | None = None
+        for p in placements(q):
+            r = self.second_look(first, warp_card(frame, p))
+            if out is None:
+                out = (p, r)
+                if r.status is FaceStatus.ACCEPTED or r.face is None or r.face <= 0:
+                    return out
+            elif r.evidence == "index+face":
+                return p, r
+        assert out is not None
+        return out
 
     def _with_corners(self, frame: Image, found: list[tuple[Quad, IndexRead]],
                       ) -> list[tuple[Quad, IndexRead]]:
@@ -446,7 +498,7 @@ class Recogniser:
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
             # else the card's index-only gate decides, and a face of another rank refuses
-            r = self.second_look(first, warp_card(frame, q))
+            q, r = self._placed(frame, q, first)
             if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)
@@ -511,38 +563,6 @@ def _without_parts(found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, Inde
     return out
 
 
-def _top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
-          starts: npt.NDArray[np.intp], v: npt.NDArray[np.float32],
-          allowed: npt.NDArray[np.bool_] | None) -> tuple[int, float, float, float]:
-    """Best class, its score, its margin over the runner-up class, and the separation: that
-    margin divided by how far apart the two winning exemplars are (``1 - e1.e2``), i.e.
-    where the glyph lies between them along the line that tells them apart (1: exactly the
-    winner; 0: halfway)."""
-    scores = vecs @ v
-    ends = [*starts[1:].tolist(), len(scores)]
-    best: list[tuple[float, int, int]] = []
-    for a, b in zip(starts.tolist(), ends, strict=True):
-        cls = int(ids[a])
-        if allowed is not None and not allowed[cls]:
-            continue
-        k = a + int(np.argmax(scores[a:b]))
-        best.append((float(scores[k]), k, cls))
-    best.sort(reverse=True)
-    s1, k1, c1 = best[0]
-    if len(best) < 2:
-        return c1, s1, 2.0, 2.0
-    s2, k2, _ = best[1]
-    gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
-    return c1, s1, s1 - s2, (s1 - s2) / gap
-
-
-def _lean(layout: npt.NDArray[np.float32]) -> float:
-    """The angle of the line from the rank's centre to the suit's from straight down (see
-    :class:`~tablectl.vision.glyphs.IndexGlyphs` for the layout's columns)."""
-    down = 0.5 + float(layout[2]) + float(layout[0]) / 2
-    return float(np.arctan2(float(layout[3]), down))
-
-
 def _within(outline: Quad, estimate: Quad) -> bool:
     """A found outline is part of the card placed from its index: it lies almost wholly
     inside it."""
@@ -563,8 +583,8 @@ def _quad_area(q: Quad) -> float:
     return float(cv2.contourArea(np.array(q, np.float32)))
 
 
-def _rank(r: IndexRead) -> tuple[int, float]:
-    return _PRIORITY[r.status], r.confidence
+def _rank(r: IndexRead) -> tuple[int, bool, float]:
+    return _PRIORITY[r.status], not r.face_only, r.confidence
 
 
 def _better(a: IndexRead, b: IndexRead) -> bool:

@@ -16,7 +16,7 @@ import pytest
 
 from hardware_sim.camera import FACE_H, FACE_W, DeckStyle, random_style, render_face
 from tablectl.domain.cards import FULL_DECK, Card
-from tablectl.vision.corners import glyph_pairs
+from tablectl.vision.corners import PLACE_SCALES, glyph_pairs, placements
 from tablectl.vision.enrol import Enroller, verify
 from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
@@ -223,3 +223,23 @@ def test_a_card_with_a_sliver_outside_the_frame_is_read_half_out_is_not(
         else:
             assert not accepted, reads
             assert any(r.status is FaceStatus.OUT_OF_FRAME for r in reads), reads
+
+
+def test_a_card_placed_from_its_index_is_also_tried_a_little_larger_and_smaller() -> None:
+    """The face of a card found by its index corner is compared at a few scales of the
+    placed card about that corner (the index's size is a pixel or two off): the placement
+    itself first, every other one sharing its index corner and its sides' directions."""
+    q: Quad = ((100.0, 50.0), (200.0, 60.0), (185.0, 200.0), (85.0, 190.0))
+    tried = list(placements(q))
+    assert tried[0] == q and len(tried) == len(PLACE_SCALES) ** 2 == 9
+    assert len(set(tried)) == 9 and all(p[0] == q[0] for p in tried)
+    right = np.subtract(q[1], q[0])
+    down = np.subtract(q[3], q[0])
+    sizes = set()
+    for p in tried:
+        sx = np.linalg.norm(np.subtract(p[1], p[0])) / np.linalg.norm(right)
+        sy = np.linalg.norm(np.subtract(p[3], p[0])) / np.linalg.norm(down)
+        assert np.allclose(np.subtract(p[1], p[0]), sx * right)
+        assert np.allclose(np.subtract(p[2], p[0]), sx * right + sy * down)
+        sizes.add((round(sx, 2), round(sy, 2)))
+    assert sizes == {(a, b) for a in PLACE_SCALES for b in PLACE_SCALES}

@@ -40,7 +40,8 @@ def test_blackjack_scenes_accept_no_wrong_card() -> None:
     assert row.scenes.cards == 45
     assert row.scenes.wrong == 0, row.scenes.line()
     assert row.enrolment.startswith("52/52 right, 0 wrong"), row.enrolment
-    assert row.scenes.right >= 18, row.scenes.line()  # 19 measured (12 before crops read whole)
+    # 24 measured; 19 before near prints, quarter-turned near-squares and placements
+    assert row.scenes.right >= 23, row.scenes.line()
     assert row.designs.jokers_accepted == 0
 
 

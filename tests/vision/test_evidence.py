@@ -98,6 +98,19 @@ def test_a_read_needs_the_face_or_the_stricter_index_gate() -> None:
     assert not ev.judge(ten, 0.9, 0.99, None).accept  # too close to the nine by its index
 
 
+def test_a_print_only_near_the_decks_needs_the_face() -> None:
+    """An index whose print comes only near the deck's (``face_only``: a small or blurred
+    read of a deck enrolled from sharp photos) is accepted when its face agrees, never on
+    its index alone however clear the glyphs."""
+    nine, ten = Card.parse("9h"), Card.parse("Th")
+    gates = {nine: IndexGate(ten, 0.7, 0.15), ten: IndexGate(nine, 0.7, 0.15)}
+    ev = Evidence(_profile_with(gates, faces=True))
+    assert ev.judge(nine, 0.3, 0.99, _card(NINE), face_only=True).evidence == "index+face"
+    assert ev.judge(nine, 0.3, 0.99, None).accept  # the index-only gate, with a full print
+    assert not ev.judge(nine, 0.3, 0.99, None, face_only=True).accept
+    assert not ev.judge(ten, 0.3, 0.99, _card(NINE), face_only=True).accept
+
+
 def test_profile_keeps_faces_and_gates_and_older_profiles_load(tmp_path: Path) -> None:
     nine, ten = Card.parse("9h"), Card.parse("Th")
     p = _profile_with({nine: IndexGate(ten, 0.7, 0.15), ten: IndexGate(nine, 0.99, None)},

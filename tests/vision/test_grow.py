@@ -1,15 +1,21 @@
 """A quad that shows only part of a card is grown to the whole card past the side where
-the card goes on, and only there (tablectl/vision/grow.py)."""
+the card goes on, and only there; a quad near a square is read either way across
+(tablectl/vision/grow.py)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from hardware_sim.camera import random_style, render_face
 from tablectl.domain.cards import Card
-from tablectl.vision.grow import grown_quads, partial
-from tablectl.vision.locate import box_iou, quad_box
-from tablectl.vision.model import Image, Quad
+from tablectl.vision.grow import grown_quads, partial, squarish
+from tablectl.vision.locate import box_iou, locate_cards, quad_box
+from tablectl.vision.model import FaceStatus, Image, Quad
+from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser, warp_card
+
+from .conftest import ENROLLED_SEED
 
 CARD = (100, 80, 350, 430)
 """A 250 x 350 card (aspect 1.4)."""
@@ -45,3 +51,21 @@ def test_nothing_grows_over_the_table() -> None:
 def test_a_whole_card_is_not_partial() -> None:
     x0, y0, x1, y1 = (float(v) for v in CARD)
     assert not partial(((x0, y1), (x0, y0), (x1, y0), (x1, y1)))
+
+
+def test_a_card_foreshortened_past_square_is_read_a_quarter_turn_on(
+        board_profile: DeckProfile) -> None:
+    """A card far from a low camera looks shorter than it is wide: its outline, taken
+    the wrong way up, warps the card on its side; read a quarter turn on, it is read."""
+    card = Card.parse("Kh")
+    face = render_face(card, random_style(ENROLLED_SEED))
+    squat = cv2.resize(face, (200, 180), interpolation=cv2.INTER_AREA)  # 250x350 seen low
+    frame = np.full((480, 640, 3), (35, 60, 30), np.uint8)
+    frame[150:330, 220:420] = squat
+    rec = Recogniser(board_profile)
+    found = locate_cards(frame)
+    assert len(found) == 1 and squarish(found[0].quad)
+    as_found = rec.read_card(warp_card(frame, found[0].quad))
+    assert as_found.status is not FaceStatus.ACCEPTED  # on its side
+    reads = rec.read_board(frame)
+    assert [(r.card, r.status) for r in reads] == [(card, FaceStatus.ACCEPTED)]

@@ -26,6 +26,7 @@ from tablectl.vision.locate import order_quad
 from tablectl.vision.model import EnrolmentError, FaceStatus, ProfileError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
+from tablectl.vision.scores import top2
 
 from .conftest import EnrolledDeck
 
@@ -293,3 +294,51 @@ def test_jumbo_index_is_read_through_the_wider_corner() -> None:
     frame, _ = cam.board_frame(deal, (120, 140))
     reads = rec.read_board(frame)
     assert sorted(str(r.card) for r in reads) == sorted(str(c) for c in deal)
+
+
+def test_a_print_short_of_the_decks_is_never_accepted_without_a_face(
+        shoe_deck: EnrolledDeck) -> None:
+    """A clear index whose whole print matches the enrolled one a little less closely than
+    the deck's gate asks (``face_only``) is accepted only where a face agrees: never in the
+    shoe's window, which sees no face; a print further off is simply unsure."""
+    cam = SimCamera(12, shoe_deck.style, strength=0.3)
+    x, y, w, h = SHOE_ROI
+    card = Card.parse("7d")
+    frame = cam.shoe_frame(card)
+    sure = Recogniser(shoe_deck.profile).read_index(frame[y:y + h, x:x + w])
+    assert sure.status is FaceStatus.ACCEPTED and sure.card == card and not sure.face_only
+    t = shoe_deck.profile.thresholds
+    near = Recogniser(replace(shoe_deck.profile, thresholds=replace(
+        t, index=sure.index_score + 0.01)))
+    read = near.read_index(frame[y:y + h, x:x + w])
+    assert read.face_only and read.card == card
+    assert read.status is FaceStatus.NEEDS_CONFIRMATION
+    assert near.inspect_shoe(frame).status is FaceStatus.NEEDS_CONFIRMATION
+    far = Recogniser(replace(shoe_deck.profile, thresholds=replace(
+        t, index=sure.index_score + 0.1)))
+    assert not far.read_index(frame[y:y + h, x:x + w]).face_only
+
+
+def test_top2_finds_each_class_best_exemplar_and_the_runner_up() -> None:
+    """``scores.top2`` against a plain loop over the classes, on random exemplars: the best
+    class, its score, its margin over the runner-up class and the separation along the
+    line between the two winning exemplars; classes not allowed are left out."""
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        ids = np.repeat(np.arange(6), rng.integers(1, 4, 6))
+        starts = np.flatnonzero(np.r_[True, np.diff(ids) != 0])
+        vecs = rng.normal(size=(len(ids), 8)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        v = rng.normal(size=8).astype(np.float32)
+        allowed = None if trial % 2 else np.array([True, False, True, True, False, True])
+        scores = vecs @ v
+        best = sorted(((float(scores[ids == c].max()), c) for c in range(6)
+                       if allowed is None or allowed[c]), reverse=True)
+        (s1, c1), (s2, c2) = best[:2]
+        k1 = int(np.flatnonzero(ids == c1)[np.argmax(scores[ids == c1])])
+        k2 = int(np.flatnonzero(ids == c2)[np.argmax(scores[ids == c2])])
+        gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
+        got = top2(vecs, ids, starts, v, allowed)
+        assert got[0] == c1
+        assert np.allclose(got[1:], (s1, s1 - s2, (s1 - s2) / gap), atol=1e-6)
+        assert top2(vecs, ids, starts, v, allowed, scores=scores) == got
