@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tablectl.controller import HandController, Outcome
+from tablectl.controller import HandController
 from tablectl.domain.games import RulesPreset
 from tablectl.game import PRESETS, RunItTwice
 from tests.controller.helpers import Driver, initial_state, make_setup
@@ -75,30 +75,26 @@ def bomb_pot(d: Driver) -> None:
             assert d.act(seat, "check").reply.ok  # type: ignore[union-attr]
 
 
-def dealt(play: Any) -> Driver:
+def dealt(play: Any, player_ids: dict[int, str] | None = None) -> Driver:
     """The driver of a table allowing every format (runs up to three, bomb pots up to 500,
-    double boards) after ``play`` dealt its hand."""
+    double boards) after ``play`` dealt its hand. ``player_ids``: seat -> the player id of
+    its config (``[[seats]] player_id``)."""
     rules = replace(PRESETS[RulesPreset.CASINO], run_it=RunItTwice(max_runs=3))
     setup = make_setup(rules=rules, max_bomb_pot=500, double_board=True)
-    d = Driver(HandController(setup, initial_state(button=1)))
+    state = initial_state(button=1)
+    ids = player_ids or {}
+    state = replace(state, seats=tuple(replace(s, player_id=ids.get(s.seat, ""))
+                                       for s in state.seats))
+    d = Driver(HandController(setup, state))
     play(d)
     return d
 
 
 def format_bodies(table: str, play: Any, *, epoch: object = 1,
                   player_ids: dict[int, str] | None = None) -> list[dict[str, Any]]:
-    """The envelopes of the hand ``play`` deals (:func:`dealt`). ``player_ids``: seat -> the
-    player id its ``hand_started`` names (the table config's ``[[seats]] player_id``)."""
-    d = dealt(play)
-    outcomes: list[Outcome] = d.outcomes
-    events = [e for o in outcomes for e in o.events]
+    """The envelopes of the hand ``play`` deals (:func:`dealt`)."""
+    d = dealt(play, player_ids)
+    events = [e for o in d.outcomes for e in o.events]
     assert events[-1].type == "hand_ended", [e.type for e in events]
-    out = []
-    for seq, ev in enumerate(events, start=1):
-        data = dict(ev.data)
-        if ev.type == "hand_started" and player_ids:
-            data["seats"] = [{**s, **({"player": player_ids[s["seat"]]}  # type: ignore[index]
-                                      if s["seat"] in player_ids else {})}  # type: ignore[index]
-                             for s in data["seats"]]  # type: ignore[union-attr]
-        out.append(body(table, epoch, seq, ev.type, data, hand=1))
-    return out
+    return [body(table, epoch, seq, ev.type, dict(ev.data), hand=1)
+            for seq, ev in enumerate(events, start=1)]

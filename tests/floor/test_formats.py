@@ -21,14 +21,14 @@ import pytest
 from tablectl.domain.games import RulesPreset
 from tablectl.floor.board import TableLine
 from tablectl.floor.decode import decode_event
-from tablectl.floor.model import FloorInputError
+from tablectl.floor.model import FloorInputError, FloorSnapshot
 from tablectl.floor.pg import PgStore
 from tablectl.floor.store import MemoryStore
 from tablectl.game import PRESETS
 from tablectl.history.phh import PhhHand, replay
 from tests.floor.conftest import create_database, database_url, drop_database
 from tests.floor.format_hands import bomb_pot, dealt, double_board, format_bodies, run_twice
-from tests.floor.streams import events_of
+from tests.floor.streams import T0, events_of
 from tests.floor.test_cli import Run
 
 TABLES = {"t11": run_twice, "t12": double_board, "t13": bomb_pot}
@@ -44,7 +44,9 @@ def db() -> Iterator[str]:
         store = PgStore(url)
         for table, play in TABLES.items():
             store.ingest(events_of(format_bodies(table, play)), [])
-        store.ingest(events_of(format_bodies("t14", run_twice, player_ids=IDS)), [])
+        d = dealt(run_twice, IDS)          # t14's table as its snapshot shows it now
+        snap = FloorSnapshot("t14", "1", 0, T0, d.ctl.public_snapshot())
+        store.ingest(events_of(format_bodies("t14", run_twice, player_ids=IDS)), [snap])
         store.close()
         yield url
     finally:
@@ -157,10 +159,21 @@ def test_a_player_id_from_the_config_names_the_player(db: str,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
     """t14's seats 1 and 3 carry the player ids of their config; seat 2 has none and is
-    counted under its name."""
+    counted under its name. What the floor publishes for t14's seats (from its snapshot) is
+    each id's one hand, and P2's four: the name P2 played at t11 to t14, while the P1 and P3
+    of t11 to t13 are other players than the ids of t14."""
     rows = _stats(db, capsys, "t14")
     assert sorted(rows) == ["P2", "dwan-0002", "ivey-0007"]
     assert _figures(rows["ivey-0007"]) == (1, (1, 1), (1, 1), (0, 0), (1, 1), (1, 1), 0.25)
+    store = PgStore(db)                  # what the floor publishes for the table's overlay
+    try:
+        published = store.table_stats("t14")
+    finally:
+        store.close()
+    assert published is not None
+    players = published.to_json(T0)["players"]
+    assert [(p["seat"], p["name"], p.get("player"), p["hands"]) for p in players] == [
+        (1, "P1", "ivey-0007", 1), (2, "P2", None, 4), (3, "P3", "dwan-0002", 1)]
 
 
 def test_an_undone_run_count_undoes_no_decision() -> None:
