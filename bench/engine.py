@@ -18,14 +18,20 @@
    board; the second run's cards after them). A hand run twice deals and evaluates a second
    board: its per-hand cost against the same hand run once, the baseline of the same run
    (target <= 1.5x).
-3. Showdown evaluations: M random Omaha hands (4 hole + 5 board cards): our
+3. Bomb pots and double boards (docs/rules.md): N seeded no-limit hold'em hands, 3-handed,
+   every player checking or calling to the showdown, each dealt plain (the baseline of the
+   same run), as a bomb pot (antes, no pre-flop betting) and on a double board (each street's
+   cards to both boards, each pot split per board) from the same deck: the per-hand cost of
+   each against the plain hand (target <= 1.5x).
+4. Showdown evaluations: M random Omaha hands (4 hole + 5 board cards): our
    ``best_omaha_high`` (best five and description, what a showdown uses), our key-only
    ``omaha_high_key``, and phevaluator's ``evaluate_omaha_cards`` (C).
 
 Inputs are built before each timer starts; times are CPU time of this process
 (``time.process_time``), so other jobs on a shared machine do not skew one side of a ratio;
-every figure is the median of R runs. The last line of output is one JSON object with the
-figures.
+every figure is the median of R runs; the ratios of sections 2 and 3 are the median ratio of
+5R pairs, each a run of the baseline then a run of the format (a burst of load slows both). The
+last line of output is one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -149,6 +155,38 @@ def script_all_ins(count: int, rng: random.Random) -> tuple[list[tuple[HandStart
     return once, twice
 
 
+FORMATS: Final = ("plain", "bomb", "double")
+PAIRS_PER_REPEAT: Final = 5
+"""Sections 2 and 3 time a format and its baseline in alternating pairs, 5 per repeat."""
+
+
+def script_formats(count: int, rng: random.Random) -> dict[str, list[tuple[HandStart, tuple[
+        HandInput, ...]]]]:
+    """The same no-limit hold'em hands (3-handed, every player checking or calling to the
+    showdown, the same deck) dealt plain, as a bomb pot of 10 each (no blinds, no pre-flop
+    betting) and on a double board, as (start, inputs) by format."""
+    out: dict[str, list[tuple[HandStart, tuple[HandInput, ...]]]] = {f: [] for f in FORMATS}
+    for _ in range(count):
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        for fmt in FORMATS:
+            hand = Hand.start(game=GameKind.HOLDEM, structure=BettingStructure.NO_LIMIT,
+                              rules=RULES, stakes=Stakes(small_blind=1, big_blind=2),
+                              seats=SEATS[:3], button=3, bomb=10 if fmt == "bomb" else 0,
+                              boards=2 if fmt == "double" else 1)
+            cards = iter(deck)
+            while not hand.is_done:
+                exp = hand.expected()
+                if isinstance(exp, Act):
+                    kind = (ActionKind.CALL if ActionKind.CALL in exp.legal.kinds
+                            else ActionKind.CHECK)
+                    hand.apply(ActionIn(exp.seat, kind))
+                else:
+                    hand.apply(CardIn(next(cards)))
+            out[fmt].append((hand.start_args, hand.inputs))
+    return out
+
+
 def replay_all(hands: list[tuple[HandStart, tuple[HandInput, ...]]]) -> int:
     done = 0
     for start, inputs in hands:
@@ -232,6 +270,22 @@ def timed(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
     return statistics.median(times), value
 
 
+def paired(base: Callable[[], object], other: Callable[[], object], pairs: int
+           ) -> tuple[float, float, float]:
+    """Median CPU times of ``base`` and ``other`` timed alternately, ``pairs`` times each,
+    and the median of their ratios pair by pair: a burst of load on a shared machine then
+    slows both sides of a ratio, not one block of runs."""
+    times: list[tuple[float, float]] = []
+    for _ in range(pairs):
+        t0 = time.process_time()
+        base()
+        t1 = time.process_time()
+        other()
+        times.append((t1 - t0, time.process_time() - t1))
+    return (statistics.median(a for a, _ in times), statistics.median(b for _, b in times),
+            statistics.median(b / a for a, b in times))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=300)
@@ -260,12 +314,27 @@ def main() -> int:
 
     once, twice = script_all_ins(args.hands, rng)
     assert all(len(t[1]) > len(o[1]) for o, t in zip(once, twice, strict=True))
-    once_s, _ = timed(lambda: replay_all(once), args.repeats)
-    twice_s, _ = timed(lambda: replay_all(twice), args.repeats)
-    print(f"{len(once)} no-limit hold'em hands all-in before the flop, 3-handed")
+    pairs = PAIRS_PER_REPEAT * args.repeats
+    once_s, twice_s, twice_x = paired(lambda: replay_all(once), lambda: replay_all(twice),
+                                      pairs)
+    print(f"{len(once)} no-limit hold'em hands all-in before the flop, 3-handed; "
+          f"median of {pairs} alternating pairs")
     print(f"  run once        : {len(once) / once_s:10.0f} hands/s (baseline)")
     print(f"  run twice       : {len(twice) / twice_s:10.0f} hands/s; "
-          f"{twice_s / once_s:.2f}x the cost of a hand run once (target <= 1.5x)")
+          f"{twice_x:.2f}x the cost of a hand run once (target <= 1.5x)")
+
+    formats = script_formats(args.hands, rng)
+    fmt_s: dict[str, float] = {}
+    fmt_x: dict[str, float] = {}
+    for fmt in FORMATS[1:]:
+        fmt_s["plain"], fmt_s[fmt], fmt_x[fmt] = paired(
+            lambda: replay_all(formats["plain"]), lambda f=fmt: replay_all(formats[f]), pairs)
+    print(f"{args.hands} no-limit hold'em hands checked or called to the showdown, 3-handed; "
+          f"median of {pairs} alternating pairs each")
+    print(f"  plain           : {args.hands / fmt_s['plain']:10.0f} hands/s (baseline)")
+    for fmt, words in (("bomb", "bomb pot"), ("double", "double board")):
+        print(f"  {words:<16}: {args.hands / fmt_s[fmt]:10.0f} hands/s; "
+              f"{fmt_x[fmt]:.2f}x the cost of a plain hand (target <= 1.5x)")
 
     samples = []
     for _ in range(args.evals):
@@ -299,7 +368,10 @@ def main() -> int:
         "memo_speedup": round(memo_rate / pk_rate, 1), "same_stacks": same,
         "run_once_hands_per_s": round(len(once) / once_s, 1),
         "run_twice_hands_per_s": round(len(twice) / twice_s, 1),
-        "run_twice_cost_vs_once": round(twice_s / once_s, 2),
+        "run_twice_cost_vs_once": round(twice_x, 2),
+        "plain_hands_per_s": round(args.hands / fmt_s["plain"], 1),
+        "bomb_pot_cost_vs_plain": round(fmt_x["bomb"], 2),
+        "double_board_cost_vs_plain": round(fmt_x["double"], 2),
         "evals": n, "eval_per_s": round(n / full_s), "eval_key_per_s": round(n / key_s),
         "phevaluator_per_s": round(n / ph_s), "eval_vs_phevaluator": round(ph_s / full_s, 3),
     }))

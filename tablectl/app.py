@@ -340,7 +340,7 @@ def access_limits(config: TableConfig) -> AccessLimits:
 
 def initial_state(config: TableConfig) -> TableState:
     """The table before its first hand: the configured seats and button."""
-    seats = [SeatState(s.number, s.name, s.stack) for s in config.seats]
+    seats = [SeatState(s.number, s.name, s.stack, s.player_id) for s in config.seats]
     rotation = rotation_of(config.game)
     stud = (all(g.game.is_stud for g in rotation.games) if rotation is not None
             else first_game(config.game)[0].is_stud)      # a rotation's button games need a button

@@ -155,11 +155,19 @@ class Seat(_Model):
     number: Annotated[int, Field(ge=1, le=MAX_SEATS, strict=True)]
     name: str = ""
     stack: Chips
+    player_id: str = ""
+    """The player's id for the floor's statistics (docs/floor.md, "Definitions"): the same
+    person under the same id at every table, whatever name a table shows; "" for none."""
 
     @field_validator("name")
     @classmethod
     def _shown(cls, value: str) -> str:
         return _shown_name(value, "name")
+
+    @field_validator("player_id")
+    @classmethod
+    def _id_shown(cls, value: str) -> str:
+        return _shown_name(value, "player_id")
 
 
 class SourceKind(StrEnum):

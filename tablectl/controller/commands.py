@@ -162,17 +162,23 @@ class CommandHandlers(RunCounting, Rotating):
         # floor, PHH export, the simulated dealer) never depends on having seen a snapshot
         game: dict[str, JsonValue] = {"game": self._game_json, "stakes": self._stakes_json}
         game.update(extra)
+        seats: list[JsonValue] = [
+            {"seat": p.seat, "name": p.name, "stack": p.stack, **self._player_of(p.seat)}
+            for p in sorted(players, key=lambda s: s.seat)]
         self._run.events.append(Event("hand_started", {
             "hand": self._hand_json(), "button": None if self._stud else self._button,
-            "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
-                      for p in sorted(players, key=lambda s: s.seat)], **game}))
+            "seats": seats, **game}))
         public, secure = self._folder.feed(hand.events)
         self._run.events.extend(public)
         self._run.secure.extend(secure)
         self._run.started = HandStarted(number, hand_id, checkpoint)
         return {"hand": self._hand_json(), "button": None if self._stud else self._button,
-                "seats": [{"seat": p.seat, "name": p.name, "stack": p.stack}
-                          for p in sorted(players, key=lambda s: s.seat)], **game}
+                "seats": list(seats), **game}
+
+    def _player_of(self, seat: int) -> dict[str, JsonValue]:
+        """``{"player": id}`` of a seat whose config names a player id, else nothing."""
+        held = self._seats.get(seat)
+        return {"player": held.player_id} if held is not None and held.player_id else {}
 
     def _cmd_action(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         """``{seat, kind, amount, cards}``: ``seat`` omitted (a keypad) acts for the seat to
@@ -400,8 +406,8 @@ class CommandHandlers(RunCounting, Rotating):
 
     def _seat_event(self, seat: int, change: str, cmd: Command, **extra: JsonValue) -> None:
         s = self._seats[seat]
-        self._run.events.append(Event("seat", {"seat": seat, "name": s.name, "stack": s.stack,
-                                               "change": change, "by": cmd.user, **extra}))
+        self._run.events.append(Event("seat", {**s.to_json(), "change": change, "by": cmd.user,
+                                               **extra}))
 
     def _cmd_next_hand(self, cmd: Command, args: ArgValues) -> dict[str, JsonValue]:
         self._clear_hand()

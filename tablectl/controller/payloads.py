@@ -62,6 +62,8 @@ class NamedSeat(_Body):
     seat: Seat
     name: str
     stack: Chips
+    player: str | None = Field(default=None, description="the table config's player id of "
+                               "the seat (``[[seats]] player_id``), when it has one")
 
 
 class Pot(_Body):
@@ -252,6 +254,8 @@ class SeatEvent(_Body):
     seat: Seat
     name: str
     stack: Chips
+    player: str | None = Field(default=None, description="the table config's player id of "
+                               "the seat (``[[seats]] player_id``), when it has one")
     change: Literal["seated", "unseated", "adjusted"]
     by: str
     amount: int | None = Field(default=None, description="adjusted: chips added (negative: "
@@ -419,6 +423,8 @@ class SeatInfo(_Body):
     status: Literal["active", "folded", "all_in", "out", "empty"]
     cards: list[SeatCardInfo]
     to_act: bool
+    player: str | None = Field(default=None, description="the table config's player id of "
+                               "the seat (``[[seats]] player_id``), when it has one")
 
 
 class LegalAction(_Body):

@@ -73,7 +73,8 @@ class SnapshotBuilder(RunCounting, Rotating):
                 entry: dict[str, JsonValue] = {
                     "seat": n, "name": table.name if table else "",
                     "stack": table.stack if table else 0, "bet": 0, "status": status,
-                    "cards": [], "to_act": False}
+                    "cards": [], "to_act": False,
+                    **({"player": table.player_id} if table and table.player_id else {})}
                 public_seats.append(entry)
                 secure_seats.append(entry)
                 continue
@@ -90,7 +91,8 @@ class SnapshotBuilder(RunCounting, Rotating):
             common: dict[str, JsonValue] = {
                 "seat": n, "name": table.name,
                 "stack": table.stack if settled else sv.stack,
-                "bet": sv.bet, "status": status}
+                "bet": sv.bet, "status": status,
+                **({"player": table.player_id} if table.player_id else {})}
             public_seats.append({**common, "cards": public_cards, "to_act": n == to_act})
             secure_seats.append({**common, "cards": secure_cards, "to_act": n == to_act})
         street: str | None = None

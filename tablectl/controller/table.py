@@ -161,11 +161,20 @@ class TableSetup:
 
 @dataclass(frozen=True, slots=True)
 class SeatState:
-    """A seated player between hands (a stack of 0 sits out until topped up)."""
+    """A seated player between hands (a stack of 0 sits out until topped up). ``player_id``:
+    the table config's ``[[seats]] player_id`` ("" when none), which names the player to the
+    floor's statistics (docs/floor.md, "Definitions")."""
 
     seat: int
     name: str
     stack: int
+    player_id: str = ""
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{seat, name, stack}`` and ``player`` when the seat has an id (the events' and
+        snapshots' seat, docs/mqtt.md §8.1)."""
+        return {"seat": self.seat, "name": self.name, "stack": self.stack,
+                **({"player": self.player_id} if self.player_id else {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +238,7 @@ class TableState:
     def to_json(self) -> dict[str, JsonValue]:
         """A JSON object (for a hand row's summary)."""
         return {
-            "seats": [{"seat": s.seat, "name": s.name, "stack": s.stack} for s in self.seats],
+            "seats": [s.to_json() for s in self.seats],
             "button": self.button, "hand_number": self.hand_number,
             "errors": [{"code": e.code.value, "message": e.message,
                         "since": e.since.isoformat(), "detail": dict(e.detail)}
@@ -253,7 +262,7 @@ class TableState:
         try:
             top = _checkpoint(data)
             seats = tuple(SeatState((f := _checkpoint(s)).integer("seat"), f.text("name"),
-                                    f.integer("stack"))
+                                    f.integer("stack"), f.opt_text("player") or "")
                           for s in top.items("seats"))
             errors = tuple(ActiveError(ErrorCode((f := _checkpoint(e)).text("code")),
                                        f.text("message"),

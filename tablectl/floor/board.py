@@ -2,12 +2,13 @@
 
 :class:`FloorBoard` takes each table's retained snapshot (``state``), its birth/LWT
 (``status``) and the floor service's flags, and keeps one line per table: game, stakes, hand
-number, phase, pot, players, the controller's link, each reader's status (``unknown``, with the
-``last`` one known, while the controller is offline: nobody reports it then) and the error
-states waiting for a person. Each table's run is ``(journal, epoch)``, ordered by
-:class:`~tablectl.publish.runs.RunTracker` (docs/mqtt.md §4): a snapshot or status of a new run
-(a higher epoch of the journal shown, or a journal not shown yet) resets the line; a snapshot or
-a late LWT of an older run is ignored; a message that names no run is ignored.
+number, phase, every board of the hand (each run's of a hand run more than once, both of a
+double board), a bomb pot's ante, pot, players, the controller's link, each reader's status
+(``unknown``, with the ``last`` one known, while the controller is offline: nobody reports it
+then) and the error states waiting for a person. Each table's run is ``(journal, epoch)``,
+ordered by :class:`~tablectl.publish.runs.RunTracker` (docs/mqtt.md §4): a snapshot or status of
+a new run (a higher epoch of the journal shown, or a journal not shown yet) resets the line; a
+snapshot or a late LWT of an older run is ignored; a message that names no run is ignored.
 """
 
 from __future__ import annotations
@@ -79,8 +80,41 @@ class TableLine:
                 "game": game.get("label") or game.get("variant"),
                 "stakes": _stakes(stakes, money), "hand": hand.get("number") if hand else None,
                 "phase": d.get("phase"), "street": d.get("street"),
+                "boards": boards_of(d), "bomb": _bomb(d),
                 "pot": pot, "pot_text": money(pot),
                 "players": players, "readers": devices, "errors": errors}
+
+
+def boards_of(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every board of the hand shown, each ``{label, cards}`` (a card ``null`` while unread):
+    one per run of a hand run more than once (``runs``), both of a double board
+    (``double_board``), else the one board (none before it has a card). docs/mqtt.md §8.
+
+    >>> boards_of({"board": ["Ah", "Kd", "2c"], "runs": {"count": 2, "boards": [
+    ...     ["Ah", "Kd", "2c", "3s"], ["Ah", "Kd", "2c"]]}})[1]
+    {'label': 'run 2', 'cards': ['Ah', 'Kd', '2c']}
+    """
+    for key, word in (("runs", "run"), ("double_board", "board")):
+        several = _obj(snapshot.get(key)).get("boards")
+        if isinstance(several, list) and several:
+            return [{"label": f"{word} {i}", "cards": _card_list(b)}
+                    for i, b in enumerate(several[:_MAX_BOARDS], start=1)]
+    cards = _card_list(snapshot.get("board"))
+    return [{"label": "board", "cards": cards}] if cards else []
+
+
+_MAX_BOARDS: Final = 3
+
+
+def _card_list(value: object) -> list[str | None]:
+    if not isinstance(value, list):
+        return []
+    return [c if isinstance(c, str) and len(c) <= 3 else None for c in value[:5]]
+
+
+def _bomb(snapshot: Mapping[str, Any]) -> int | None:
+    bomb = snapshot.get("bomb_pot")
+    return bomb if isinstance(bomb, int) and not isinstance(bomb, bool) else None
 
 
 def _obj(value: object) -> Mapping[str, Any]:

@@ -15,10 +15,10 @@ import signal
 import ssl
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
 from tablectl.domain.errors import ConfigError
@@ -211,14 +211,23 @@ def _hands(args: argparse.Namespace) -> int:
     for h in hands:
         money = money_format(h.stakes)
         won = ", ".join(f"{w.get('name') or 'seat ' + str(w['seat'])} {money(w['amount'])}"
-                        + (f" ({w['half']})" if w.get("half") != "whole" else "")
-                        for w in h.winners) or "-"
+                        + _part(w) for w in h.winners) or "-"
         flags = f"  [{', '.join(h.flags)}]" if h.flags else ""
         pot = f"{money(h.pot)} {currency(h.stakes)}".strip() if h.pot is not None else "-"
-        _say(f"{h.id}  {h.table_name or h.table}  #{h.number}  {h.game or '?'}  "
+        game = h.game or "?"
+        if h.formats:
+            game += f" ({', '.join(h.formats)})"
+        _say(f"{h.id}  {h.table_name or h.table}  #{h.number}  {game}  "
              f"{h.started_at:%Y-%m-%d %H:%M:%S}  {h.result or 'in progress'}  "
              f"pot {pot}  won: {won}{flags}")
     return 0
+
+
+def _part(winner: Mapping[str, Any]) -> str:
+    """Which part of a pot an award is: its half, its run, its board (nothing when whole)."""
+    parts = [str(winner["half"])] if winner.get("half") not in (None, "whole") else []
+    parts += [f"{k} {winner[k]}" for k in ("run", "board") if k in winner]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 # ---- floor stats --------------------------------------------------------------------------

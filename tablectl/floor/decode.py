@@ -58,6 +58,10 @@ _WORD: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _JOURNAL: Final = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _EPOCH: Final = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _HALVES: Final = ("high", "low", "whole")
+MAX_RUNS: Final = 3
+"""A hand is run at most three times (docs/rules.md, "Run it twice")."""
+MAX_BOARDS: Final = 2
+"""A double board: two boards (docs/rules.md, "Double board")."""
 
 
 def topic_table(topic: str) -> str:
@@ -174,6 +178,15 @@ def _hand_ref(data: Mapping[str, Any], where: str) -> None:
         _int(ref, "number", f"{where}.hand", low=0, high=MAX_INT4)
 
 
+def _boards(data: Mapping[str, Any], where: str) -> None:
+    """``run`` (a hand run more than once) and ``board`` (a double board): which board an
+    event is about (docs/mqtt.md §8.1)."""
+    if "run" in data:
+        _int(data, "run", where, low=1, high=MAX_RUNS)
+    if "board" in data:
+        _int(data, "board", where, low=1, high=MAX_BOARDS)
+
+
 def _check_data(etype: str, data: Mapping[str, Any], where: str) -> None:
     """The typed check of the fields :mod:`tablectl.floor.fold` reads of each event type."""
     if etype == "hand_started":
@@ -183,6 +196,9 @@ def _check_data(etype: str, data: Mapping[str, Any], where: str) -> None:
             _seat(seat, "seat", f"{where}.seats[{i}]")
             _opt(_chips)(seat, "stack", f"{where}.seats[{i}]")
             _opt(_text)(seat, "name", f"{where}.seats[{i}]")
+            _opt(_text)(seat, "player", f"{where}.seats[{i}]")
+        _opt(_chips)(data, "bomb", where)
+        _opt(_bool)(data, "double_board", where)
     elif etype in ("action", "forced_bet", "bet_returned"):
         _seat(data, "seat", where)
         _chips(data, "amount", where)
@@ -200,6 +216,9 @@ def _check_data(etype: str, data: Mapping[str, Any], where: str) -> None:
     elif etype == "board":
         _cards(data, "cards", where, most=8, hidden=True)
         _opt(_word)(data, "street", where)
+        _boards(data, where)
+    elif etype == "runs":
+        _int(data, "count", where, low=2, high=MAX_RUNS)
     elif etype == "pot":
         for i, pot in enumerate(_list(data, "pots", where, most=MAX_SEATS)):
             _chips(pot, "amount", f"{where}.pots[{i}]")
@@ -217,6 +236,7 @@ def _check_data(etype: str, data: Mapping[str, Any], where: str) -> None:
             _cards(data, "best", where, most=5)
             _text(data, "high", where)
             _text(data, "low", where)
+            _boards(data, where)
     elif etype == "winner":
         _int(data, "pot", where, low=0, high=MAX_INT4)
         _seat(data, "seat", where)
@@ -225,6 +245,7 @@ def _check_data(etype: str, data: Mapping[str, Any], where: str) -> None:
             raise FloorInputError(f"{where}.half: must be one of {', '.join(_HALVES)}, not "
                                   f"{_show(data.get('half'))}")
         _text(data, "description", where)
+        _boards(data, where)
     elif etype == "hand_ended":
         _hand_ref(data, where)
         _opt(_word)(data, "result", where)

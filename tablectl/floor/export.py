@@ -5,13 +5,16 @@ export`` rebuilds one from a journal (``tablectl.history.export``), with what th
 says about the cards: a hole card is known only if it was dealt face up (stud) or shown at the
 showdown; every other one is an unread card (``????`` in the PHH file). The engine replays the
 hand and its finishing stacks must equal the ones the table published at the hand's end, or
-the hand is reported and not written.
+the hand is reported and not written. A hand run more than once or dealt on two boards is written as
+``tablectl history export`` writes it (a second run is a second series of board deals after
+the river; a double board deals each street's cards for both boards at once); a bomb pot has no
+PHH form and is reported, as there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,8 +22,9 @@ from typing import Any
 from tablectl.controller.table import TableSetup
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
-from tablectl.game import Stakes
-from tablectl.history.export import ExportError, export_hand, phh_name
+from tablectl.game import RuleSet, RunOddChip, Stakes
+from tablectl.history.export import ExportedHand, ExportError, export_hand, phh_name
+from tablectl.history.phh import PhhError
 from tablectl.journal import EventRecord, HandRecall, HandRecord
 
 _NO_DECK = Deck("floor", {})
@@ -43,8 +47,9 @@ class StoredHand:
     events: Sequence[tuple[str, Mapping[str, Any], datetime]]
 
 
-def setup_of(hand: StoredHand) -> TableSetup:
-    """The engine setup a hand was dealt with, from the table's snapshot at its start.
+def setup_of(hand: StoredHand, rules: RuleSet | None = None) -> TableSetup:
+    """The engine setup a hand was dealt with, from the table's snapshot at its start
+    (``rules``: instead of its preset's).
 
     Raises:
         ExportError: the floor never learnt the table's game (no snapshot before the hand).
@@ -60,7 +65,25 @@ def setup_of(hand: StoredHand) -> TableSetup:
     values = {k: int(stakes.get(k, 0) or 0) for k in _STAKE_KEYS}
     return TableSetup(table=hand.table, game=kind, structure=structure, stakes=Stakes(**values),
                       deck_id=_NO_DECK.deck_id, decks={_NO_DECK.deck_id: _NO_DECK},
-                      roles={}, preset=preset)
+                      roles={}, preset=preset, rules=rules)
+
+
+def setups_of(hand: StoredHand) -> list[TableSetup]:
+    """The setups a hand may have been dealt with, the likeliest first.
+
+    The floor knows a table's rules preset, not its config's ``[game.run_it]``: a hand the
+    table ran more than once was allowed to be, and the odd chips of its pots went by one of
+    the house's two rules (docs/rules.md, "Run it twice"). Both are tried, the preset's own
+    first; the finishing stacks the table published tell which one it was.
+    """
+    base = setup_of(hand)
+    if not any(etype == "runs" for etype, _data, _ts in hand.events):
+        return [base]
+    rules = base.rule_set
+    odd = [rules.run_it.odd_chip, *(o for o in RunOddChip if o is not rules.run_it.odd_chip)]
+    return [setup_of(hand, replace(rules, run_it=replace(
+        rules.run_it, max_runs=3, structures=frozenset(BettingStructure), odd_chip=o)))
+        for o in odd]
 
 
 def recall_of(hand: StoredHand) -> HandRecall:
@@ -104,6 +127,20 @@ class Written:
     error: str | None
 
 
+def _rebuilt(hand: StoredHand) -> ExportedHand:
+    """The hand through the engine under the first of :func:`setups_of` that gives the
+    published stacks (the first one's error when none does)."""
+    recall = recall_of(hand)
+    first: ExportError | None = None
+    for setup in setups_of(hand):
+        try:
+            return export_hand(setup, recall)
+        except ExportError as exc:
+            first = first or exc
+    assert first is not None
+    raise first
+
+
 def write_phh(hands: Sequence[StoredHand], out: Path) -> Iterator[Written]:
     """One ``.phh`` per hand in ``out`` (created if needed); a hand that cannot be rebuilt is
     reported and written nowhere.
@@ -114,17 +151,21 @@ def write_phh(hands: Sequence[StoredHand], out: Path) -> Iterator[Written]:
     out.mkdir(parents=True, exist_ok=True)
     for hand in hands:
         try:
-            exported = export_hand(setup_of(hand), recall_of(hand))
+            exported = _rebuilt(hand)
+            text = exported.phh()
+        except PhhError as exc:       # a bomb pot: PHH has no form for it
+            yield Written(hand.id, None, f"hand {hand.id}: {exc}")
+            continue
         except (ExportError, KeyError, TypeError, ValueError) as exc:
             yield Written(hand.id, None, str(exc))
             continue
         name = phh_name(exported)       # the hand id, which names its table: t1-000001.phh
         path = out / (name if name.startswith(f"{hand.table}-") else f"{hand.table}-{name}")
         tmp = path.with_name(f".{path.name}.new")
-        tmp.write_text(exported.phh(), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
         yield Written(hand.id, path, None)
 
 
 
-__all__ = ["StoredHand", "Written", "recall_of", "setup_of", "write_phh"]
+__all__ = ["StoredHand", "Written", "recall_of", "setup_of", "setups_of", "write_phh"]

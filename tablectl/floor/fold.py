@@ -56,6 +56,8 @@ class OpenHand:
         winners: ``(seat, half)`` of every award so far.
         won: chips awarded so far.
         game: the table's game when the hand began (variant, structure, ...), if known.
+        runs: how many times the board is run (the ``runs`` event; 1 until the players agree,
+            and again after an ``undo`` takes the count back).
     """
 
     id: str
@@ -67,6 +69,7 @@ class OpenHand:
     winners: tuple[tuple[int, str], ...] = ()
     game: Mapping[str, Any] | None = None
     won: int = 0
+    runs: int = 1
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (the store keeps it with the stream)."""
@@ -75,7 +78,8 @@ class OpenHand:
                 "actions": [list(a) for a in self.actions], "dealt_in": self.dealt_in,
                 "shown": [s.to_json() for s in self.shown],
                 "winners": [list(w) for w in self.winners],
-                "game": dict(self.game) if self.game is not None else None}
+                "game": dict(self.game) if self.game is not None else None,
+                "runs": self.runs}
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> OpenHand:
@@ -86,7 +90,8 @@ class OpenHand:
                    dealt_in=int(body.get("dealt_in", 0)),
                    shown=tuple(Shown.from_json(s) for s in body.get("shown", [])),
                    winners=tuple((int(s), str(h)) for s, h in body.get("winners", [])),
-                   game=body.get("game"), won=int(body.get("won", 0)))
+                   game=body.get("game"), won=int(body.get("won", 0)),
+                   runs=int(body.get("runs", 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +179,16 @@ def _int(data: Mapping[str, Any], key: str, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _run(data: Mapping[str, Any]) -> int:
+    """Which run an event is about (1 in a hand run once)."""
+    return _int(data, "run", 1)
+
+
+def _board(data: Mapping[str, Any]) -> int:
+    """Which board an event is about (1 unless the hand has two)."""
+    return _int(data, "board", 1)
+
+
 def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
           rules: HouseRules | None, game: Mapping[str, Any] | None,
           stakes: Mapping[str, Any] | None) -> OpenHand | None:
@@ -191,7 +206,9 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
         rows.append(HandRow(id=new.id, table=ev.table, epoch=ev.epoch, seq=ev.seq,
                             journal_hand=ev.hand, name=str(ref.get("id", new.id)),
                             number=_int(ref, "number"), button=d.get("button"),
-                            seats=seats, started_at=ev.ts, game=game, stakes=stakes))
+                            seats=seats, started_at=ev.ts, game=game, stakes=stakes,
+                            bomb=_int(d, "bomb") if "bomb" in d else None,
+                            boards=2 if d.get("double_board") is True else 1))
         return new
     if hand is None:
         return None                     # between hands (errors, devices, seats): no rows
@@ -212,8 +229,11 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
     if ev.type == "board":
         cards = tuple(c if isinstance(c, str) else None for c in d.get("cards", []))
         street = str(d.get("street", hand.street or ""))
-        rows.append(BoardRow(*key, hand_id=hand.id, street=street, cards=cards))
+        rows.append(BoardRow(*key, hand_id=hand.id, street=street, cards=cards,
+                             run=_run(d), board=_board(d)))
         return replace(hand, street=street)
+    if ev.type == "runs":
+        return replace(hand, runs=_int(d, "count", 1))
     if ev.type == "pot":
         pots = tuple(p for p in d.get("pots", []) if isinstance(p, dict))
         rows.append(PotRow(*key, hand_id=hand.id, street=str(d.get("street", "")), pots=pots,
@@ -223,15 +243,23 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
         shown = Shown(seat=_int(d, "seat"), cards=tuple(str(c) for c in d.get("cards", [])),
                       best=tuple(str(c) for c in d.get("best", [])))
         rows.append(ShowdownRow(*key, hand_id=hand.id, seat=shown.seat, cards=shown.cards,
-                                best=shown.best, high=d.get("high"), low=d.get("low")))
+                                best=shown.best, high=d.get("high"), low=d.get("low"),
+                                run=_run(d), board=_board(d)))
         return replace(hand, shown=(*hand.shown, shown))
     if ev.type == "winner":
         rows.append(WinnerRow(*key, hand_id=hand.id, pot=_int(d, "pot"), seat=_int(d, "seat"),
                               amount=_int(d, "amount"), half=str(d.get("half", "whole")),
-                              description=str(d.get("description", ""))))
+                              description=str(d.get("description", "")), run=_run(d),
+                              board=_board(d)))
         return replace(hand, winners=(*hand.winners, (_int(d, "seat"), str(d.get("half")))),
                        won=hand.won + _int(d, "amount"))
-    if ev.type == "correction" and d.get("kind") == "undo" and hand.actions:
+    if ev.type == "correction" and d.get("kind") == "undo":
+        raw = d.get("undone")
+        undone: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+        if undone.get("kind") == "run_it":     # the run count taken back, not a decision
+            return replace(hand, runs=1)
+        if undone.get("kind") in ("show", "muck") or not hand.actions:
+            return hand
         epoch, seq = hand.actions[-1]
         rows.append(UndoRow(ev.table, epoch, seq))
         return replace(hand, actions=hand.actions[:-1])
@@ -240,7 +268,7 @@ def _fold(hand: OpenHand | None, ev: FloorEvent, rows: list[Row], *,
         result = str(d.get("result", "settled"))
         rows.append(HandEndRow(hand_id=hand.id, result=result, stacks=stacks,
                                rake=_int(d, "rake"), pot=hand.won + _int(d, "rake"),
-                               ended_at=ev.ts))
+                               ended_at=ev.ts, runs=hand.runs))
         if rules is not None and result == "settled":
             rows.extend(rules.flags(hand.id, hand.game, hand.dealt_in, hand.shown,
                                     hand.winners))

@@ -123,11 +123,14 @@ class HandRow:
     started_at: datetime
     game: Mapping[str, Any] | None = None
     stakes: Mapping[str, Any] | None = None
+    bomb: int | None = None
+    boards: int = 1
 
 
 @dataclass(frozen=True, slots=True)
 class HandEndRow:
-    """A hand ended (``hand_ended``): the result, the finishing stacks, the pot."""
+    """A hand ended (``hand_ended``): the result, the finishing stacks, the pot, and how many
+    times its board was run (1 unless the players agreed to run it twice or three times)."""
 
     hand_id: str
     result: str
@@ -135,6 +138,7 @@ class HandEndRow:
     rake: int
     pot: int
     ended_at: datetime
+    runs: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,9 @@ class UndoRow:
 
 @dataclass(frozen=True, slots=True)
 class BoardRow:
-    """The board after a ``board`` event (the whole board so far)."""
+    """The board after a ``board`` event (the whole board so far): of run ``run`` in a hand
+    run more than once (the shared cards included), of board ``board`` in a double-board
+    hand; both 1 otherwise."""
 
     table: str
     epoch: str
@@ -173,6 +179,8 @@ class BoardRow:
     hand_id: str
     street: str
     cards: tuple[str | None, ...]
+    run: int = 1
+    board: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +209,8 @@ class ShowdownRow:
     best: tuple[str, ...]
     high: str | None
     low: str | None
+    run: int = 1
+    board: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +226,8 @@ class WinnerRow:
     amount: int
     half: str
     description: str
+    run: int = 1
+    board: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,12 +272,31 @@ class HandSummary:
     flags: tuple[str, ...] = ()
     stakes: Mapping[str, Any] | None = None
     table_name: str | None = None
+    runs: int = 1
+    boards: tuple[Mapping[str, Any], ...] = ()
+    double_board: bool = False
+    bomb: int | None = None
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The hand's formats in words: ``run twice``, ``run three times``, ``double board``,
+        ``bomb 200`` (chip units); none for a plain hand."""
+        out = []
+        if self.bomb is not None:
+            out.append(f"bomb {self.bomb}")
+        if self.double_board:
+            out.append("double board")
+        if self.runs > 1:
+            out.append("run twice" if self.runs == 2 else f"run {self.runs} times")
+        return tuple(out)
 
     def to_json(self) -> dict[str, Any]:
         """The hand as one JSON object (amounts in chip units, as stored; ``stakes`` says
         how many make a unit of which currency; ``table_name`` the table's name from its
         latest snapshot, the id when it has none; each winner's ``name`` the player's in the
-        hand's ``hand_started``)."""
+        hand's ``hand_started``, and its ``run`` or ``board`` in a hand run more than once or
+        dealt on two boards; ``boards`` the last cards of every board, each with its ``run``
+        and ``board``; ``runs``, ``double_board``, ``bomb`` the hand's formats)."""
         return {"id": self.id, "table": self.table,
                 "table_name": self.table_name or self.table, "name": self.name,
                 "number": self.number,
@@ -273,7 +304,9 @@ class HandSummary:
                 "ended_at": self.ended_at.isoformat() if self.ended_at else None,
                 "result": self.result, "pot": self.pot, "winners": list(self.winners),
                 "flags": list(self.flags),
-                "stakes": dict(self.stakes) if self.stakes is not None else None}
+                "stakes": dict(self.stakes) if self.stakes is not None else None,
+                "boards": [dict(b) for b in self.boards], "runs": self.runs,
+                "double_board": self.double_board, "bomb": self.bomb}
 
 
 def named_winners(winners: Iterable[Mapping[str, Any]], seats: Iterable[Mapping[str, Any]]

@@ -135,10 +135,13 @@ _KEY_COLUMNS: Final = (("table_id", "text"), ("epoch", "text"), ("seq", "bigint"
 _EVENT_COLUMNS: Final = (("table_id", "text"), ("epoch", "text"), ("seq", "bigint"),
                          ("type", "text"), ("hand", "bigint"), ("ts", "timestamptz"),
                          ("data", "jsonb"))
+_WHICH: Final = (("run", "integer"), ("board", "integer"))
+"""Which run and which board a board, showdown or winner row is about."""
 _HAND_COLUMNS: Final = (("id", "text"), ("table_id", "text"), ("epoch", "text"),
                         ("seq", "bigint"), ("journal_hand", "bigint"), ("name", "text"),
                         ("number", "integer"), ("button", "integer"), ("seats", "jsonb"),
-                        ("game", "jsonb"), ("stakes", "jsonb"), ("started_at", "timestamptz"))
+                        ("game", "jsonb"), ("stakes", "jsonb"), ("started_at", "timestamptz"),
+                        ("bomb", "bigint"), ("boards", "integer"))
 
 
 def _columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
@@ -387,34 +390,38 @@ class PgStore:
         hands = [r for r in rows if isinstance(r, HandRow)]
         _bulk_insert(cur, "hands", _HAND_COLUMNS, [
             (h.id, h.table, h.epoch, h.seq, h.journal_hand, h.name, h.number, h.button,
-             Jsonb(list(h.seats)), _j(h.game), _j(h.stakes), h.started_at) for h in hands])
+             Jsonb(list(h.seats)), _j(h.game), _j(h.stakes), h.started_at, h.bomb, h.boards)
+            for h in hands])
         self._insert(cur, "actions", (("street", "text"), ("seat", "integer"),
                                       ("kind", "text"), ("amount", "bigint"), ("to", "bigint"),
                                       ("all_in", "boolean"), ("forced", "boolean")),
                      [(r.street, r.seat, r.kind, r.amount, r.to, r.all_in, r.forced, r)
                       for r in rows if isinstance(r, ActionRow)])
-        self._insert(cur, "boards", (("street", "text"), ("cards", "jsonb")),
-                     [(r.street, Jsonb(list(r.cards)), r) for r in rows
+        self._insert(cur, "boards", (("street", "text"), ("cards", "jsonb"), *_WHICH),
+                     [(r.street, Jsonb(list(r.cards)), r.run, r.board, r) for r in rows
                       if isinstance(r, BoardRow)])
         self._insert(cur, "pots", (("street", "text"), ("pots", "jsonb"), ("total", "bigint")),
                      [(r.street, Jsonb(list(r.pots)), r.total, r) for r in rows
                       if isinstance(r, PotRow)])
         self._insert(cur, "showdowns", (("seat", "integer"), ("cards", "jsonb"),
-                                        ("best", "jsonb"), ("high", "text"), ("low", "text")),
-                     [(r.seat, Jsonb(list(r.cards)), Jsonb(list(r.best)), r.high, r.low, r)
+                                        ("best", "jsonb"), ("high", "text"), ("low", "text"),
+                                        *_WHICH),
+                     [(r.seat, Jsonb(list(r.cards)), Jsonb(list(r.best)), r.high, r.low,
+                       r.run, r.board, r)
                       for r in rows if isinstance(r, ShowdownRow)])
         self._insert(cur, "winners", (("pot", "integer"), ("seat", "integer"),
                                       ("amount", "bigint"), ("half", "text"),
-                                      ("description", "text")),
-                     [(r.pot, r.seat, r.amount, r.half, r.description, r) for r in rows
+                                      ("description", "text"), *_WHICH),
+                     [(r.pot, r.seat, r.amount, r.half, r.description, r.run, r.board, r)
+                      for r in rows
                       if isinstance(r, WinnerRow)])
         cur.executemany(
             "UPDATE actions SET undone = true WHERE table_id = %s AND epoch = %s AND seq = %s",
             [(r.table, r.epoch, r.seq) for r in rows if isinstance(r, UndoRow)])
         cur.executemany(
-            "UPDATE hands SET ended_at = %s, result = %s, stacks = %s, rake = %s, pot = %s "
-            "WHERE id = %s AND ended_at IS NULL",
-            [(r.ended_at, r.result, Jsonb(list(r.stacks)), r.rake, r.pot, r.hand_id)
+            "UPDATE hands SET ended_at = %s, result = %s, stacks = %s, rake = %s, pot = %s, "
+            "runs = %s WHERE id = %s AND ended_at IS NULL",
+            [(r.ended_at, r.result, Jsonb(list(r.stacks)), r.rake, r.pot, r.runs, r.hand_id)
              for r in rows if isinstance(r, HandEndRow)])
         settled = [r.hand_id for r in rows if isinstance(r, HandEndRow)
                    and r.result == "settled"]
@@ -461,11 +468,20 @@ class PgStore:
                 rows = conn.execute(
                     "SELECT h.id, h.table_id, h.name, h.number, h.game->>'label', h.started_at,"
                     " h.ended_at, h.result, h.pot, coalesce((SELECT jsonb_agg(jsonb_build_object("
-                    "'seat', w.seat, 'amount', w.amount, 'half', w.half, 'pot', w.pot) ORDER BY "
+                    "'seat', w.seat, 'amount', w.amount, 'half', w.half, 'pot', w.pot) "
+                    "|| CASE WHEN h.runs > 1 THEN jsonb_build_object('run', w.run) "
+                    "ELSE '{}'::jsonb END "
+                    "|| CASE WHEN h.boards > 1 THEN jsonb_build_object('board', w.board) "
+                    "ELSE '{}'::jsonb END ORDER BY "
                     "w.seq) FROM winners w WHERE w.hand_id = h.id), '[]'::jsonb), "
                     "coalesce((SELECT array_agg(f.rule ORDER BY f.rule) FROM flags f WHERE "
                     "f.hand_id = h.id), '{}'), h.stakes, h.seats, "
-                    "(SELECT t.snapshot->>'table_name' FROM tables t WHERE t.id = h.table_id) "
+                    "(SELECT t.snapshot->>'table_name' FROM tables t WHERE t.id = h.table_id), "
+                    "h.runs, h.boards, h.bomb, coalesce((SELECT jsonb_agg(jsonb_build_object("
+                    "'run', b.run, 'board', b.board, 'cards', b.cards) ORDER BY b.run, b.board) "
+                    "FROM (SELECT DISTINCT ON (run, board) run, board, cards FROM boards "
+                    "WHERE hand_id = h.id ORDER BY run, board, epoch DESC, seq DESC) b), "
+                    "'[]'::jsonb) "
                     "FROM hands h "
                     "WHERE (%(t)s::text IS NULL OR h.table_id = %(t)s) AND "
                     "(%(s)s::timestamptz IS NULL OR h.started_at >= %(s)s) "
@@ -476,7 +492,9 @@ class PgStore:
         return [HandSummary(id=r[0], table=r[1], name=r[2], number=r[3], game=r[4],
                             started_at=r[5], ended_at=r[6], result=r[7], pot=r[8],
                             winners=named_winners(r[9], r[12] or ()), flags=tuple(r[10]),
-                            stakes=r[11], table_name=r[13]) for r in rows]
+                            stakes=r[11], table_name=r[13], runs=r[14],
+                            double_board=r[15] > 1, bomb=r[16], boards=tuple(r[17]))
+                for r in rows]
 
     def stored_hands(self, *, table: str | None = None, since: datetime | None = None,
                      limit: int = 1000) -> list[StoredHand]:

@@ -8,8 +8,9 @@ has one row per player dealt in per settled hand with what each statistic counts
 what counts as voluntary, stud's first round, walks) are in docs/floor.md, "Player
 statistics".
 
-A player is the seat's name in the hand's ``hand_started`` (``[[seats]] name`` or
-``seat_player``); a seat without a name is ``{table} seat {n}``, a player of that table only.
+A player is the seat's player id in the hand's ``hand_started`` (``[[seats]] player_id``),
+else its name (``[[seats]] name`` or ``seat_player``); a seat with neither is
+``{table} seat {n}``, a player of that table only.
 """
 
 from __future__ import annotations
@@ -219,7 +220,8 @@ class TableStats:
     Attributes:
         table: the table's id.
         game: the table's game (its latest snapshot's ``game``).
-        seats: ``(seat, name, stats)`` of each seated player with a name, by seat; ``stats``
+        seats: ``(seat, name, player, stats)`` of each seated player with a name or a player
+            id, by seat (``player``: the id, else the name: who the statistics are of); ``stats``
             over every settled hand of this game (variant and structure) the player was dealt
             in at any table, None before the first.
         through: when the newest hand counted ended (None: no hand yet): a consumer keeps the
@@ -228,58 +230,62 @@ class TableStats:
 
     table: str
     game: Mapping[str, Any]
-    seats: tuple[tuple[int, str, PlayerStats | None], ...]
+    seats: tuple[tuple[int, str, str, PlayerStats | None], ...]
     through: datetime | None
 
     def to_json(self, now: datetime) -> dict[str, Any]:
         """The message body (``poker/v1/floor/tables/{t}/stats``, docs/mqtt.md §1)."""
         players = []
-        for seat, name, st in self.seats:
-            figures = (st or PlayerStats.empty(name)).to_json()
+        for seat, name, player, st in self.seats:
+            figures = (st or PlayerStats.empty(player)).to_json()
             for key in ("player", "game", "variant", "structure"):
                 figures.pop(key, None)
-            players.append({"seat": seat, "name": name, **figures})
+            players.append({"seat": seat, "name": name,
+                            **({"player": player} if player != name else {}), **figures})
         return {"v": 1, "type": "stats", "table": self.table, "ts": now.isoformat(),
                 "through": self.through.isoformat() if self.through else None,
                 "game": {k: self.game.get(k) for k in ("variant", "structure", "label")},
                 "players": players}
 
 
-def seated(snapshot: Mapping[str, Any] | None) -> list[tuple[int, str]]:
-    """``(seat, name)`` of the seated players a snapshot names (an empty seat, or one
-    without a name, is nobody to follow).
+def seated(snapshot: Mapping[str, Any] | None) -> list[tuple[int, str, str]]:
+    """``(seat, name, player)`` of the seated players a snapshot names: ``player`` is the
+    seat's player id (docs/mqtt.md §8: the config's ``[[seats]] player_id``), else its name
+    (an empty seat, or one with neither, is nobody to follow).
 
     >>> seated({"seats": [{"seat": 1, "name": "Ada", "status": "active"},
-    ...                   {"seat": 2, "name": "", "status": "empty"}, "junk"]})
-    [(1, 'Ada')]
+    ...                   {"seat": 2, "name": "", "status": "empty"}, "junk",
+    ...                   {"seat": 3, "name": "Bo", "player": "bo-17", "status": "out"}]})
+    [(1, 'Ada', 'Ada'), (3, 'Bo', 'bo-17')]
     """
     out = []
     for entry in (snapshot or {}).get("seats") or ():
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, Mapping) or entry.get("status") == "empty":
             continue
-        seat, name = entry.get("seat"), entry.get("name")
-        if (isinstance(seat, int) and isinstance(name, str) and name.strip()
-                and entry.get("status") != "empty"):
-            out.append((seat, name))
+        seat, name, player = entry.get("seat"), entry.get("name"), entry.get("player")
+        name = name if isinstance(name, str) else ""
+        key = player if isinstance(player, str) and player.strip() else name
+        if isinstance(seat, int) and key.strip():
+            out.append((seat, name, key))
     return sorted(out)
 
 
-def seated_query(game: Mapping[str, Any], players: Sequence[tuple[int, str]]
+def seated_query(game: Mapping[str, Any], players: Sequence[tuple[int, str, str]]
                  ) -> StatsQuery | None:
     """The query of :class:`TableStats` (None: no known game, or nobody seated)."""
     variant = game.get("variant")
     if not players or variant not in {g.value for g in GameKind}:
         return None
-    return StatsQuery(players=tuple(sorted({name for _, name in players})),
+    return StatsQuery(players=tuple(sorted({player for _, _, player in players})),
                       games=(str(variant),))
 
 
-def table_stats(table: str, game: Mapping[str, Any], players: Sequence[tuple[int, str]],
+def table_stats(table: str, game: Mapping[str, Any], players: Sequence[tuple[int, str, str]],
                 rows: Sequence[PlayerStats]) -> TableStats:
     """Assemble :class:`TableStats` from :func:`seated_query`'s results (rows of another
     structure of the same variant are not this game)."""
     mine = {r.player: r for r in rows if r.structure == game.get("structure")}
-    seats = tuple((seat, name, mine.get(name)) for seat, name in players)
+    seats = tuple((seat, name, player, mine.get(player)) for seat, name, player in players)
     ends = [r.last_hand for r in mine.values() if r.last_hand is not None]
     return TableStats(table, game, seats, max(ends) if ends else None)
 

@@ -285,9 +285,18 @@ class MemoryStore:
 
     def _summary(self, hand: _Hand) -> HandSummary:
         row, end = hand.row, hand.end
-        winners = tuple({"seat": w.seat, "amount": w.amount, "half": w.half, "pot": w.pot}
+        runs = end.runs if end else 1
+        winners = tuple({"seat": w.seat, "amount": w.amount, "half": w.half, "pot": w.pot,
+                         **({"run": w.run} if runs > 1 else {}),
+                         **({"board": w.board} if row.boards > 1 else {})}
                         for w in self.rows["winners"]
                         if isinstance(w, WinnerRow) and w.hand_id == row.id)
+        last: dict[tuple[int, int], BoardRow] = {}
+        for b in self.rows["boards"]:
+            if isinstance(b, BoardRow) and b.hand_id == row.id:
+                last[(b.run, b.board)] = b
+        boards = tuple({"run": r, "board": n, "cards": list(last[(r, n)].cards)}
+                       for r, n in sorted(last))
         flags = tuple(f.rule for f in self.rows["flags"]
                       if isinstance(f, FlagRow) and f.hand_id == row.id)
         game = row.game.get("label") if row.game else None
@@ -299,7 +308,9 @@ class MemoryStore:
                            result=end.result if end else None, pot=end.pot if end else None,
                            winners=named_winners(winners, row.seats), flags=flags,
                            stakes=row.stakes,
-                           table_name=table_name if isinstance(table_name, str) else None)
+                           table_name=table_name if isinstance(table_name, str) else None,
+                           runs=runs, boards=boards, double_board=row.boards > 1,
+                           bomb=row.bomb)
 
     def actions_of(self, hand: str) -> list[ActionRow]:
         """The standing actions of a hand, in order (undone ones left out)."""

@@ -121,6 +121,7 @@ class Hand:
         self._runout_at: int | None = None
         self._runout_street = -1
         self._runout_board = 0
+        self._runout_pots: tuple[PotView, ...] | None = None   # unchanged once none can act
         self._burns: list[Card | None] = []
         self._seen: set[int] = set()  # card_key() of every card dealt, burned or shown
         self._dealt_count = 0
@@ -524,11 +525,14 @@ class Hand:
 
     def _end_street(self, events: list[HandEvent]) -> None:
         self._betting.close(events)
-        events.append(StreetEnded(self._street, self.pots()))
+        pots = self._runout_pots if self._runout_pots is not None else self.pots()
+        events.append(StreetEnded(self._street, pots))
         if self._runout_at is None and self._live > 1 and nothing_to_decide(self._p):
             self._runout_at = self._dealt_count
             self._runout_street = self._street_index
             self._runout_board = len(self._board)
+            self._runout_pots = pots    # no chip moves before the showdown: every street's
+            # (and every run's) end has these pots, built once
         if self._live == 1:
             self._settle(events, showdown=False)
         elif (self._rules.all_in_face_up and not self._showdown.face_up

@@ -29,7 +29,8 @@ CASES = [
      ["events_per_s", "lag_p99_ms", "lost", "doubled"]),
     ("engine.py", ["--hands", "5", "--repeats", "1", "--evals", "200"],
      ["engine_hands_per_s", "eval_per_s", "engine_vs_pokerkit_shipped",
-      "engine_vs_pokerkit_memo"]),
+      "engine_vs_pokerkit_memo", "run_twice_cost_vs_once", "bomb_pot_cost_vs_plain",
+      "double_board_cost_vs_plain"]),
     ("evaluate.py", ["--repeats", "1", "--scale", "0.01"], ["cross_check_disagreements"]),
     # equity.py runs latency.py --odds both when asked: that is covered by latency.py's case
     ("equity.py", ["--positions", "1", "--repeats", "1", "--pokerkit-samples", "5",

@@ -40,7 +40,8 @@ def test_one_line_per_table_from_its_snapshot_and_status() -> None:
     (line,) = board.to_json()["tables"]
     assert line == {"table": "t1", "name": "t1", "epoch": "1", "controller": "online",
                     "game": "No-Limit Hold'em", "stakes": "0.50/1.00 EUR", "hand": 4,
-                    "phase": "betting", "street": "flop", "pot": 250, "pot_text": "2.50",
+                    "phase": "betting", "street": "flop", "boards": [], "bomb": None,
+                    "pot": 250, "pot_text": "2.50",
                     "players": [{"seat": 1, "name": "Ada", "stack": 900, "status": "active",
                                  "stack_text": "9.00"}],
                     "readers": [{"name": "shoe", "status": "online"}],

@@ -29,7 +29,15 @@
     const hand = t.hand ? "Hand #" + t.hand : "between hands";
     c.append(el("div", "row hand", hand + (t.phase ? " · " + t.phase : "") +
                 (t.street ? " · " + t.street : "")));
-    c.append(el("div", "row pot", "Pot " + t.pot_text));
+    // every board: each run's of a hand run more than once, both of a double board
+    for (const b of t.boards || []) {
+      const row = el("div", "row board", (t.boards.length > 1 ? b.label + ": " : "Board: "));
+      row.dataset.board = b.label;
+      row.append(el("span", "cards", b.cards.map(x => x || "??").join(" ")));
+      c.append(row);
+    }
+    c.append(el("div", "row pot", "Pot " + t.pot_text +
+                (t.bomb !== null && t.bomb !== undefined ? " · bomb pot" : "")));
     c.append(el("div", "players", t.players.length + " players: " +
                 t.players.map(p => p.name + " " + p.stack_text).join(", ")));
     const readers = el("div", "row readers");
