@@ -209,7 +209,7 @@ class TournamentLink:
         playing = self.daemon.setup_in_force()
         in_force = level is not None and level.stakes(
             playing.structure, playing.stakes) == playing.stakes
-        body = self.follower.to_json(in_force=in_force)
+        body = self.follower.to_json(in_force=in_force, now=self.clock.now())
         body["hand_for_hand_go"] = self.lockstep.go if self.lockstep.on else None
         body["waiting"] = self.lockstep.holds() is not None
         return body
