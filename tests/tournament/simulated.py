@@ -82,6 +82,7 @@ class Table:
     n: int = 0
     reads: int = 0
     h4h_refused: int = 0
+    had_chips: list[int] = field(default_factory=list)
     on_status: Callable[[bytes], None] | None = None
 
     async def start(self) -> None:
@@ -141,7 +142,8 @@ class Table:
         """One hand: ``played``, ``waits`` (hand for hand) or ``idle`` (nobody to deal)."""
         assert self.daemon is not None and self.shoe is not None
         ctl = self.daemon.controller
-        if sum(1 for s in ctl.checkpoint().seats if s.stack > 0) < 2:
+        self.had_chips = [s.seat for s in ctl.checkpoint().seats if s.stack > 0]
+        if len(self.had_chips) < 2:
             return "idle"
         reply = self.cmd("start_hand")
         if not reply.ok:
@@ -186,5 +188,12 @@ class Table:
         return "played"
 
     def busted(self) -> list[int]:
+        """The seats the last hand left with no chips, each once: a tournament table frees
+        them itself (docs/tournament.md §8), so none is still seated."""
         assert self.daemon is not None
-        return [s.seat for s in self.daemon.controller.checkpoint().seats if s.stack == 0]
+        now = {s.seat: s.stack for s in self.daemon.controller.checkpoint().seats}
+        gone = [seat for seat in self.had_chips if now.get(seat, 0) == 0]
+        self.had_chips = [seat for seat in self.had_chips if seat not in gone]
+        still = [seat for seat in gone if seat in now]
+        assert not still, f"table {self.number}: busted seats {still} not freed"
+        return gone
