@@ -38,7 +38,7 @@ done
 # Password users: one per device, as use_username_as_clientid requires (see docs/security.md).
 # holecards is deliberately absent: it can only log in with its certificate.
 USERS="controller-t01 controller-t02 dealer-t01 dealer-t02 webdealer-t01 pit-01 audit-01
-display-01 display-02 web-01"
+display-01 display-02 web-01 tournament-daily"
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)

@@ -573,6 +573,16 @@ class TournamentInfo(_Body):
     status_at: str | None = Field(description="the time of the status taken")
     refused: str | None = Field(description="why the last status message was refused (null "
                                             "once one is taken)")
+    phase: Literal["not_started", "running", "paused", "on_break", "finished"] | None = Field(
+        default=None, description="the clock's phase in the status taken (absent from daemons "
+                                  "before it was added, as the four below)")
+    time_left: float | None = Field(default=None, ge=0, description="seconds left in the "
+                                    "level or break when the snapshot was made (counting "
+                                    "down only while running or on a break)")
+    next_level: str | None = Field(default=None, description="the next level or break "
+                                   "(null on the last level)")
+    players_left: int | None = Field(default=None, ge=0)
+    average_stack: Chips | None = None
 
 
 class _SnapshotBody(_Body):

@@ -34,6 +34,10 @@ from tablectl.game.rules import Stakes
 MAX_CHIPS: Final = 10**12
 """The largest blind or ante taken (tablectl/tournament/structure.py refuses more too)."""
 
+MAX_TIME_LEFT: Final = 7 * 24 * 3600
+"""The most seconds left a status may say (a period is at most 24 h, plus time added)."""
+MAX_PLAYERS: Final = 1_000_000
+
 STATUS_LIMITS: Final = JsonLimits(max_bytes=8192, max_depth=4, max_string=200, max_items=64)
 _ID: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _PHASES: Final = frozenset({"not_started", "running", "paused", "on_break", "finished"})
@@ -90,6 +94,22 @@ class TournamentStatus:
     hand_for_hand: bool
     go: int | None = None
     """the hand-for-hand round the tables may start (tablectl/daemon/lockstep.py)"""
+    time_left: float | None = None
+    """seconds left in the level or break as of :attr:`at` (None: not in the status)"""
+    next_label: str | None = None
+    """the next level or break (None: the last level, or not in the status)"""
+    players_left: int | None = None
+    average_stack: int | None = None
+
+    def time_left_at(self, now: datetime) -> float | None:
+        """Seconds left at ``now`` (the table's clock; never below 0, never more than the
+        status said: a table clock behind the service's counts from the status's time)."""
+        if self.time_left is None:
+            return None
+        if self.phase not in ("running", "on_break"):
+            return self.time_left
+        gone = max(0.0, (now - self.at).total_seconds())
+        return max(0.0, self.time_left - gone)
 
 
 def _chips(body: dict[str, JsonValue], key: str, *, low: int = 0) -> int:
@@ -99,6 +119,39 @@ def _chips(body: dict[str, JsonValue], key: str, *, low: int = 0) -> int:
     if not low <= value <= MAX_CHIPS:
         raise StatusRefusedError(f"clock.{key} must be {low} to 10**12 chips, not {value}")
     return value
+
+
+def _count(body: dict[str, JsonValue], key: str, high: int, where: str = "") -> int | None:
+    """An optional whole number 0..``high`` (absent or null: None)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+        raise StatusRefusedError(f"{where}{key} is not a whole number 0 to {high}: "
+                                 f"{_short(value)}")
+    return value
+
+
+def _extras(body: dict[str, JsonValue], clock: dict[str, JsonValue]
+            ) -> tuple[float | None, str | None, int | None, int | None]:
+    """The status's figures for the table display: the time left, the next level's label,
+    the players left and the average stack; each optional, each refused when not sane."""
+    left = clock.get("time_left")
+    if left is not None and (isinstance(left, bool) or not isinstance(left, (int, float))
+                             or not 0 <= left <= MAX_TIME_LEFT):
+        raise StatusRefusedError(f"clock.time_left is not 0 to {MAX_TIME_LEFT} seconds: "
+                                 f"{_short(left)}")
+    nxt = clock.get("next")
+    label: str | None = None
+    if nxt is not None:
+        text = nxt.get("label") if isinstance(nxt, dict) else None
+        if not isinstance(text, str) or not text.strip() or len(text) > 120 or not (
+                text.isprintable()):
+            raise StatusRefusedError(f"clock.next is not a level with a label: {_short(nxt)}")
+        label = text
+    return (None if left is None else float(left), label,
+            _count(body, "players_left", MAX_PLAYERS),
+            _count(body, "average_stack", MAX_CHIPS))
 
 
 def _short(value: object) -> str:
@@ -166,7 +219,7 @@ def decode_status(payload: bytes, tournament: str) -> TournamentStatus:
                            or not 0 <= go <= 10**9):
         raise StatusRefusedError(f"hand_for_hand_go is not a round number: {_short(go)}")
     return TournamentStatus(tournament, Level(number, small, big, ante, kind == "big_blind"),
-                            phase, when, h4h, go)
+                            phase, when, h4h, go, *_extras(body, clock))
 
 
 class Link(StrEnum):
@@ -285,7 +338,10 @@ class Follower:
         if old is None or (old.level, old.hand_for_hand, old.go) != (
                 status.level, status.hand_for_hand, status.go):
             return Note(self.says(), True)
-        return note
+        # nothing to log, but the snapshot is made again: its time left is counted down by
+        # the displays from the moment they get it, so a page opened between two statuses
+        # is at most one status behind (docs/mqtt.md §8.3)
+        return Note(note.line, True)
 
     def _age(self, now: datetime) -> float:
         return (now - self.status.at).total_seconds() if self.status is not None else 0.0
@@ -306,17 +362,28 @@ class Follower:
         """The table's broker connected (``up``) or went away."""
         return self._move(Happening.UP if up else Happening.DOWN)
 
-    def to_json(self, *, in_force: bool) -> dict[str, JsonValue]:
+    def to_json(self, *, in_force: bool, now: datetime | None = None
+                ) -> dict[str, JsonValue]:
         """The snapshot's ``tournament``: the level known, whether the hand dealt now plays
         it (``in_force``; else it starts with the next hand), how sure the table is of it,
-        and why the last refused status was refused."""
+        why the last refused status was refused, and the clock and field for the display:
+        the time left as of ``now`` (the table's clock; as of the status without it)."""
         level = self.level
+        status = self.status
+        left = None
+        if status is not None:
+            left = status.time_left if now is None else status.time_left_at(now)
         return {"id": self.tournament, "link": self.link.value, "says": self.says(),
                 "level": level.to_json() if level is not None else None,
                 "pending": level is not None and not in_force,
-                "hand_for_hand": self.status.hand_for_hand if self.status else False,
-                "status_at": self.status.at.isoformat() if self.status else None,
-                "refused": self.refused}
+                "hand_for_hand": status.hand_for_hand if status else False,
+                "status_at": status.at.isoformat() if status else None,
+                "refused": self.refused,
+                "phase": status.phase if status else None,
+                "time_left": None if left is None else round(left, 1),
+                "next_level": status.next_label if status else None,
+                "players_left": status.players_left if status else None,
+                "average_stack": status.average_stack if status else None}
 
 
 __all__ = ["MAX_CHIPS", "TRANSITIONS", "Follower", "Happening", "Level", "Link", "Note",

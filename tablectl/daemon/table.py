@@ -46,7 +46,7 @@ from tablectl.daemon.answers import answer_from_journal
 from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
-from tablectl.daemon.tournament import TournamentLink
+from tablectl.daemon.tournament import FREEING_USER, TournamentLink
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
@@ -163,6 +163,8 @@ class TableDaemon:
         (:mod:`tablectl.daemon.tournament`)."""
         self.tournament = TournamentLink(self, tournament, table_number, stale_after,
                                          self.clock)
+        # the link frees a busted player's seat itself (tablectl/daemon/tournament.py)
+        self.setup = replace(self.setup, roles={**self.setup.roles, FREEING_USER: "floor"})
         return self.tournament
 
     def touch_public(self) -> None:
@@ -287,6 +289,8 @@ class TableDaemon:
             _LOGGER.info("table %s: %s", self.table, note, extra={"table": self.table})
         if self.on_outcome is not None:
             self.on_outcome(inp, outcome)
+        if self.tournament is not None:
+            self.tournament.free_busted()
         return outcome
 
     def _journal_path(self) -> str:

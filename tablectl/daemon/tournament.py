@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Final, Protocol
 
 from tablectl.clock import Clock
+from tablectl.controller.inputs import Command
 from tablectl.controller.outcome import Outcome
 from tablectl.controller.setup_json import ConfigChange
 from tablectl.controller.table import TableSetup
@@ -42,6 +43,12 @@ _LOOK_EVERY: Final = 2.0
 the link is down)."""
 
 
+FREEING_USER: Final = "tablectl/tournament"
+"""The user of the ``unseat_player`` a tournament table applies itself to free a busted
+player's seat. It has the floor role in the table's setup only (:meth:`TableDaemon.follow`);
+a ``/`` is never a topic level, so no command from the broker can carry it, and admission
+(tablectl/daemon/table.py) knows only the config's users."""
+
 READY: Final = "hand_for_hand_ready"
 """What a table waiting in hand for hand tells the service (not journaled: it is said again
 at every status while the table waits)."""
@@ -56,7 +63,7 @@ class Table(Protocol):
 
     def between_hands(self) -> bool: ...
 
-    def apply(self, inp: ConfigChange) -> Outcome: ...
+    def apply(self, inp: ConfigChange | Command) -> Outcome: ...
 
     def touch_public(self) -> None: ...
 
@@ -96,6 +103,8 @@ class TournamentLink:
         self._wake = asyncio.Event()
         self.lockstep = TableLockstep()
         self._report_due = False
+        self._busted: list[tuple[str, int]] = []   # (hand id, seat) of the hand journaled
+        self._to_free: list[tuple[str, int]] = []  # ... once its transaction committed
 
     def _said(self, note: Note, level: int = logging.INFO) -> None:
         if note.line is not None:
@@ -126,6 +135,8 @@ class TournamentLink:
     def after(self, outcome: Outcome) -> None:
         """After an input was applied: a hand started counts in its hand-for-hand round; a
         hand that ended may make the table ready."""
+        if outcome.hand_ended is not None:
+            self._to_free, self._busted = self._busted, []
         if outcome.hand_started is not None:
             self.lockstep.started()
         if outcome.hand_ended is not None and self.lockstep.on:
@@ -182,12 +193,14 @@ class TournamentLink:
         """The ``eliminated`` events and the ``chip_counts`` of a hand that closed with
         ``summary`` and started as ``start`` (its row's summary: ``checkpoint``), for the
         outbox in the same journal transaction as the input that closed it."""
+        self._busted = []
         checkpoint = start.get("checkpoint")
         hand = summary.get("hand")
         if not isinstance(checkpoint, dict) or not isinstance(hand, dict):
             return []
         out = []
         for bust in busts(checkpoint, summary):
+            self._busted.append((str(hand.get("id")), bust.seat))
             data = bust_event(bust, tournament=self.tournament, table=self.daemon.table,
                               table_number=self.table_number, hand=str(hand.get("id")))
             _LOGGER.info("table %s: seat %d (%s) is out, eliminated from tournament %s "
@@ -203,13 +216,36 @@ class TournamentLink:
                 "seats": list(counts)}, hand_id))
         return out
 
+    def free_busted(self) -> None:
+        """Free the seats of the players the hand just settled eliminated (after its
+        transaction committed, so the seat is never freed of a hand the journal lacks): one
+        ``unseat_player`` each, by :data:`FREEING_USER`, journaled like the dealer's. The hand
+        is settled: nothing can give those players chips back (``undo`` and ``kill_hand`` are
+        refused once a hand is settled). A daemon killed between the two commits leaves the
+        seat at 0 chips for the dealer to unseat."""
+        while self._to_free:
+            hand, seat = self._to_free.pop(0)
+            cmd = Command(name="unseat_player", user=FREEING_USER, id=f"bust-{hand}-{seat}",
+                          at=self.clock.now(), args={"seat": seat})
+            try:
+                out = self.daemon.apply(cmd)
+            except JournalWriteError as exc:
+                _LOGGER.error("table %s: seat %d not freed: %s", self.daemon.table, seat, exc,
+                              extra={"table": self.daemon.table})
+                self._to_free.clear()
+                return
+            reply = out.reply
+            if reply is not None and not reply.ok:
+                _LOGGER.warning("table %s: seat %d not freed: %s", self.daemon.table, seat,
+                                reply.reason, extra={"table": self.daemon.table})
+
     def snapshot(self) -> dict[str, JsonValue]:
         """The public snapshot's ``tournament``."""
         level = self.follower.level
         playing = self.daemon.setup_in_force()
         in_force = level is not None and level.stakes(
             playing.structure, playing.stakes) == playing.stakes
-        body = self.follower.to_json(in_force=in_force)
+        body = self.follower.to_json(in_force=in_force, now=self.clock.now())
         body["hand_for_hand_go"] = self.lockstep.go if self.lockstep.on else None
         body["waiting"] = self.lockstep.holds() is not None
         return body
@@ -237,4 +273,4 @@ class TournamentLink:
             await self.report_ready(up)
 
 
-__all__ = ["READY", "TournamentLink", "status_topic", "table_topic"]
+__all__ = ["FREEING_USER", "READY", "TournamentLink", "status_topic", "table_topic"]

@@ -266,3 +266,35 @@ def test_an_oversized_packet_disconnects_its_sender(clients: Clients) -> None:
     fence = b"y" * 200_000  # below the limit: carried
     assert ok(fine.publish(f"{T01}/events", fence))
     assert not [m for m in audit.expect(f"{T01}/events", fence) if m.payload == big]
+
+
+def test_the_tournament_service_and_its_tables(clients: Clients) -> None:
+    """The shipped grants of docs/tournament.md §6-8: the service of tournament ``daily``
+    publishes its clock, which every user may read; a table reports to the service on its
+    own ``tournament`` topic only, and only the service reads those reports."""
+    clock_topic = "poker/v1/tournaments/daily/clock"
+    service = clients("tournament-daily")
+    service.subscribe("poker/v1/tables/+/tournament")
+    t01, t02 = clients("controller-t01"), clients("controller-t02")
+    t01.subscribe("poker/v1/tournaments/+/clock")
+    display = clients("display-01")
+    display.subscribe("poker/v1/tournaments/+/clock", "poker/v1/tables/+/tournament",
+                      f"{T01}/events")
+    clock, report, fence = tag(), tag(), tag()
+    assert ok(service.publish(clock_topic, clock))
+    t01.expect(clock_topic, clock)
+    display.expect(clock_topic, clock)
+    # nobody else may publish a clock, and the service nothing but its own clock
+    for other in (display, t01):
+        assert other.publish(clock_topic, b"{}") == NOT_AUTHORIZED
+    assert service.publish("poker/v1/tournaments/other/clock", b"{}") == NOT_AUTHORIZED
+    assert service.publish(f"{T01}/state", b"{}") == NOT_AUTHORIZED
+    # a table's reports: its own topic only, read by the service and nobody else
+    assert t02.publish(f"{T01}/tournament", b"forged") == NOT_AUTHORIZED
+    assert display.publish(f"{T01}/tournament", b"forged") == NOT_AUTHORIZED
+    assert ok(t01.publish(f"{T01}/tournament", report))
+    assert ok(t01.publish(f"{T01}/events", fence))
+    seen = service.expect(f"{T01}/tournament", report)
+    assert [m.payload for m in seen] == [report]
+    shown = display.expect(f"{T01}/events", fence)
+    assert not [m for m in shown if m.payload == report or m.payload == b"forged"]

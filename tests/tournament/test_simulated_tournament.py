@@ -3,15 +3,16 @@ table daemons of nine seats (``run_daemon``, cards from ``hardware_sim`` shoes o
 reader protocol, decisions from a seeded random dealer), the tournament service on
 PostgreSQL with its clock running fast, all on one real mosquitto.
 
-The floor's part is played by the test: after every round of hands it unseats the busted
-players and makes the moves ``tournament balance`` gives. Checked: every table deals each
-new level from its next hand on, and never changes the stakes of a hand in progress; every
-elimination is recorded once and placed; tables are balanced and broken; hand for hand
-near the bubble (no table starts a hand of a round before every table finished the round
-before); the service and one table daemon killed mid-level and started again, the clock
-and every elimination surviving; one winner.
+The floor's part is played by the test: after every round of hands it makes the moves
+``tournament balance`` gives (the tables free the busted players' seats themselves:
+checked). Checked: every table deals each new level from its next hand on, and never
+changes the stakes of a hand in progress; every elimination is recorded once and placed;
+tables are balanced and broken; hand for hand near the bubble (no table starts a hand of a
+round before every table finished the round before); the service and one table daemon
+killed mid-level and started again, the clock and every elimination surviving; one winner.
 
 Long: ``soak`` (``.ci/test --all``). The cheap versions of each part are
+tests/tournament/test_tournament_kill.py (the real service SIGKILLed),
 tests/daemon/test_tournament_level.py, tests/tournament/test_table_busts.py and
 tests/tournament/test_hand_for_hand.py.
 """
@@ -22,24 +23,14 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hardware_sim.devices import SimShoe
-from hardware_sim.serve import PipeDevice
-from tablectl.app import run_daemon
 from tablectl.clock import SystemClock
-from tablectl.config import TableConfig, load_config
-from tablectl.controller import CardRead, Command
-from tablectl.daemon import TableDaemon
-from tablectl.game import Act, ActionKind, Showdown
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
-from tablectl.sources.rfid import RfidShoeSource
 from tablectl.tournament.clock import Start, Status
 from tablectl.tournament.intake import TABLES_FILTER, Intake, TableElimination
 from tablectl.tournament.lockstep import Lockstep
@@ -47,9 +38,8 @@ from tablectl.tournament.pg import PgTournamentStore
 from tablectl.tournament.service import TournamentService
 from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
+from tests.tournament.simulated import FLOOR, Table, table_config
 
-ROOT = Path(__file__).resolve().parents[2]
-DEALER, FLOOR = "dealer-sim", "floor-sim"
 TABLES = 3
 SEATS = 9
 STACK = 1000
@@ -60,164 +50,6 @@ STRUCTURE = (f"name = \"Simulated turbo\"\nstarting_stack = {STACK}\nseats_per_t
                  f"[[level]]\nsmall_blind = {sb}\nbig_blind = {2 * sb}\nante = {2 * sb}\n"
                  f"seconds = {LEVEL_SECONDS}\n"
                  for sb in (10, 20, 40, 75, 150, 300, 600, 1200, 2500, 5000, 10000, 20000)))
-
-
-def table_config(tmp_path: Path, broker: Broker, number: int) -> TableConfig:
-    folder = tmp_path / f"t{number}"
-    folder.mkdir(exist_ok=True)
-    seats = "".join(f"[[seats]]\nnumber = {s}\nname = \"P{(number - 1) * SEATS + s}\"\n"
-                    f"stack = {STACK}\n" for s in range(1, SEATS + 1))
-    (folder / "table.toml").write_text(f"""
-deck = "{ROOT}/config/decks/demo-red.csv"
-other_decks = ["{ROOT}/config/decks/demo-blue.csv"]
-button = 1
-[table]
-id = "t{number}"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 10
-big_blind = 20
-{seats}
-[[sources]]
-kind = "rfid-shoe"
-name = "shoe"
-url = "/dev/serial/by-id/sim-shoe"
-[access.roles]
-{DEALER} = "dealer"
-{FLOOR} = "floor"
-[mqtt]
-url = "{broker.url}"
-[journal]
-path = "{folder}/journal.sqlite"
-[tournament]
-id = "sim"
-table = {number}
-""")
-    return load_config(folder / "table.toml")
-
-
-@dataclass
-class Table:
-    """One table: its daemon (started again after a kill) and its hardware_sim shoe."""
-
-    number: int
-    config: TableConfig
-    task: asyncio.Task[None] | None = None
-    daemon: TableDaemon | None = None
-    shoe: SimShoe | None = None
-    applied: asyncio.Event = field(default_factory=asyncio.Event)
-    stakes_seen: list[int] = field(default_factory=list)
-    n: int = 0
-    reads: int = 0
-    h4h_refused: int = 0
-    on_status: Callable[[], None] | None = None
-
-    async def start(self) -> None:
-        clock = SystemClock()
-        self.shoe = SimShoe(self.config.load_deck(), clock=clock, seed=self.number * 7 + len(
-            self.stakes_seen))
-        pipe = PipeDevice(self.shoe, clock=clock)
-        source = RfidShoeSource("shoe", "sim", clock=clock, opener=pipe.open)
-        ready: asyncio.Future[TableDaemon] = asyncio.get_running_loop().create_future()
-        self.task = asyncio.create_task(run_daemon(self.config, clock=clock, sources=[source],
-                                                   ready=ready.set_result))
-        self.daemon = await asyncio.wait_for(ready, 20)
-        self.daemon.on_outcome = self._applied
-        link = self.daemon.tournament
-        assert link is not None
-        taken = link.on_status
-        told = self.on_status
-
-        def on_status(payload: bytes) -> None:      # the test hears of every status too
-            taken(payload)
-            if told is not None:
-                told()
-        link.on_status = on_status  # type: ignore[method-assign]
-
-    def _applied(self, inp: object, _out: object) -> None:
-        if isinstance(inp, CardRead):
-            self.reads += 1
-            self.applied.set()
-
-    async def kill(self) -> None:
-        assert self.task is not None
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
-
-    def cmd(self, command: str, /, user: str = DEALER, **args: Any) -> Any:
-        assert self.daemon is not None
-        self.n += 1
-        out = self.daemon.apply(Command(name=command, user=user, id=f"{command}-{self.n}",
-                                        at=datetime.now(UTC), args=args))
-        assert out.reply is not None
-        return out.reply
-
-    async def read(self) -> None:
-        """One card from the shoe, through the reader protocol; waits until applied."""
-        assert self.daemon is not None and self.shoe is not None
-        before = self.reads
-        self.shoe.draw()
-        async with asyncio.timeout(10):
-            while self.reads == before:
-                self.applied.clear()
-                await self.applied.wait()
-        errors = self.daemon.controller.active_errors
-        assert not errors, f"table {self.number}: {errors}"
-
-    async def play(self, rng: random.Random) -> str:
-        """One hand: ``played``, ``waits`` (hand for hand) or ``idle`` (nobody to deal)."""
-        assert self.daemon is not None and self.shoe is not None
-        ctl = self.daemon.controller
-        if sum(1 for s in ctl.checkpoint().seats if s.stack > 0) < 2:
-            return "idle"
-        reply = self.cmd("start_hand")
-        if not reply.ok:
-            assert "hand for hand" in reply.reason, reply
-            return "waits"
-        stakes = ctl.setup.stakes
-        self.stakes_seen.append(stakes.big_blind)
-        self.shoe.new_shoe()
-        for _ in range(400):
-            exp = ctl.expected()
-            if exp is None or ctl.stage.value != "in_hand":
-                break
-            # the hand keeps the stakes it started with, whatever level comes meanwhile
-            assert ctl.setup.stakes == stakes
-            if isinstance(exp, Act):
-                kinds = exp.legal.kinds
-                roll = rng.random()
-                size = exp.legal.max_to if rng.random() < 0.1 else exp.legal.min_to
-                if ActionKind.RAISE in kinds and roll < 0.15:
-                    assert self.cmd("action", seat=exp.seat, kind="raise", amount=size).ok
-                elif ActionKind.BET in kinds and roll < 0.15:
-                    assert self.cmd("action", seat=exp.seat, kind="bet", amount=size).ok
-                elif ActionKind.CHECK in kinds:
-                    assert self.cmd("action", seat=exp.seat, kind="check").ok
-                elif ActionKind.CALL in kinds and roll < 0.6:
-                    assert self.cmd("action", seat=exp.seat, kind="call").ok
-                else:
-                    assert self.cmd("action", seat=exp.seat, kind="fold").ok
-            elif isinstance(exp, Showdown):
-                assert self.cmd("action", seat=exp.seat, kind="show").ok
-            else:
-                await self.read()
-        else:
-            raise AssertionError(f"table {self.number}: the hand did not end")
-        assert self.cmd("next_hand").ok
-        link = self.daemon.tournament
-        if link is not None and link.lockstep.on:
-            # hand for hand: the next hand waits for every table to finish this round's
-            again = self.cmd("start_hand")
-            assert not again.ok and "hand for hand" in again.reason, again
-            self.h4h_refused += 1
-        return "played"
-
-    def busted(self) -> list[int]:
-        assert self.daemon is not None
-        return [s.seat for s in self.daemon.controller.checkpoint().seats if s.stack == 0]
 
 
 @pytest.mark.soak
@@ -263,7 +95,8 @@ async def test_three_tables_play_a_tournament_to_one_winner(
     for i in range(TABLES * SEATS):
         setup.register("sim", f"P{i + 1}")
     setup.command("sim", Start())
-    tables = [Table(n, table_config(tmp_path, mosquitto, n), on_status=changed.set)
+    tables = [Table(n, table_config(tmp_path, mosquitto, n, seats=SEATS, stack=STACK),
+                    on_status=lambda _payload: changed.set())
               for n in range(1, TABLES + 1)]
     busts_made = 0
     rounds = 0
@@ -279,10 +112,7 @@ async def test_three_tables_play_a_tournament_to_one_winner(
             assert rounds < 2000, "no winner"
             results = [await t.play(rng) for t in tables]
             for t in tables:
-                gone = t.busted()
-                busts_made += len(gone)
-                for seat in gone:
-                    assert t.cmd("unseat_player", user=FLOOR, seat=seat).ok
+                busts_made += len(t.busted())     # each seat freed by the table itself
             await until(lambda want=busts_made: len(  # type: ignore[misc]
                 store.load("sim").field.eliminations) >= want)
             if "waits" in results:

@@ -4,7 +4,8 @@ mosquitto, the table daemon of tablectl/app.py, the service's intake on PostgreS
 Two players bust in one hand while the tournament service is down; when it comes back (its
 persistent session kept them on the broker) each elimination is recorded once, ranked by
 the chips at the start of the hand, and the last bust finishes the tournament; a copy sent
-again changes nothing. The decoder's refusals are checked by hand beside it."""
+again changes nothing. The table frees both seats itself, also after a restart. The
+decoder's refusals are checked by hand beside it."""
 
 from __future__ import annotations
 
@@ -126,6 +127,8 @@ async def test_busts_while_the_service_is_down_arrive_once(
     try:
         daemon = await asyncio.wait_for(ready, 20)
         _play_the_hand(daemon)
+        # the table freed both busted seats itself, once the hand was settled
+        assert [s.seat for s in daemon.controller.checkpoint().seats] == [3]
         assert await asyncio.to_thread(listener.wait_for, lambda lst: sum(
             t == TOPIC for t, _ in lst.raw) == 3)
         sent = [p for t, p in listener.raw if t == TOPIC]
@@ -165,6 +168,17 @@ async def test_busts_while_the_service_is_down_arrive_once(
         with contextlib.suppress(asyncio.CancelledError):
             await task
         listener.close()
+    # ... by unseat_player inputs in the journal: a restarted daemon has them free too
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(run_daemon(_config(tmp_path, mosquitto), sources=[],
+                                          ready=ready.set_result))
+    try:
+        again = await asyncio.wait_for(ready, 20)
+        assert [s.seat for s in again.controller.checkpoint().seats] == [3]
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     t = store.load("d1")
     assert len(t.field.eliminations) == 2
     ranking = [(p.place, p.player, p.start_chips) for p in t.field.ranking()]

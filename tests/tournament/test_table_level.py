@@ -22,7 +22,7 @@ from tablectl.daemon.level import (
 )
 from tablectl.domain.games import BettingStructure
 from tablectl.game.rules import Stakes
-from tablectl.tournament.clock import MoveTo, Start, apply
+from tablectl.tournament.clock import MoveTo, Pause, Start, apply
 from tablectl.tournament.service import status_of
 from tablectl.tournament.store import Tournament
 from tablectl.tournament.structure import Structure
@@ -79,6 +79,15 @@ HOSTILE: list[tuple[str, Any, str]] = [
     ("hand_for_hand_go", -1, "not a round number"),
     ("hand_for_hand_go", "2", "not a round number"),
     ("hand_for_hand_go", 10**10, "not a round number"),
+    ("clock.time_left", -1, "clock.time_left is not 0 to"),
+    ("clock.time_left", 10**9, "clock.time_left is not 0 to"),
+    ("clock.time_left", "5:00", "clock.time_left is not 0 to"),
+    ("clock.next", "level 2", "not a level with a label"),
+    ("clock.next", {"label": ""}, "not a level with a label"),
+    ("clock.next", {"label": 7}, "not a level with a label"),
+    ("players_left", -3, "players_left is not a whole number"),
+    ("players_left", 2.5, "players_left is not a whole number"),
+    ("average_stack", 10**13, "average_stack is not a whole number"),
 ]
 
 
@@ -92,6 +101,8 @@ def test_a_hostile_status_is_refused_and_changes_nothing(small: Structure, path:
     assert note.line is not None and reason in note.line and not note.changed
     assert follower.level == Level(1, 50, 100, 0) and follower.link is Link.FOLLOWING
     assert follower.refused is not None and reason in follower.refused
+    body = follower.to_json(in_force=True, now=T0)
+    assert (body["time_left"], body["players_left"], body["average_stack"]) == (600, 0, 0)
 
 
 @pytest.mark.parametrize("payload", [
@@ -158,6 +169,33 @@ def test_the_snapshot_part_says_pending_until_the_table_plays_it(small: Structur
                              "small_blind": 100, "big_blind": 200, "ante": 200,
                              "ante_kind": "big_blind"}
     assert follower.to_json(in_force=True)["pending"] is False
+
+
+def test_the_snapshot_part_has_the_clock_and_the_field_for_the_display(
+        small: Structure) -> None:
+    follower = Follower("d1", 90)
+    t = Tournament.new("d1", small)
+    for name in ("ann", "bob", "cat"):
+        t = replace(t, field=t.field.register(name, small.starting_stack))
+    running = replace(t, clock=apply(t.clock, small, Start(), T0))
+    follower.on_payload(json.dumps(status_of(running, T0 + timedelta(seconds=100))).encode(),
+                        T0 + timedelta(seconds=101))
+    # 600 s from T0: 500 left at the status, 498.5 by the table's clock 1.5 s after it
+    body = follower.to_json(in_force=True, now=T0 + timedelta(seconds=101.5))
+    assert (body["phase"], body["time_left"], body["next_level"]) == (
+        "running", 498.5, "level 2 100/200 (big-blind ante 200)")
+    assert (body["players_left"], body["average_stack"]) == (3, 10000)
+    # a table clock behind the service's never counts up
+    assert follower.to_json(in_force=True, now=T0)["time_left"] == 500
+    assert follower.to_json(in_force=True, now=T0 + timedelta(hours=1))["time_left"] == 0
+    # paused: the time left stands; a status changing only the field republishes the snapshot
+    paused = replace(running, clock=apply(running.clock, small, Pause(),
+                                          T0 + timedelta(seconds=200)))
+    note = follower.on_payload(json.dumps(status_of(
+        paused, T0 + timedelta(seconds=300))).encode(), T0 + timedelta(seconds=300))
+    assert note.changed and note.line is None
+    body = follower.to_json(in_force=True, now=T0 + timedelta(seconds=900))
+    assert (body["phase"], body["time_left"]) == ("paused", 400)
 
 
 def test_a_levels_stakes() -> None:

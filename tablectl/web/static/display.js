@@ -60,6 +60,7 @@ function render(view) {
   const tournament = document.getElementById("tournament");
   tournament.textContent = tournamentText(snap);
   tournament.hidden = !tournament.textContent;
+  takeTournamentClock(snap);
   renderBanners(document.getElementById("banners"), view, streamOk);
   renderBoard(document.getElementById("board"), snap, "xl");
   renderPots(document.getElementById("pots"), snap);
@@ -84,7 +85,61 @@ function render(view) {
   });
 }
 
+// A tournament table's clock and field, under its level (docs/mqtt.md section 8.3,
+// "tournament"): the time left counts down from the snapshot's time_left and the moment this
+// page got that snapshot (performance.now()), never from the browser's own clock.
+let tourClock = null;      // {key, left, counting, receivedAt, t}
+
+function takeTournamentClock(snap) {
+  const t = snap && snap.tournament;
+  if (!t || !t.phase) {
+    tourClock = null;
+  } else {
+    // the same snapshot drawn again keeps counting; a new one (a new time_left) starts again
+    const key = JSON.stringify([t.status_at, t.time_left, t.phase]);
+    if (!tourClock || tourClock.key !== key) {
+      tourClock = { key: key, receivedAt: performance.now() };
+    }
+    tourClock.t = t;
+  }
+  tickTournamentClock();
+}
+
+function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + String(r).padStart(2, "0");
+}
+
+function tournamentClockText(t, gone) {
+  const parts = [];
+  const PHASES = { paused: "PAUSED ", on_break: "BREAK " };
+  if (t.phase === "not_started") parts.push("Not started");
+  else if (t.phase === "finished") parts.push("Finished");
+  else if (typeof t.time_left === "number") {
+    const counting = t.phase === "running" || t.phase === "on_break";
+    parts.push((PHASES[t.phase] || "") + clockText(t.time_left - (counting ? gone : 0)) + " left");
+  }
+  if (t.next_level && t.phase !== "finished") parts.push("next: " + t.next_level);
+  if (typeof t.players_left === "number") {
+    parts.push(t.players_left.toLocaleString("en-US") + (t.players_left === 1 ? " player" : " players") + " left");
+  }
+  if (typeof t.average_stack === "number" && t.average_stack > 0) {
+    parts.push("average stack " + t.average_stack.toLocaleString("en-US"));
+  }
+  return parts.join(" \u00b7 ");
+}
+
+function tickTournamentClock() {
+  const node = document.getElementById("tournament-clock");
+  if (!node) return;
+  const text = tourClock ? tournamentClockText(tourClock.t, (performance.now() - tourClock.receivedAt) / 1000) : "";
+  if (node.textContent !== text) node.textContent = text;
+  node.hidden = !text;
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  setInterval(tickTournamentClock, 250);
   openStream("/events/public", render, (state) => {
     streamOk = state === "open";
     if (lastView) render(lastView);

@@ -54,14 +54,22 @@ function renderOverlay(view) {
   }
 }
 
-// At a tournament table: the seat's chips and how many big blinds they make
-// (docs/mqtt.md section 8.3, "tournament"); "" elsewhere.
+// At a tournament table: the seat's chips, how many big blinds they make and the seat's M,
+// the orbits its stack lasts: stack / (small blind + big blind + the antes of one deal: the
+// big-blind ante, or the ante times the seats dealt in) (docs/mqtt.md section 8.3,
+// "tournament"); "" elsewhere.
 function tournamentChips(seat, snap) {
-  const bb = snap && snap.stakes && snap.stakes.big_blind;
+  const st = snap && snap.stakes;
+  const bb = st && st.big_blind;
   if (!snap || !snap.tournament || !bb || typeof seat.stack !== "number") return "";
   const blinds = seat.stack / bb;
-  return seat.stack.toLocaleString("en-US") + " chips \u00b7 " +
-    (blinds < 10 ? blinds.toFixed(1) : Math.floor(blinds).toLocaleString("en-US")) + " BB";
+  const figure = (x) => (x < 10 ? x.toFixed(1) : Math.floor(x).toLocaleString("en-US"));
+  let text = seat.stack.toLocaleString("en-US") + " chips \u00b7 " + figure(blinds) + " BB";
+  const dealt = (snap.seats || []).filter((s) => s.status !== "empty" && s.status !== "out").length;
+  const antes = (st.big_blind_ante || 0) + (st.ante || 0) * dealt;
+  const orbit = (st.small_blind || 0) + bb + antes;
+  if (orbit > 0) text += " \u00b7 M " + figure(seat.stack / orbit);
+  return text;
 }
 
 // The odds of each live seat, if they were computed on the board shown now (a board card
