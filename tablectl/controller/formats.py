@@ -45,6 +45,15 @@ def hand_format(setup: TableSetup, bomb: int, double_board: bool) -> tuple[
     return bomb, 2 if double_board else 1, extra
 
 
+def start_formats(setup: TableSetup) -> dict[str, JsonValue] | None:
+    """What ``start_hand`` may add at this table (the snapshot's ``commands.formats``, so a
+    console offers only what the house deals): ``{max_bomb_pot, double_board}``; None where
+    it deals neither (and in stud, which has no board and no bomb pot)."""
+    if setup.game.is_stud or not (setup.max_bomb_pot or setup.double_board):
+        return None
+    return {"max_bomb_pot": setup.max_bomb_pot, "double_board": bool(setup.double_board)}
+
+
 def check_bomb(setup: TableSetup, bomb: int) -> None:
     """Raise :class:`Refused` unless the table deals a bomb pot of ``bomb`` now."""
     if setup.game.is_stud:

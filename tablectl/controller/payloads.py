@@ -507,6 +507,15 @@ class RunsInfo(_Body):
     boards: list[list[CardText | None]]
 
 
+class StartFormatsInfo(_Body):
+    """The hand formats the house deals at this table (docs/rules.md, "Bomb pots" and
+    "Double board"): ``start_hand {bomb}`` up to ``max_bomb_pot`` (0: none), ``start_hand
+    {double_board: true}`` where ``double_board``."""
+
+    max_bomb_pot: Chips
+    double_board: bool
+
+
 class CommandsInfo(_Body):
     """What a console may offer now: ``available``, the commands the table would take from a
     user whose role allows them (stage and each command's own conditions that need no
@@ -514,6 +523,8 @@ class CommandsInfo(_Body):
 
     available: list[str]
     undo: UndoInfo | None
+    formats: StartFormatsInfo | None = Field(
+        default=None, description="what start_hand may add at this table (absent: nothing)")
 
 
 class RotationGameInfo(_Body):

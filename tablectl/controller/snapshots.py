@@ -13,6 +13,7 @@ from typing import Final
 
 from tablectl.controller.commands import COMMAND_TABLE, misdeal_allowed, undoable, undone_json
 from tablectl.controller.core import Stage, key_of, target_text
+from tablectl.controller.formats import start_formats
 from tablectl.controller.outcome import Snapshots
 from tablectl.controller.reply import READ_ERRORS
 from tablectl.controller.rotating import Rotating
@@ -176,8 +177,12 @@ class SnapshotBuilder(RunCounting, Rotating):
         available: list[JsonValue] = [
             name for name, rule in sorted(COMMAND_TABLE.items())
             if self._stage in rule.phases and checks.get(name, True)]
-        return {"available": available,
-                "undo": undone_json(undo) if undo is not None else None}
+        out: dict[str, JsonValue] = {
+            "available": available, "undo": undone_json(undo) if undo is not None else None}
+        formats = start_formats(self._setup)
+        if formats is not None:
+            out["formats"] = formats
+        return out
 
     def _can_start(self) -> bool:
         """Whether ``start_hand`` would start a hand (as its handler checks it)."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from tablectl.controller import ErrorCode, HandController
 from tablectl.controller.setup_json import setup_from_json, setup_to_json
+from tablectl.domain.games import GameKind
 from tablectl.game import Act, Burn
 
-from .helpers import Driver, initial_state, make_setup
+from .helpers import FL, Driver, initial_state, make_setup
 from .test_payloads import PUBLIC_EVENT, PUBLIC_SNAPSHOT
 
 HOLE = "2c Kh As 3d Kd Ad"
@@ -83,3 +84,25 @@ def test_a_double_board_bomb_pot_shows_both_boards_and_splits_each_pot() -> None
     refused = Driver(HandController(make_setup(), initial_state()))
     out = refused.cmd("start_hand", double_board=True)
     assert out.reply is not None and out.reply.reason == "this table deals no double-board hands"
+
+
+def test_the_snapshot_offers_only_the_formats_the_house_deals() -> None:
+    """``commands.formats`` (what a console offers beside Start hand): absent at a table
+    without either format and in stud; each start it names is taken while ``start_hand`` is
+    available."""
+    assert "formats" not in Driver(HandController(make_setup(), initial_state())) \
+        .ctl.public_snapshot()["commands"]                          # type: ignore[operator]
+    stud = make_setup(GameKind.STUD, FL, max_bomb_pot=500, double_board=True)
+    assert "formats" not in Driver(HandController(stud, initial_state())) \
+        .ctl.public_snapshot()["commands"]                          # type: ignore[operator]
+    for extra, start in (({"max_bomb_pot": 400}, {"bomb": 400}),
+                         ({"double_board": True}, {"double_board": True})):
+        d = Driver(HandController(make_setup(**extra), initial_state(button=1)))
+        commands = d.ctl.public_snapshot()["commands"]
+        assert isinstance(commands, dict)
+        assert commands["formats"] == {"max_bomb_pot": extra.get("max_bomb_pot", 0),
+                                       "double_board": bool(extra.get("double_board"))}
+        assert "start_hand" in commands["available"]
+        out = d.cmd("start_hand", **start)
+        assert out.reply is not None and out.reply.ok, (out.reply.code, out.reply.reason)
+        PUBLIC_SNAPSHOT.validate(d.ctl.public_snapshot())

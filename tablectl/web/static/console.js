@@ -252,11 +252,34 @@ function renderHandRow(snap) {
   // the run-out, where the house allows it; the table refuses a count it does not allow
   setCommand(document.getElementById("cmd-run-twice"), "Run it twice", { count: 2 }, offered("run_it"));
   setCommand(document.getElementById("cmd-run-three"), "Run it three times", { count: 3 }, offered("run_it"));
+  renderFormats(snap);
   document.getElementById("cmd-manual-card").disabled = !offered("manual_card");
   document.getElementById("cmd-seat-player").disabled = !offered("seat_player");
   document.getElementById("cmd-unseat-player").disabled = !offered("unseat_player");
   document.getElementById("cmd-adjust-stack").disabled = !offered("adjust_stack");
   document.getElementById("cmd-recall").disabled = !offered("recall");
+}
+
+// Bomb pots and double boards (docs/mqtt.md section 8.3, commands.formats): start_hand with
+// {bomb} (the ante typed in money, else the house's most) or {double_board: true}, shown
+// only where the house deals them and enabled when start_hand would be taken.
+function renderFormats(snap) {
+  const formats = snap && snap.commands && snap.commands.formats;
+  const row = document.getElementById("formats");
+  row.hidden = !(formats && allowed("start_hand"));
+  const bomb = document.getElementById("cmd-start-bomb");
+  const double = document.getElementById("cmd-start-double");
+  const most = formats ? formats.max_bomb_pot : 0;
+  const typed = formats ? unitsOf("bomb-amount") : null;
+  const ante = typed !== null && typed > 0 && typed <= most ? typed : most;
+  const wrong = document.getElementById("bomb-amount").value.trim() !== "" && ante !== typed;
+  bomb.hidden = !most;
+  setCommand(bomb, "Bomb pot " + money(ante, snap ? snap.stakes : null), { bomb: ante },
+    Boolean(most) && !wrong && offered("start_hand"));
+  bomb.title = wrong ? "a bomb pot of up to " + money(most, snap ? snap.stakes : null) : "";
+  double.hidden = !(formats && formats.double_board);
+  setCommand(double, "Double board", { double_board: true },
+    Boolean(formats && formats.double_board) && offered("start_hand"));
 }
 
 // Dealer's choice (docs/mqtt.md section 8.4, choose_game): a button per game of the rotation,
@@ -400,6 +423,7 @@ function wire() {
     document.getElementById(id).addEventListener("click", () => quickSize(which)));
   const amount = document.getElementById("amount");
   amount.addEventListener("input", () => { entry = amount.value.trim(); if (view) renderActions(view.snapshot); });
+  document.getElementById("bomb-amount").addEventListener("input", () => { if (view) renderFormats(view.snapshot); });
   const on = (id, handler) => {
     const b = document.getElementById(id);
     b.addEventListener("click", () => { if (!b.disabled && confirmTap(b)) handler(); });
