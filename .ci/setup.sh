@@ -60,7 +60,7 @@ ensure_venv() {
   local log="$VENV/.tablectl-install.log"
   say "installing tablectl and its pinned dependencies into .venv (once, about a minute)"
   if ! { "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip \
-         && PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/python" -m pip install -q \
+         && PIP_CONSTRAINT="$CONSTRAINTS" "$VENV/bin/python" -m pip install -q --no-compile \
               --disable-pip-version-check -c "$CONSTRAINTS" -e "$ROOT[$extras]"; } \
        >"$log" 2>&1; then
     cat "$log" >&2

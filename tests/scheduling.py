@@ -1,6 +1,6 @@
 """The order tests are handed to the xdist workers: the longest first.
 
-``.ci/test`` runs ``pytest -n 4 --dist worksteal``: each worker gets a share of the collection
+``.ci/test`` runs ``pytest -n 3 --dist worksteal``: each worker gets a share of the collection
 in order, and a worker that runs out steals the later half of what another still has queued.
 A long test collected last (the web and vision folders sort late) is then started when the
 others have nothing left to do, and the run waits for it alone. Started first, the long
