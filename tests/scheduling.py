@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 MEASURED: Final[Mapping[str, float]] = {
-    "tests/tournament/test_simulated_tournament.py::test_three_tables_play_a_tournament_to_one_winner":
-        30,
     "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-no-limit]":
         33,
     "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[omaha-hi-lo-fixed-limit]":
