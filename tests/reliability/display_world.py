@@ -471,11 +471,13 @@ class World:
         """Wait until the daemon's current snapshot is out and the displays' streams have
         been quiet a moment (held snapshots delivered late first); return that snapshot."""
         deadline = time.monotonic() + timeout
-        published = self._wait_published(deadline)
+        self._wait_published(deadline)
         for relay in self.relays():
             relay.release_held()
         self._wait_quiet(deadline, lambda r: r.last_delivery, 0.4)
-        return published
+        # read it again: a snapshot with a later seq and the same data may have been on its
+        # way to the auditor when it first matched (the displays then showed the later seq)
+        return self._wait_published(deadline)
 
     def close(self) -> None:
         if self.page is not None:
