@@ -135,11 +135,11 @@ class GameSection(_Model):
     stakes: Stakes
     rotation: str | None = None
     games: list[GameEntry] | None = None
-    dealers_choice: bool = False
+    dealers_choice: Annotated[bool, Field(strict=True)] = False
     stud_hands: Hands = DEFAULT_STUD_HANDS
     run_it: RunIt | None = None
     max_bomb_pot: Chips = 0
-    double_board: bool = False
+    double_board: Annotated[bool, Field(strict=True)] = False
 
     @model_validator(mode="after")
     def _coherent(self) -> Self:
@@ -323,7 +323,7 @@ class WebSection(_Model):
     secure_url: str | None = None
     secure_certfile: Path | None = None
     secure_keyfile: Path | None = None
-    four_colour: bool = False
+    four_colour: Annotated[bool, Field(strict=True)] = False
     secure_cookie: Annotated[bool | None, Field(strict=True)] = None
 
     @field_validator("secure_url")
@@ -367,7 +367,7 @@ class OddsSection(_Model):
     a broadcast table turns it on); ``precision``, the Monte Carlo 95% half-width in
     percentage points (default 0.5)."""
 
-    enabled: bool = False
+    enabled: Annotated[bool, Field(strict=True)] = False
     precision: Annotated[float, Field(gt=0, le=10)] = 0.5
 
 
