@@ -33,6 +33,7 @@ from tablectl.journal.records import (
     RefusalRecord,
     check_aware,
     check_count,
+    check_mark,
     check_new_error,
     check_range,
     journal_id_text,
@@ -47,6 +48,7 @@ class MemoryJournal:
         self._clock = clock
         self._journal_id = journal_id or journal_id_text(new_journal_id())
         self._epoch = 0
+        self._marks: dict[str, int] = {}
         self._inputs: list[JournalRecord] = []
         self._events: list[EventRecord] = []
         self._hands: list[HandRecord] = []
@@ -91,6 +93,20 @@ class MemoryJournal:
         """The current epoch; 0 before the first :meth:`start_epoch`."""
         return self._epoch
 
+    def mark(self, key: str) -> int | None:
+        """See :meth:`Journal.mark`."""
+        self._live()
+        return self._marks.get(key)
+
+    def set_mark(self, key: str, value: int | None) -> None:
+        """See :meth:`Journal.set_mark`."""
+        self._live()
+        check_mark(key, value)
+        if value is None:
+            self._marks.pop(key, None)
+        else:
+            self._marks[key] = value
+
     def start_epoch(self) -> int:
         """Increment and return the epoch."""
         self._live()
@@ -116,12 +132,13 @@ class MemoryJournal:
         if self._in_transaction:
             raise JournalStateError("journal transactions do not nest")
         saved = (self._epoch, list(self._inputs), list(self._events), list(self._hands),
-                 list(self._errors))
+                 list(self._errors), dict(self._marks))
         self._in_transaction = True
         try:
             yield
         except BaseException:
-            (self._epoch, self._inputs, self._events, self._hands, self._errors) = saved
+            (self._epoch, self._inputs, self._events, self._hands, self._errors,
+             self._marks) = saved
             raise
         finally:
             self._in_transaction = False

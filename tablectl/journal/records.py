@@ -310,6 +310,19 @@ JOURNAL_ID_BITS: Final = 63
 """A journal id is this many random bits (it fits SQLite's signed 64-bit integer)."""
 
 
+def check_mark(key: str, value: int | None) -> None:
+    """A mark's key is a short name and its value a 64-bit whole number (or None).
+
+    Raises:
+        JournalStateError: otherwise.
+    """
+    if not isinstance(key, str) or not 0 < len(key) <= 64 or not key.isprintable():
+        raise JournalStateError(f"not a mark name: {key!r:.80}")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or not -2**63 <= value < 2**63):
+        raise JournalStateError(f"mark {key}: not a 64-bit whole number: {value!r:.80}")
+
+
 def new_journal_id() -> int:
     """The random number a new journal is named by (never 0)."""
     return secrets.randbits(JOURNAL_ID_BITS) or 1
@@ -341,6 +354,16 @@ class Journal(Protocol):
     @property
     def epoch(self) -> int:
         """The current epoch; 0 until :meth:`start_epoch` is first called."""
+        ...
+
+    def mark(self, key: str) -> int | None:
+        """A small whole number the daemon keeps across restarts under ``key`` (None: never
+        set, or cleared), e.g. the hand-for-hand round the table played last."""
+        ...
+
+    def set_mark(self, key: str, value: int | None) -> None:
+        """Keep ``value`` under ``key`` (None: clear it); inside :meth:`transaction`, with the
+        block's other writes or not at all."""
         ...
 
     def start_epoch(self) -> int:

@@ -4,7 +4,7 @@ of its rows (column lists and row -> record).
 
 Tables (schema version 3)::
 
-    meta(key, value)                 -- schema_version, epoch, journal_id
+    meta(key, value)                 -- schema_version, epoch, journal_id, mark:NAME (marks)
     hands(id, number, epoch, started_at, ended_at, summary)
     inputs(seq, epoch, at, source, actor, kind, payload, hand_id, decision)
     events(id, epoch, seq, topic, type, payload, hand_id, created_at, published_at)

@@ -42,6 +42,7 @@ from tablectl.journal.records import (
     RefusalRecord,
     check_aware,
     check_count,
+    check_mark,
     check_new_error,
     check_range,
     journal_id_text,
@@ -319,6 +320,25 @@ class SqliteJournal:
         if self._own_epoch is not None:
             return self._own_epoch
         return self._read(self._epoch_of)
+
+    def mark(self, key: str) -> int | None:
+        """See :meth:`Journal.mark` (kept in ``meta`` as ``mark:KEY``)."""
+        check_mark(key, None)
+        row = self._read(lambda conn: conn.execute(
+            "SELECT value FROM meta WHERE key=?", (f"mark:{key}",)).fetchone())
+        return None if row is None else as_int(row[0])
+
+    def set_mark(self, key: str, value: int | None) -> None:
+        """See :meth:`Journal.set_mark`."""
+        check_mark(key, value)
+
+        def do(conn: sqlite3.Connection) -> None:
+            if value is None:
+                conn.execute("DELETE FROM meta WHERE key=?", (f"mark:{key}",))
+            else:
+                conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) "
+                             "DO UPDATE SET value=excluded.value", (f"mark:{key}", value))
+        self._write("set_mark", do)
 
     def start_epoch(self) -> int:
         """Persist and return epoch + 1 (call once per daemon start)."""

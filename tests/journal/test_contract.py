@@ -264,3 +264,35 @@ def test_an_input_keeps_its_decision_and_is_found_by_its_seq(journal: Journal) -
     with pytest.raises(JournalStateError, match="input decision"):
         journal.append_input(InputRecord(source="shoe", kind="x", payload={},
                                          decision={"bad": float("nan")}))
+
+
+def test_marks_are_kept_cleared_and_rolled_back_with_their_block(journal: Journal) -> None:
+    assert journal.mark("hand_for_hand_round") is None
+    journal.set_mark("hand_for_hand_round", 3)
+    assert journal.mark("hand_for_hand_round") == 3
+    journal.start_epoch()
+    with pytest.raises(RuntimeError), journal.transaction():
+        journal.set_mark("hand_for_hand_round", 4)
+        journal.append_input(card(1))
+        raise RuntimeError("the hand did not start")
+    assert journal.mark("hand_for_hand_round") == 3 and journal.inputs() == []
+    with journal.transaction():
+        journal.set_mark("hand_for_hand_round", 4)
+        journal.append_input(card(1))
+    assert journal.mark("hand_for_hand_round") == 4
+    journal.set_mark("hand_for_hand_round", None)
+    assert journal.mark("hand_for_hand_round") is None
+    # the journal's own keys are not marks: a mark never shadows the epoch
+    journal.set_mark("epoch", 99)
+    assert journal.epoch == 1 and journal.mark("epoch") == 99
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("", 1), ("x" * 65, 1), ("bad\nkey", 1), ("k", 2**63), ("k", -2**63 - 1), ("k", True),
+    ("k", 1.5), ("k", "7"), (7, 1)])
+def test_a_mark_that_cannot_be_kept_is_refused_and_changes_nothing(
+        journal: Journal, key: object, value: object) -> None:
+    journal.set_mark("k", 1)
+    with pytest.raises(JournalStateError):
+        journal.set_mark(key, value)  # type: ignore[arg-type]
+    assert journal.mark("k") == 1

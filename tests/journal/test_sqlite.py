@@ -313,3 +313,11 @@ def test_a_second_writer_of_the_same_file_is_refused_until_the_first_closes(
     first.close()
     with SqliteJournal.open(path, ManualClock()) as again:
         assert again.start_epoch() == 2
+
+
+def test_a_mark_survives_a_restart(tmp_path: Path) -> None:
+    clock = ManualClock()
+    with SqliteJournal.open(tmp_path / "j.db", clock) as j:
+        j.set_mark("hand_for_hand_round", 7)
+    with SqliteJournal.open(tmp_path / "j.db", clock) as j:
+        assert j.mark("hand_for_hand_round") == 7
