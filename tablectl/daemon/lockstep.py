@@ -8,9 +8,13 @@ before the first round), it tells the service it is ready (``hand_for_hand_ready
 round it played), and the service publishes the next round once every table is ready
 (tablectl/tournament/lockstep.py).
 
-A table that does not know which round it played last (hand for hand just began, or the
-daemon restarted) takes the round published as played: at worst it sits out one hand
-rather than dealing one while another table is still in its hand.
+A table that does not know which round it played last (hand for hand just began) takes the
+round published as played: at worst it sits out one hand rather than dealing one while
+another table is still in its hand. What it knows is kept in its journal (:meth:`kept`,
+:meth:`restore`; tablectl/daemon/table.py): a daemon restarted in hand for hand waits, as it
+did before it stopped, until the service publishes a later round, even before it hears the
+status (a hand started then would be a second one in the round, the service having counted
+the table ready already).
 """
 
 from __future__ import annotations
@@ -36,6 +40,16 @@ class TableLockstep:
         self.on, self.go = True, go
         if self.played is None or self.played > go:    # a service that restarted counts anew
             self.played = go
+
+    def restore(self, played: int) -> None:
+        """What the journal kept (:meth:`kept`): hand for hand was on and the table had
+        played round ``played`` (or was waiting for the round after it)."""
+        self.on, self.go, self.played = True, played, played
+
+    def kept(self) -> int | None:
+        """What a restarted daemon must know (:meth:`restore`): the round played while hand
+        for hand is on, else None."""
+        return self.played if self.on else None
 
     def holds(self) -> str | None:
         """Why a hand may not start now (None: it may)."""

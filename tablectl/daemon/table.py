@@ -46,7 +46,7 @@ from tablectl.daemon.answers import answer_from_journal
 from tablectl.daemon.hand_rows import HandRows
 from tablectl.daemon.outbox import Outbox
 from tablectl.daemon.recovery import Derived, journaled_config, rebuild, restore_lost_events
-from tablectl.daemon.tournament import FREEING_USER, TournamentLink
+from tablectl.daemon.tournament import FREEING_USER, ROUND_MARK, TournamentLink
 from tablectl.domain.jsonvalue import JsonValue
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.journal import (
@@ -163,6 +163,11 @@ class TableDaemon:
         (:mod:`tablectl.daemon.tournament`)."""
         self.tournament = TournamentLink(self, tournament, table_number, stale_after,
                                          self.clock)
+        try:
+            self.tournament.restore(self.journal.mark(ROUND_MARK))
+        except JournalError as exc:
+            _LOGGER.warning("table %s: the hand-for-hand round kept in the journal cannot be "
+                            "read: %s", self.table, exc, extra={"table": self.table})
         # the link frees a busted player's seat itself (tablectl/daemon/tournament.py)
         self.setup = replace(self.setup, roles={**self.setup.roles, FREEING_USER: "floor"})
         return self.tournament
@@ -201,6 +206,10 @@ class TableDaemon:
         _LOGGER.info("table %s: epoch %d, replayed %d journaled inputs", self.table, epoch,
                      replayed, extra={"table": self.table})
         self._journal_config()
+        if self.tournament is not None and self.between_hands():
+            # a seat the last hand busted, left taken by a kill between the two commits
+            self.tournament.free_broke(epoch, [(s.seat, s.stack)
+                                               for s in self.controller.checkpoint().seats])
         self.outbox.touch(public=True, secure=True)
         return replayed
 
@@ -303,6 +312,9 @@ class TableDaemon:
         row = self.rows.current or before
         hand_id = row.id if row is not None else None
         events = self.rows.new_events(outcome, hand_id)
+        if self.tournament is not None and outcome.hand_started is not None and (
+                (kept := self.tournament.start_mark()) is not None):
+            self.journal.set_mark(ROUND_MARK, kept)    # hand for hand: the round it plays
         if self.tournament is not None and outcome.hand_ended is not None and before is not None:
             events += self.tournament.bust_events(before.summary, outcome.hand_ended.summary,
                                                   hand_id)
@@ -442,6 +454,18 @@ class TableDaemon:
         records = self.admission.due(mono, self.clock.now(), force=force)
         if records:
             self.keep_refusals(records)
+
+    def keep_mark(self, key: str, value: int | None) -> bool:
+        """Keep ``value`` in the journal under ``key`` (the tournament link's hand-for-hand
+        round); False (logged) when the journal cannot be written: the link tries again at
+        its next change."""
+        try:
+            self.journal.set_mark(key, value)
+        except JournalError as exc:
+            _LOGGER.warning("table %s: %s not kept in the journal: %s", self.table, key, exc,
+                            extra={"table": self.table})
+            return False
+        return True
 
     def keep_refusals(self, records: list[RefusalRecord]) -> None:
         """Journal refusal records; a journal that cannot take them is logged once per

@@ -69,6 +69,13 @@ class Table(Protocol):
 
     def setup_in_force(self) -> TableSetup: ...
 
+    def keep_mark(self, key: str, value: int | None) -> bool: ...
+
+
+ROUND_MARK: Final = "hand_for_hand_round"
+"""The journal's mark (:meth:`tablectl.journal.Journal.mark`) of the hand-for-hand round the
+table played last, while hand for hand is on (tablectl/daemon/lockstep.py)."""
+
 
 def table_topic(table: str) -> str:
     """``poker/v1/tables/{t}/tournament``: what the table tells the tournament service (its
@@ -102,6 +109,7 @@ class TournamentLink:
         self.clock = clock
         self._wake = asyncio.Event()
         self.lockstep = TableLockstep()
+        self._kept: int | None = None              # the round the journal keeps
         self._report_due = False
         self._busted: list[tuple[str, int]] = []   # (hand id, seat) of the hand journaled
         self._to_free: list[tuple[str, int]] = []  # ... once its transaction committed
@@ -124,9 +132,28 @@ class TournamentLink:
         status = self.follower.status
         if not refused and status is not None:
             self.lockstep.on_status(status.hand_for_hand, status.go)
+            self._keep()
             self._report_due = True
         self.take_level()
         self._wake.set()
+
+    def restore(self, kept: int | None) -> None:
+        """What the journal kept of hand for hand (:data:`ROUND_MARK`), at start."""
+        if kept is not None and kept >= 0:
+            self.lockstep.restore(kept)
+            self._kept = kept
+
+    def start_mark(self) -> int | None:
+        """The round to keep in the journal with a hand starting now (inside its
+        transaction), None: nothing new to keep."""
+        if not self.lockstep.on or self.lockstep.go == self._kept:
+            return None
+        return self.lockstep.go
+
+    def _keep(self) -> None:
+        kept = self.lockstep.kept()
+        if kept != self._kept and self.daemon.keep_mark(ROUND_MARK, kept):
+            self._kept = kept
 
     def holds_start(self) -> str | None:
         """Why ``start_hand`` must wait (hand for hand), or None."""
@@ -139,6 +166,7 @@ class TournamentLink:
             self._to_free, self._busted = self._busted, []
         if outcome.hand_started is not None:
             self.lockstep.started()
+            self._kept = self.lockstep.kept()      # journaled with the hand's start
         if outcome.hand_ended is not None and self.lockstep.on:
             self._report_due = True
             self._wake.set()
@@ -216,13 +244,21 @@ class TournamentLink:
                 "seats": list(counts)}, hand_id))
         return out
 
+    def free_broke(self, epoch: int, seats: list[tuple[int, int]]) -> None:
+        """At start, between hands: free every seat (number, stack) left with no chips. In a
+        tournament such a seat is a player the last hand eliminated (the elimination went to
+        the outbox with that hand, in the same transaction) whose seat a daemon killed
+        between the two commits did not free (:meth:`free_busted`)."""
+        self._to_free = [(f"restart-{epoch}", seat) for seat, stack in seats if stack == 0]
+        self.free_busted()
+
     def free_busted(self) -> None:
         """Free the seats of the players the hand just settled eliminated (after its
         transaction committed, so the seat is never freed of a hand the journal lacks): one
         ``unseat_player`` each, by :data:`FREEING_USER`, journaled like the dealer's. The hand
         is settled: nothing can give those players chips back (``undo`` and ``kill_hand`` are
-        refused once a hand is settled). A daemon killed between the two commits leaves the
-        seat at 0 chips for the dealer to unseat."""
+        refused once a hand is settled). A daemon killed between the two commits frees the
+        seat when it starts again (:meth:`free_broke`)."""
         while self._to_free:
             hand, seat = self._to_free.pop(0)
             cmd = Command(name="unseat_player", user=FREEING_USER, id=f"bust-{hand}-{seat}",

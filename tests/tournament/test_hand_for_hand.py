@@ -1,7 +1,8 @@
 """Hand for hand (docs/tournament.md, "Hand for hand"): the rounds on both sides by hand
 (sans-IO), then a real mosquitto, the table daemon of tablectl/app.py, the service's intake
 on PostgreSQL and a second table that only speaks MQTT: the daemon's table does not start its
-next hand until the other table has finished its own."""
+next hand until the other table has finished its own, also when it restarts and hears no
+status (its journal keeps the round it played)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from tablectl.tournament.clock import Start
 from tablectl.tournament.intake import TABLES_FILTER, Intake, TableElimination
 from tablectl.tournament.lockstep import Lockstep
 from tablectl.tournament.pg import PgTournamentStore
-from tablectl.tournament.service import TournamentService
+from tablectl.tournament.service import TournamentService, clock_topic
 from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
 from tests.daemon.helpers import Listener
@@ -52,6 +53,25 @@ def test_a_table_plays_one_hand_a_round() -> None:
     assert table.ready(True) == 0
     table.on_status(False, None)
     assert table.holds() is None and table.played is None
+
+
+def test_a_restarted_table_keeps_its_round() -> None:
+    table = TableLockstep()
+    assert table.kept() is None
+    table.on_status(True, 4)
+    table.started()
+    assert table.kept() == 4
+    again = TableLockstep()           # the daemon restarted: the journal kept round 4
+    again.restore(table.kept() or 0)
+    assert again.holds() is not None and again.ready(True) == 4    # no status heard yet
+    again.on_status(True, 4)
+    assert again.holds() is not None
+    again.on_status(True, 5)
+    assert again.holds() is None
+    again.started()
+    assert again.holds() is not None and again.kept() == 5
+    again.on_status(False, None)
+    assert again.kept() is None and again.holds() is None
 
 
 def test_the_next_round_goes_when_every_table_is_ready() -> None:
@@ -160,6 +180,26 @@ async def test_a_table_waits_for_the_others_in_hand_for_hand(
             await until(lambda: seen.count("go") >= 2)
             assert await asyncio.to_thread(listener.wait_for, state(
                 lambda tt: tt["hand_for_hand_go"] == 2 and not tt["waiting"]))
+            assert start_hand(daemon).ok
+            assert start_hand(daemon, "misdeal").ok
+            await until(lambda: seen.count("waiting") >= 3)     # ready, having played 2
+
+            # the daemon restarts, and hears no status (the retained one is cleared): it
+            # remembers from its journal that it played round 2 and still waits for round 3
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await client.publish(clock_topic("d1"), b"", retain=True)
+            ready = asyncio.get_running_loop().create_future()
+            task = asyncio.create_task(run_daemon(_config(tmp_path, mosquitto), sources=[],
+                                                  ready=ready.set_result))
+            daemon = await asyncio.wait_for(ready, 20)
+            early = start_hand(daemon)
+            assert not early.ok and "round 2" in early.reason, early
+            await _ready_from_table_2(mosquitto, 2)
+            await until(lambda: seen.count("go") >= 3)
+            assert await asyncio.to_thread(listener.wait_for, state(
+                lambda tt: tt["hand_for_hand_go"] == 3 and not tt["waiting"]))
             assert start_hand(daemon).ok
         finally:
             for job in (task, intake):

@@ -45,6 +45,7 @@ from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
 from tests.daemon.helpers import Listener
 from tests.daemon.test_end_to_end import ROOT, write_config
+from tests.reliability.harness import journal_rows
 from tests.tournament.conftest import SMALL
 from tests.tournament.test_cli import Run
 
@@ -192,6 +193,37 @@ async def test_busts_while_the_service_is_down_arrive_once(
     out = Run(["tournament", "chips", "d1", "--db", pg_url], capsys)
     assert out.returncode == 0 and "5,350  P3  (table 1 seat 3" in out.stdout, out.stdout
     store.close()
+
+
+async def test_a_daemon_killed_before_freeing_the_seats_frees_them_when_it_starts(
+        tmp_path: Path, mosquitto: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hand that busts seats 1 and 2 commits; the daemon dies before the second commit
+    (the seats' ``unseat_player``): started again, it frees them itself, once."""
+    from tablectl.daemon.tournament import FREEING_USER, TournamentLink
+
+    async def run(play: bool) -> list[int]:
+        ready: asyncio.Future[TableDaemon] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(run_daemon(_config(tmp_path, mosquitto), sources=[],
+                                              ready=ready.set_result))
+        try:
+            daemon = await asyncio.wait_for(ready, 20)
+            if play:
+                with monkeypatch.context() as m:       # the kill between the two commits
+                    m.setattr(TournamentLink, "free_busted", lambda _self: None)
+                    _play_the_hand(daemon)
+            return [s.seat for s in daemon.controller.checkpoint().seats]
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    assert await run(play=True) == [1, 2, 3]           # busted, their seats still taken
+    assert await run(play=False) == [3]                 # freed at start
+    assert await run(play=False) == [3]
+    commands = [json.loads(p) for (p,) in journal_rows(
+        tmp_path / "journal.sqlite", "SELECT payload FROM inputs WHERE kind='command'")]
+    freed = [c for c in commands if c["user"] == FREEING_USER]
+    assert sorted(c["args"]["seat"] for c in freed) == [1, 2], freed
 
 
 async def _publish(broker: Broker, payload: bytes) -> None:
