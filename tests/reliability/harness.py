@@ -75,8 +75,9 @@ STACKS = (3000, 2500, 1800, 5000)
 
 def write_config(workdir: Path, broker_url: str, variant: str, structure: str,
                  stakes: Mapping[str, int], *, stacks: tuple[int, ...] = STACKS,
-                 table: str = TABLE) -> Path:
-    """A table config: one RFID shoe at ``workdir/dev/shoe``, the journal in ``workdir``."""
+                 table: str = TABLE, extra: str = "") -> Path:
+    """A table config: one RFID shoe at ``workdir/dev/shoe``, the journal in ``workdir``;
+    ``extra`` (TOML tables, e.g. ``[tournament]``) is appended."""
     stake_lines = "\n".join(f"{k} = {v}" for k, v in stakes.items())
     seats = "\n".join(f"[[seats]]\nnumber = {i + 1}\nname = \"P{i + 1}\"\nstack = {s}\n"
                       for i, s in enumerate(stacks))
@@ -103,7 +104,7 @@ url = "{workdir}/dev/shoe"
 url = "{broker_url}"
 [journal]
 path = "{workdir}/journal.sqlite"
-"""
+{extra}"""
     (workdir / "dev").mkdir(parents=True, exist_ok=True)
     path = workdir / "table.toml"
     path.write_text(text)
@@ -381,10 +382,12 @@ async def open_stack(workdir: Path, broker_host: str, broker_port: int, *, varia
                      pace: float = 0.0, attempt: float = 1.0,
                      stacks: tuple[int, ...] = STACKS,
                      faults: Sequence[FaultPlan] = (), foreign_deck: Deck | None = None,
-                     table: str = TABLE) -> Any:
-    """Start everything (the daemon included) and yield a :class:`Stack`."""
+                     table: str = TABLE, extra: str = "") -> Any:
+    """Start everything (the daemon included) and yield a :class:`Stack`; ``extra`` goes
+    into the config (:func:`write_config`)."""
     url = f"mqtt://{broker_host}:{broker_port}"
-    path = write_config(workdir, url, variant, structure, stakes, stacks=stacks, table=table)
+    path = write_config(workdir, url, variant, structure, stakes, stacks=stacks, table=table,
+                        extra=extra)
     config = load_config(path)
     setup = table_setup(config)
     clock = SystemClock()

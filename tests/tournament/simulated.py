@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +22,13 @@ from tablectl.config import TableConfig, load_config
 from tablectl.controller import CardRead, Command
 from tablectl.daemon import TableDaemon
 from tablectl.game import Act, ActionKind, Showdown
+from tablectl.publish.mqtt import MqttPublisher
+from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.sources.rfid import RfidShoeSource
+from tablectl.tournament.intake import TABLES_FILTER, Intake, TableElimination
+from tablectl.tournament.lockstep import Lockstep
+from tablectl.tournament.service import TournamentService
+from tablectl.tournament.store import TournamentStore
 from tests.conftest import Broker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +72,31 @@ id = "{tid}"
 table = {number}
 """)
     return load_config(folder / "table.toml")
+
+
+@contextlib.asynccontextmanager
+async def service_running(store: TournamentStore, broker: Broker, tid: str,
+                          told: Callable[[str, TableElimination | None], None]
+                          ) -> AsyncIterator[TournamentService]:
+    """The tournament service in this process, as ``tablectl tournament run`` runs it: its
+    intake of the tables' reports (a persistent session, acknowledged once handled) and its
+    status published every second; ``told`` hears what the intake made of each report."""
+    clock = SystemClock()
+    settings = MqttSettings(host=broker.host, port=broker.port, client_id=f"tournament-{tid}",
+                            session_expiry=600)
+    async with MqttPublisher(settings, manual_ack=True) as client:
+        service = TournamentService(store, clock, client)
+        service.lockstep = Lockstep()
+        await client.subscribe(TABLES_FILTER, qos=1)
+        jobs = [asyncio.create_task(Intake(service, tid, clock, seen=told).run(client)),
+                asyncio.create_task(service.run(tid, refresh=1))]
+        try:
+            yield service
+        finally:
+            service.stop()
+            for job in jobs:
+                job.cancel()
+            await asyncio.gather(*jobs, return_exceptions=True)
 
 
 @dataclass
