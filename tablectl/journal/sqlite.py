@@ -326,7 +326,11 @@ class SqliteJournal:
         check_mark(key, None)
         row = self._read(lambda conn: conn.execute(
             "SELECT value FROM meta WHERE key=?", (f"mark:{key}",)).fetchone())
-        return None if row is None else as_int(row[0])
+        if row is None:
+            return None
+        if isinstance(row[0], bool) or not isinstance(row[0], int):
+            raise JournalError(f"journal {self._path}: mark {key} is not a whole number")
+        return row[0]
 
     def set_mark(self, key: str, value: int | None) -> None:
         """See :meth:`Journal.set_mark`."""

@@ -321,3 +321,14 @@ def test_a_mark_survives_a_restart(tmp_path: Path) -> None:
         j.set_mark("hand_for_hand_round", 7)
     with SqliteJournal.open(tmp_path / "j.db", clock) as j:
         assert j.mark("hand_for_hand_round") == 7
+
+
+def test_a_mark_a_hand_changed_in_the_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    clock = ManualClock()
+    with SqliteJournal.open(tmp_path / "j.db", clock) as j:
+        j.set_mark("hand_for_hand_round", 7)
+    with sqlite3.connect(tmp_path / "j.db") as conn:
+        conn.execute("UPDATE meta SET value='seven' WHERE key='mark:hand_for_hand_round'")
+    with SqliteJournal.open(tmp_path / "j.db", clock) as j, pytest.raises(
+            JournalError, match="not a whole number"):
+        j.mark("hand_for_hand_round")
