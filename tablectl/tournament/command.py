@@ -143,7 +143,10 @@ def _publisher(args: argparse.Namespace, tid: str) -> MqttPublisher | None:
     settings = mqtt_settings(args.broker, user=f"tournament-{tid}-{secrets.token_hex(3)}",
                              credentials=Path(args.credentials) if args.credentials else None,
                              cafile=Path(args.cafile) if args.cafile else None)
-    settings = dataclasses.replace(settings, session_expiry=0, connect_timeout=5.0)
+    # a client id of its own even with the service's credentials (the username would be the
+    # id): the running service, whose id that is, is never knocked off the broker
+    settings = dataclasses.replace(settings, session_expiry=0, connect_timeout=5.0,
+                                   client_id=f"tournament-{tid}-{secrets.token_hex(3)}")
     return MqttPublisher(settings)
 
 

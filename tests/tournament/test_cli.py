@@ -189,3 +189,24 @@ def test_run_keeps_the_retained_status_true(pg_url: str, mosquitto: Broker, tmp_
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
+
+
+def test_a_one_shot_command_with_the_services_credentials_takes_its_own_client_id(
+        tmp_path: Path) -> None:
+    """The service's client id is its username; a director's one-shot command given the same
+    credentials must not take it (the broker would knock the running service off)."""
+    import argparse
+
+    from tablectl.tournament.command import _publisher
+
+    creds = tmp_path / "creds.toml"
+    creds.write_text('username = "tournament-daily"\npassword = "pw"\n')
+    args = argparse.Namespace(broker="mqtt://127.0.0.1:1", credentials=str(creds), cafile=None)
+    ids = set()
+    for _ in range(2):
+        publisher = _publisher(args, "daily")
+        assert publisher is not None
+        settings = publisher._settings
+        assert settings.username == "tournament-daily" and settings.password == "pw"
+        ids.add(settings.client_id)
+    assert "tournament-daily" not in ids and len(ids) == 2, ids
