@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tablectl.config_games import Hands, RunIt, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
 from tablectl.config_tournament import TournamentSection, tournament_game_problem
+from tablectl.config_urls import check_camera_url, check_serial_url
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
@@ -181,46 +182,6 @@ class SourceKind(StrEnum):
 
 
 SERIAL_KINDS: Final = frozenset({SourceKind.RFID_SHOE, SourceKind.RFID_TABLE, SourceKind.KEYPAD})
-
-
-def check_serial_url(url: str) -> str:
-    """Accept a device path (``/dev/ttyACM0``, ``/dev/serial/by-id/...``, a pty symlink) or
-    ``socket://host:port`` (a serial-to-TCP bridge); raise ValueError otherwise. (pyserial's
-    other URL schemes expose no file descriptor, which the event-loop link needs.)
-
-    >>> check_serial_url("socket://127.0.0.1:7001")
-    'socket://127.0.0.1:7001'
-    >>> check_serial_url("COM3x")
-    Traceback (most recent call last):
-    ...
-    ValueError: not a serial URL: 'COM3x' (expected a device path such as /dev/ttyACM0, or socket://host:port)
-    """
-    if url.startswith("/"):
-        return url
-    parts = urlsplit(url)
-    if parts.scheme == "socket":
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if parts.hostname and port:
-            return url
-    raise ValueError(
-        f"not a serial URL: {url!r} (expected a device path such as /dev/ttyACM0, "
-        "or socket://host:port)"
-    )
-
-
-def check_camera_url(url: str) -> str:
-    """Accept a capture device index (``0``), a file path, or an rtsp/http(s) URL."""
-    if url.isdigit() or url.startswith("/"):
-        return url
-    if urlsplit(url).scheme in ("rtsp", "http", "https", "file"):
-        return url
-    raise ValueError(
-        f"not a camera URL: {url!r} (expected a device index, a file path, or rtsp:// or "
-        "http(s)://)"
-    )
 
 
 class Source(_Model):
