@@ -98,8 +98,11 @@ class HandStartedEvent(_Body):
     hand: HandRef
     button: Seat | None = Field(description="null for stud")
     seats: list[NamedSeat]
-    game: GameInfo = Field(description="the game this hand deals")
-    stakes: StakesInfo = Field(description="its stakes")
+    game: GameInfo | None = Field(default=None, description="the game this hand deals (sent "
+                                  "by every daemon now; absent from daemons before it was "
+                                  "added, and then only at a rotation table: take the "
+                                  "snapshot's)")
+    stakes: StakesInfo | None = Field(default=None, description="its stakes (as ``game``)")
     bomb: Chips | None = Field(default=None, description="a bomb pot: every player's ante "
                                                          "(no blinds, no pre-flop betting)")
     double_board: bool | None = Field(default=None, description="a double-board hand")
