@@ -37,6 +37,10 @@ class OddsFigures(_Model):
     scoop: float | None = Field(default=None, ge=0, le=1, description="hi-lo only")
     error: float | None = Field(default=None, ge=0, description="Monte Carlo: standard error")
     outs: list[str] | None = Field(default=None, description="board games on the turn")
+    boards: list[float] | None = Field(default=None, description="a double-board hand: the "
+                                       "player's equity on board 1 and on board 2 (each "
+                                       "board wins half the pot; the figures above are "
+                                       "their means)")
 
 
 class HandRef(_Model):
@@ -53,7 +57,9 @@ class OddsBody(_Model):
     board: list[str] = Field(default_factory=list)
     dead: list[str] = Field(default_factory=list)
     run: int | None = Field(default=None, ge=1, le=3, description="in a hand run more than "
-                            "once (or double-board), which run's (board's) board is valued")
+                            "once, which run's board is valued")
+    board_2: list[str] | None = Field(default=None, description="a double-board hand: board "
+                                      "2 (``board`` is board 1); both are valued")
     exact: bool | None = None
     runouts: int | None = Field(default=None, ge=1)
     precision: float | None = Field(default=None, gt=0)

@@ -8,9 +8,12 @@ dealt (a live seat without its hold'em or Omaha hand, stud before third street i
 with a street dealt to some players only). :func:`compute` values a request
 (:func:`tablectl.game.equity.equity`) and returns the ``data`` body published on
 ``secure/v1/tables/{t}/odds`` (docs/mqtt.md). In a hand run more than once the board valued
-is the run's being dealt (the first not complete, else the last), in a double-board hand
-board 1's; the cards of the other boards that the valued board does not share are dead, and
-``run`` says which board it is.
+is the run's being dealt (the first not complete, else the last), and the cards of the other
+runs' boards that it does not share are dead; ``run`` says which board it is. A double-board
+hand is valued on both boards (each wins half the pot, so a player's share of the pot is the
+mean of their two boards' equities: linearity of expectation), each with the other board's
+own cards dead; each player's figures are the two boards' means, and ``boards`` gives each
+board's equity.
 
 >>> snap = {"hand": {"id": "h1", "number": 7}, "game": {"variant": "holdem"},
 ...         "street": "flop", "phase": "betting", "board": ["2c", "7d", "9h"], "burns": ["Kc"],
@@ -31,8 +34,9 @@ board 1's; the cards of the other boards that the valued board does not share ar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from tablectl.domain.cards import Card, CardParseError
@@ -73,7 +77,9 @@ class OddsRequest:
     precision: float = 0.005
     seed: int = 0
     run: int = 0
-    """Which run's (or double board's) board is valued; 0: the hand has one board."""
+    """Which run's board is valued; 0: the hand has one board (or two: double board)."""
+    board_2: tuple[str, ...] | None = None
+    """A double-board hand: board 2 (``board`` is board 1); both are valued."""
 
 
 def _cards_of(seat: Mapping[str, object]) -> list[str | None]:
@@ -121,8 +127,17 @@ def request_from_snapshot(snapshot: Mapping[str, object], *,
         return None                              # a street still being dealt
     burns = snapshot.get("burns")
     dead += [c for c in burns if isinstance(c, str)] if isinstance(burns, list) else []
-    board, others, run = valued_board(snapshot)
-    dead += others
+    double = snapshot.get("double_board")
+    boards = double.get("boards") if isinstance(double, dict) else None
+    board_2: tuple[str, ...] | None = None
+    if isinstance(boards, list) and len(boards) == 2 and all(
+            isinstance(b, list) for b in boards):
+        board = [c for c in boards[0] if isinstance(c, str)]
+        board_2 = tuple(c for c in boards[1] if isinstance(c, str))
+        run = 0
+    else:
+        board, others, run = valued_board(snapshot)
+        dead += others
     number = hand.get("number")
     street = snapshot.get("street")
     return OddsRequest(
@@ -130,7 +145,7 @@ def request_from_snapshot(snapshot: Mapping[str, object], *,
         hand_number=number if isinstance(number, int) else 0,
         street=street if isinstance(street, str) else None,
         players=tuple(players), board=tuple(board), dead=tuple(dead), precision=precision,
-        run=run)
+        run=run, board_2=board_2)
 
 
 def valued_board(snapshot: Mapping[str, object]) -> tuple[list[str], list[str], int]:
@@ -141,7 +156,7 @@ def valued_board(snapshot: Mapping[str, object]) -> tuple[list[str], list[str], 
     ...               "boards": [["2c", "7d", "9h", "Kc", "4s"], ["2c", "7d", "9h", "Ah"]]}})
     (['2c', '7d', '9h', 'Ah'], ['Kc', '4s'], 2)
     """
-    several = snapshot.get("runs") or snapshot.get("double_board")
+    several = snapshot.get("runs")
     raw = several.get("boards") if isinstance(several, dict) else None
     if not isinstance(raw, list) or not raw:
         board = snapshot.get("board")
@@ -149,8 +164,6 @@ def valued_board(snapshot: Mapping[str, object]) -> tuple[list[str], list[str], 
             [], 0
     boards = [[c for c in b if isinstance(c, str)] if isinstance(b, list) else [] for b in raw]
     k = next((i for i, b in enumerate(boards) if len(b) < 5), len(boards) - 1)
-    if snapshot.get("double_board"):
-        k = 0
     mine = set(boards[k])
     others = [c for i, b in enumerate(boards) if i != k for c in b if c not in mine]
     return boards[k], list(dict.fromkeys(others)), k + 1
@@ -166,7 +179,10 @@ def compute(request: OddsRequest) -> dict[str, object]:
         "hand": {"id": request.hand_id, "number": request.hand_number},
         "variant": request.variant, "street": request.street,
         "board": list(request.board), "dead": list(request.dead),
-        **({"run": request.run} if request.run else {})}
+        **({"run": request.run} if request.run else {}),
+        **({"board_2": list(request.board_2)} if request.board_2 is not None else {})}
+    if request.board_2 is not None:
+        return _double(request, body)
     try:
         variant = GameKind(request.variant)
         hands = [_parse(p.cards) for p in request.players]
@@ -182,6 +198,54 @@ def compute(request: OddsRequest) -> dict[str, object]:
     except (EquityError, CardParseError, ValueError) as exc:
         return {**body, "error": str(exc), "players": []}
     return {**body, **result_json(result, request.players)}
+
+
+def _double(request: OddsRequest, body: dict[str, object]) -> dict[str, object]:
+    """A double-board request: each board valued with the other's own cards dead, the
+    figures the two boards' means (see the module docstring)."""
+    one, two = list(request.board), list(request.board_2 or ())
+    halves = []
+    for mine, other in ((one, two), (two, one)):
+        own = [c for c in other if c not in mine]
+        half = compute(replace(request, board=tuple(mine), dead=(*request.dead, *own),
+                               board_2=None))
+        if "error" in half:
+            return {**body, "error": half["error"], "players": []}
+        halves.append(half)
+    a, b = halves
+    rows: list[dict[str, object]] = []
+    for pa, pb in zip(_rows(a), _rows(b), strict=True):
+        row: dict[str, object] = {k: pa[k] for k in ("seat", "name", "cards")}
+        for key in ("win", "tie", "equity", "high", "low", "scoop"):
+            va, vb = pa.get(key), pb.get(key)
+            if isinstance(va, float | int) and isinstance(vb, float | int):
+                row[key] = _round((va + vb) / 2)
+        ea, eb = pa.get("error"), pb.get("error")
+        if isinstance(ea, float | int) and isinstance(eb, float | int):
+            row["error"] = _round(math.sqrt(float(ea) ** 2 + float(eb) ** 2) / 2)
+        row["boards"] = [pa["equity"], pb["equity"]]
+        rows.append(row)
+    lows = [h.get("no_low") for h in halves]
+    return {**body, "exact": bool(a["exact"]) and bool(b["exact"]),
+            "runouts": _int(a["runouts"]) + _int(b["runouts"]),
+            "precision": max((_float(h["precision"]) for h in halves
+                              if h.get("precision") is not None), default=None),
+            "no_low": (_round(sum(_float(x) for x in lows) / 2)
+                       if all(isinstance(x, float | int) for x in lows) else None),
+            "players": rows}
+
+
+def _rows(half: Mapping[str, object]) -> list[dict[str, object]]:
+    rows = half.get("players")
+    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, float | int) else 0.0
 
 
 def result_json(result: EquityResult,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from tablectl.odds.payload import OddsBody
 from tablectl.odds.position import compute, request_from_snapshot
 
 
@@ -109,7 +111,37 @@ def test_a_hand_run_twice_is_valued_on_the_run_being_dealt() -> None:
     assert body["run"] == 2
     # run 1's king is dead: the kings need the last king, or runner-runner
     assert body["players"][1]["equity"] < 0.1
-    double = {**_snap("holdem", seats, board=["2c", "7d", "9h"]),
-              "double_board": {"boards": [["2c", "7d", "9h"], ["Kc", "4s", "5d"]]}}
+
+
+def test_a_double_board_hand_is_valued_on_both_boards() -> None:
+    seats = [_seat(1, "all_in", "As", "Ah"), _seat(2, "all_in", "Ks", "Kh")]
+    one, two = ["2c", "7d", "9h"], ["Kc", "4s", "5d"]
+    double = {**_snap("holdem", seats, board=one), "double_board": {"boards": [one, two]}}
     request = request_from_snapshot(double)
-    assert request is not None and request.run == 1 and request.dead == ("Kc", "4s", "5d")
+    assert request is not None and request.run == 0
+    assert request.board == tuple(one) and request.board_2 == tuple(two) and request.dead == ()
+    body: Any = compute(request)
+    assert "error" not in body and body["board_2"] == two and "run" not in body
+    # each board valued alone, the other board's cards dead: the figures are their means
+    alone = [compute(replace(request, board=tuple(mine), dead=tuple(other), board_2=None))
+             for mine, other in ((one, two), (two, one))]
+    for i, player in enumerate(body["players"]):
+        a, b = (float(h["players"][i]["equity"]) for h in alone)  # type: ignore[index]
+        assert player["boards"] == [a, b]
+        assert player["equity"] == pytest.approx((a + b) / 2, abs=1e-4)
+    # aces ahead on board 1; the kings' set on board 2 is far ahead there
+    assert body["players"][0]["boards"][0] > 0.8 and body["players"][1]["boards"][1] > 0.8
+    assert sum(p["equity"] for p in body["players"]) == pytest.approx(1, abs=1e-3)
+    assert body["exact"] is True
+    OddsBody.model_validate(body)                      # as documented in its schema
+
+
+def test_a_double_board_hand_split_one_board_each_is_half_the_pot_each() -> None:
+    # the river on both: aces make a full house on board 1, kings quads on board 2
+    seats = [_seat(1, "active", "As", "Ah"), _seat(2, "active", "Ks", "Kh")]
+    one, two = ["Ad", "2c", "2d", "7h", "9s"], ["Kc", "Kd", "3c", "8h", "Th"]
+    body: Any = compute(request_from_snapshot(  # type: ignore[arg-type]
+        {**_snap("holdem", seats, board=one), "double_board": {"boards": [one, two]}}))
+    assert [p["boards"] for p in body["players"]] == [[1.0, 0.0], [0.0, 1.0]]
+    assert [p["equity"] for p in body["players"]] == [0.5, 0.5]
+    assert [p["win"] for p in body["players"]] == [0.5, 0.5]
