@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import random
-from collections.abc import Callable
 from pathlib import Path
 
 from hardware_sim.records import HandSummary
@@ -83,17 +82,9 @@ async def test_a_killed_table_daemon_loses_no_elimination(
         floor.register(TID, f"P{seat}", table=1, seat=seat)
     floor.command(TID, Start())
     heard: list[str] = []
-    changed = asyncio.Event()
 
     def told(what: str, _found: TableElimination | None) -> None:
         heard.append(what)
-        changed.set()
-
-    async def until(pred: Callable[[], bool], within: float = 30) -> None:
-        async with asyncio.timeout(within):
-            while not pred():
-                changed.clear()
-                await changed.wait()
 
     summaries: list[HandSummary] = []
     busted: dict[str, str] = {}              # player -> the hand that busted them
@@ -125,7 +116,8 @@ async def test_a_killed_table_daemon_loses_no_elimination(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await stack.drain_device()
-            await until(lambda: len(store.load(TID).field.eliminations) >= PLAYERS - 1)
+            await poll_until(lambda: len(store.load(TID).field.eliminations) >= PLAYERS - 1,
+                             30, every=0.1)
             # the seats are freed by the restarted daemon too: wait for the last one
             await poll_until(lambda: len(_freed(stack)) >= PLAYERS - 1, 30)
             journal = read_journal(stack.journal_path)
