@@ -27,6 +27,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from hardware_sim.records import HandSummary
 from tablectl.clock import SystemClock
 from tablectl.daemon.tournament import FREEING_USER
@@ -72,6 +74,7 @@ async def killer(stack: Stack, rng: random.Random, kills: list[int]) -> None:
     stack.daemon.start()
 
 
+@pytest.mark.timeout(300)          # five daemon starts: slow on a loaded machine
 async def test_a_killed_table_daemon_loses_no_elimination(
         tmp_path: Path, mosquitto: Broker, pg_url: str) -> None:
     rng = random.Random(3031)
