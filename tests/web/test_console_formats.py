@@ -8,6 +8,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
+from tests.reliability.harness import poll_until
 from tests.web.conftest import TABLE
 from tests.web.fake_table import FakeTable
 from tests.web.test_console import login
@@ -27,6 +28,12 @@ async def test_the_console_starts_bomb_pots_and_double_boards(stack_factory: Any
         env["data"]["commands"] = commands
         table.pub(f"poker/v1/tables/{TABLE}/state", env, retain=True)
 
+    async def click_and_send(button: Any) -> None:
+        """Click, and wait until the table has the command the click sent."""
+        before = len(table.commands)
+        await button.click()
+        await poll_until(lambda: len(table.commands) > before, 10)
+
     try:
         page = await browser.new_page(viewport={"width": 1280, "height": 800})
         await login(page, stack.url, "dealer1", "/console")
@@ -40,21 +47,19 @@ async def test_the_console_starts_bomb_pots_and_double_boards(stack_factory: Any
         bomb, double = page.locator("#cmd-start-bomb"), page.locator("#cmd-start-double")
         await expect(bomb).to_be_enabled()
         await expect(bomb).to_contain_text("Bomb pot $5")
-        await bomb.click()
+        await click_and_send(bomb)
         await expect(page.locator("#reply")).to_have_attribute("data-ok", "true")
         assert table.commands[-1] == ("start_hand", {"bomb": 500})
 
         await page.fill("#bomb-amount", "2")                        # money: 200 chip units
         await expect(bomb).to_contain_text("Bomb pot $2")
-        await bomb.click()
-        await expect(page.locator("#reply")).to_have_attribute("data-ok", "true")
+        await click_and_send(bomb)          # (the reply shown is still the last one's: ok)
         assert table.commands[-1] == ("start_hand", {"bomb": 200})
         await page.fill("#bomb-amount", "9")                        # over the house's most
         await expect(bomb).to_be_disabled()
         await page.fill("#bomb-amount", "")
 
-        await double.click()
-        await expect(page.locator("#reply")).to_have_attribute("data-ok", "true")
+        await click_and_send(double)
         assert table.commands[-1] == ("start_hand", {"double_board": True})
 
         # bomb pots only: no double board button; mid-hand (start_hand not taken) nothing
