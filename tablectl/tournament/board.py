@@ -85,13 +85,18 @@ def view_of(payload: bytes, tournament: str) -> dict[str, JsonValue]:
     h4h = body.get("hand_for_hand")
     if not isinstance(h4h, bool):
         raise BoardRefusedError("hand_for_hand is not true or false")
+    waiting = body.get("hand_for_hand_waiting", [])
+    if not isinstance(waiting, list) or len(waiting) > 999 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 999 for n in waiting):
+        raise BoardRefusedError("hand_for_hand_waiting is not a list of table numbers")
     left, entries = _count(body, "players_left"), _count(body, "entries")
     return {"name": _text(body, "name"), "phase": str(phase),
             "label": _text(clock, "label"), "time_left": _seconds(clock, "time_left"),
             "counting": phase in ("running", "on_break"),
             "next": _text(nxt, "label") if nxt is not None else "none (last level)",
             "players": f"{left} of {entries}", "players_left": left,
-            "average_stack": _count(body, "average_stack"), "hand_for_hand": h4h, "at": at}
+            "average_stack": _count(body, "average_stack"), "hand_for_hand": h4h,
+            "waiting_for": sorted(waiting) if h4h else [], "at": at}
 
 
 class TournamentBoard:

@@ -160,6 +160,9 @@ def status_line(body: dict[str, Any]) -> str:
             f"average stack {body['average_stack']}")
     if body["hand_for_hand"]:
         text += "; HAND FOR HAND"
+        waiting = body.get("hand_for_hand_waiting")
+        if waiting:
+            text += " (waiting for table " + ", ".join(str(n) for n in waiting) + ")"
     if body["registration_open"]:
         text += "; registration open"
     return text

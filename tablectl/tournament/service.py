@@ -238,6 +238,11 @@ class TournamentService:
         body = status_of(t, self.clock.now(), lockstep.go if lockstep is not None else None)
         if lockstep is not None and not body["hand_for_hand"]:
             lockstep.reset()
+        elif lockstep is not None:
+            # the tables the round waits for: the room sees which (one dealt without a
+            # daemon never says it is ready: docs/tournament.md §5)
+            body["hand_for_hand_waiting"] = lockstep.waiting(
+                n for n, seats in t.field.seating().items() if seats)
         return body
 
     def hand_ready(self, tid: str, table: int, played: int) -> tuple[Tournament, bool]:

@@ -13,7 +13,9 @@ import pytest
 from tablectl.clock import ManualClock
 from tablectl.publish.base import MemoryPublisher
 from tablectl.tournament.clock import AddTime, MoveTo, Pause, Start
+from tablectl.tournament.command import status_line
 from tablectl.tournament.errors import TournamentError
+from tablectl.tournament.lockstep import Lockstep
 from tablectl.tournament.service import TournamentService, clock_topic
 from tablectl.tournament.store import MemoryTournamentStore
 from tablectl.tournament.structure import Structure
@@ -105,6 +107,23 @@ def test_hand_for_hand_in_the_status(small: Structure) -> None:
     assert svc.status("t1")["hand_for_hand"]
     svc.bust("t1", "p3", hand=None, start_chips=5)
     assert not svc.status("t1")["hand_for_hand"]    # in the money
+
+
+def test_the_status_names_the_tables_a_round_waits_for(small: Structure) -> None:
+    svc, _, _ = service(replace(small, seats_per_table=3))   # 3 paid, hand for hand at 4
+    for i in range(4):
+        svc.register("t1", f"p{i}", table=1 + i % 2, seat=1 + i // 2)
+    assert "hand_for_hand_waiting" not in svc.status("t1")     # a one-shot: no rounds kept
+    svc.lockstep = Lockstep()
+    assert svc.status("t1")["hand_for_hand_waiting"] == [1, 2]
+    assert not svc.hand_ready("t1", 2, 0)[1]
+    status = svc.status("t1")
+    assert status["hand_for_hand_waiting"] == [1] and status["hand_for_hand_go"] == 0
+    assert "waiting for table 1)" in status_line(status)
+    assert svc.hand_ready("t1", 1, 0)[1]                      # round 1 goes
+    assert svc.status("t1")["hand_for_hand_waiting"] == [1, 2]
+    svc.bust("t1", "p3", hand=None, start_chips=5)           # in the money: no more rounds
+    assert "hand_for_hand_waiting" not in svc.status("t1")
 
 
 async def test_run_publishes_at_every_level_change(small: Structure) -> None:

@@ -70,6 +70,13 @@ async def test_the_room_sees_the_clock(mosquitto: Broker, browser: Any) -> None:
             await service.publish(service.command("d1", Pause()))
             await page.locator("#phase", has_text="PAUSED").wait_for(timeout=15000)
             assert await page.locator("#refused").is_hidden()
+            # hand for hand, and the round waits for table 3
+            body = {**service.status("d1"), "hand_for_hand": True, "hand_for_hand_go": 4,
+                    "hand_for_hand_waiting": [3]}
+            await director.publish(clock_topic("d1"), json.dumps(body).encode(), retain=True,
+                                   qos=1)
+            await page.locator("#h4h", has_text="HAND FOR HAND · waiting for table 3"
+                               ).wait_for(timeout=15000)
             await page.screenshot(path=str(artifact("tournament.png")))
         finally:
             server.stop()
@@ -98,6 +105,12 @@ def _status(**clock: Any) -> bytes:
     (_status(next=[1]), "next is not an object"),
     (_status().replace(b'"players_left": 9', b'"players_left": -9'), "not a count"),
     (_status().replace(b'"d1"', b'"d2"'), "not a status of tournament d1"),
+    (_status().replace(b'"hand_for_hand": false', b'"hand_for_hand": true, '
+                       b'"hand_for_hand_waiting": ["<b>3</b>"]'), "not a list of table"),
+    (_status().replace(b'"hand_for_hand": false', b'"hand_for_hand": true, '
+                       b'"hand_for_hand_waiting": [true]'), "not a list of table"),
+    (_status().replace(b'"hand_for_hand": false', b'"hand_for_hand": true, '
+                       b'"hand_for_hand_waiting": 3'), "not a list of table"),
 ])
 def test_the_board_refuses_what_it_cannot_show(payload: bytes, says: str) -> None:
     board = TournamentBoard("d1")

@@ -36,6 +36,9 @@
     $("level").textContent = s.label;
     $("next").textContent = "Next: " + s.next;
     $("h4h").hidden = !s.hand_for_hand;
+    const waiting = s.waiting_for || [];
+    $("h4h").textContent = "HAND FOR HAND" + (waiting.length ? " · waiting for table" +
+      (waiting.length > 1 ? "s " : " ") + waiting.join(", ") : "");
     $("players").textContent = "Players " + s.players;
     $("average").textContent = "Average stack " + s.average_stack.toLocaleString("en-US");
     document.body.dataset.phase = s.phase;
