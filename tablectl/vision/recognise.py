@@ -330,8 +330,8 @@ class Recogniser:
         index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
-        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img,
-                                 face_only=r.face_only)
+        j = self._evidence.judge(r.card, r.rank_margin, (r.rank_score, r.suit_score),
+                                 card_img, face_only=r.face_only)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 
