@@ -38,6 +38,7 @@ from tablectl.vision.corners import (
     realigned,
     upright_crop,
 )
+from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
@@ -62,9 +63,6 @@ overlap this much (IoU) and the outline is at most this much bigger."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
-MOSTLY_IN: Final = 0.9
-"""A card found running out of the frame is read after all when its index is found and the
-card placed from it lies this much inside the frame (a card touching the edge)."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -369,7 +367,7 @@ class Recogniser:
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
+        found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
                  for f in located if not f.cut or card_like(frame, f.quad)]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
@@ -379,6 +377,17 @@ class Recogniser:
                 found = [(q, r)]
         return [(q, r) for q, r in _without_parts(found)
                 if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
+
+    def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
+        """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
+        of its corners pokes out (:func:`~tablectl.vision.edge.one_corner_out`) and its
+        index is accepted."""
+        h, w = frame.shape[:2]
+        if one_corner_out(quad, w, h):
+            r = self.read_card(warp_card(frame, quad))
+            if r.status is FaceStatus.ACCEPTED:
+                return quad, r
+        return quad, _CUT
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """Read a found card; a quad so near a square that which way up it is is a guess
