@@ -1,5 +1,5 @@
 """A card with one corner past the frame's edge is read (tablectl/vision/edge.py); one cut
-along a side is ``OUT_OF_FRAME``; odd quads are refused without raising."""
+along a side is ``OUT_OF_FRAME``; odd quads and odd frames are refused without raising."""
 
 from __future__ import annotations
 
@@ -71,3 +71,14 @@ def test_a_card_with_one_corner_over_the_edge_is_read(board_profile: DeckProfile
         reads = rec.read_board(canvas)
         accepted = [r.card for r in reads if r.status is FaceStatus.ACCEPTED]
         assert accepted == ([card] if read else []), reads
+
+
+def test_odd_frames_give_no_card_and_never_raise(board_profile: DeckProfile) -> None:
+    rec = Recogniser(board_profile)
+    odd = [np.zeros((0, 0, 3), np.uint8), np.zeros((1, 1, 3), np.uint8),
+           np.zeros((1, 700, 3), np.uint8), np.full((15, 15, 3), 255, np.uint8),
+           np.zeros((480, 640, 3), np.uint8), np.full((480, 640, 3), 255, np.uint8),
+           np.full((2000, 3000, 3), 255, np.uint8)]
+    for img in odd:
+        for whole in (False, True):
+            assert rec.read_board(img, whole_frame=whole) == [], img.shape
