@@ -18,7 +18,6 @@ from typing import Final
 import numpy as np
 
 from tablectl.vision.corners import inside_share
-from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.locate import CARD_SHAPE
 from tablectl.vision.model import Quad
 
@@ -47,6 +46,6 @@ def one_corner_out(q: Quad, width: int, height: int) -> bool:
     one = (np.hypot(*(p[1] - p[0])) + np.hypot(*(p[3] - p[2]))) / 2
     two = (np.hypot(*(p[2] - p[1])) + np.hypot(*(p[0] - p[3]))) / 2
     short, long_ = min(one, two), max(one, two)
-    if short <= 0 or not CARD_SHAPE[0] <= long_ / short <= max(CARD_SHAPE[1], CARD_ASPECT):
+    if short <= 0 or not CARD_SHAPE[0] <= long_ / short <= CARD_SHAPE[1]:
         return False
     return inside_share(q, width, height) >= MOSTLY_IN

@@ -48,7 +48,7 @@ enrolled ones (the general gate asks 0.80 of a read whose face agrees): two suit
 never enrolled, accepted wrong before this, reached 0.90 and 0.92 (docs/camera.md §6)."""
 INDEX_ONLY_RANK: Final = 0.85
 """The least rank correlation an index-only read is accepted on, however far the card's
-nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.rank_floor`)."""
+nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.index_margin`)."""
 
 
 @dataclass(frozen=True, slots=True)
