@@ -22,6 +22,8 @@ Each timing is given as wall-clock median and p95 and as the median CPU time of 
 (``cpu_median_ms``), which a loaded, shared machine inflates far less.
 
 Run: ``.venv/bin/python bench/camera.py [--frames N]``. The last line is one JSON object.
+``--timing-only`` leaves out the real photos: to pair the cost with other code, run this
+script from a checkout of that code (``PYTHONPATH`` at it) and from this one, alternately.
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ def main() -> None:
                     help="read every N-th single photo of each development deck (1: all)")
     ap.add_argument("--decks-only", action="store_true",
                     help="only the per-deck table (no timings, no cluttered scenes)")
+    ap.add_argument("--timing-only", action="store_true",
+                    help="only the timings (no real photos): for runs paired with other code")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.decks_only:
@@ -142,8 +146,9 @@ def main() -> None:
     print(f"shoe index read: {shoe['median_ms']:.2f} ms median, {shoe['p95_ms']:.2f} ms p95 "
           f"({shoe['cpu_median_ms']:.2f} ms CPU; {w}x{h} window; target <= 5); grey+Otsu "
           f"baseline {base['median_ms']:.3f} ms")
-    results["real"] = _real(args.real_step)
-    results["decks"] = _decks(args.deck_step, args.real_step)
+    if not args.timing_only:
+        results["real"] = _real(args.real_step)
+        results["decks"] = _decks(args.deck_step, args.real_step)
     print(json.dumps(results))
 
 

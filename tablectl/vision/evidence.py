@@ -11,9 +11,12 @@ accepted only if
 * no face can be compared (a card found by its index corner, overlapped or fanned, a card
   whose face was not enrolled, a shoe's index window) or the face is unclear (a quad a bit
   off, part of the card covered), and its index passes **the card's index-only gate**
-  measured at enrolment (:mod:`tablectl.vision.margins`), which is stricter (and both its
-  glyphs must correlate :data:`INDEX_ONLY_GLYPHS`): a card whose index comes too close to
-  another card's cannot pass it at all.
+  measured at enrolment (:mod:`tablectl.vision.margins`), which is stricter: its rank glyph
+  must beat the best other rank by the card's margin and lie within that margin of the
+  card's own enrolled glyph (never below :data:`INDEX_ONLY_RANK`), and its suit glyph must
+  correlate :data:`INDEX_ONLY_GLYPHS`. A card whose nearest wrong card is far may so be
+  accepted on a weaker rank score than one whose nearest wrong card is close; a card whose
+  index comes too close to another card's cannot pass it at all.
 
 A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
 :data:`FACE_MARGIN` the other way) refuses the read whatever the index says.
@@ -40,10 +43,12 @@ FACE_MARGIN: Final = 0.05
 """How much better a face must fit a card of another rank than the card read to refuse
 the read whatever the index says."""
 INDEX_ONLY_GLYPHS: Final = 0.95
-"""On its index alone a read's rank and suit glyphs must both correlate at least this well
-with the enrolled ones (the general gate asks 0.80 of a read whose face agrees): on the
-development decks every right index-only read reached 0.979, and two suits of designs never
-enrolled, accepted wrong before this, 0.90 and 0.92 (docs/camera.md §6)."""
+"""On its index alone a read's suit glyph must correlate at least this well with the
+enrolled ones (the general gate asks 0.80 of a read whose face agrees): two suits of designs
+never enrolled, accepted wrong before this, reached 0.90 and 0.92 (docs/camera.md §6)."""
+INDEX_ONLY_RANK: Final = 0.85
+"""The least rank correlation an index-only read is accepted on, however far the card's
+nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.index_margin`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +75,13 @@ class Evidence:
         self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
                       if profile.face_vecs is not None and profile.face_cards else None)
 
-    def judge(self, card: Card, rank_margin: float, glyphs: float,
+    def judge(self, card: Card, rank_margin: float, glyphs: tuple[float, float],
               card_img: Image | None, *, face_only: bool = False) -> Judgement:
         """Judge the index read ``card`` (``rank_margin``: its rank glyph's correlation with
-        the rank read minus that with the best other rank; ``glyphs``: the weaker of its rank
-        and suit correlations) and, where there is one, the warped canonical card
-        ``card_img`` it was read from. With ``face_only`` (an index whose print comes only
-        near this deck's) the face must agree: the index-only gate is not tried."""
+        the rank read minus that with the best other rank; ``glyphs``: its rank and suit
+        correlations) and, where there is one, the warped canonical card ``card_img`` it was
+        read from. With ``face_only`` (an index whose print comes only near this deck's) the
+        face must agree: the index-only gate is not tried."""
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
@@ -87,16 +92,23 @@ class Evidence:
                 return Judgement(True, "index+face", face)
             if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
                 return Judgement(False, "", face)  # the face is another rank's
-        if not face_only and glyphs >= INDEX_ONLY_GLYPHS and self._index_only(card,
-                                                                               rank_margin):
+        margin = self.index_margin(card)
+        if (not face_only and margin is not None and rank_margin >= margin
+                and glyphs[0] >= max(INDEX_ONLY_RANK, 1.0 - margin)
+                and glyphs[1] >= INDEX_ONLY_GLYPHS):
             return Judgement(True, "index", face)
         return Judgement(False, "", face)
 
-    def _index_only(self, card: Card, rank_margin: float) -> bool:
+    def index_margin(self, card: Card) -> float | None:
+        """The margin ``card``'s index-only gate asks (``None``: never on the index alone).
+        A read must beat the best other rank by it, and its rank glyph lie no farther than
+        it from the card's enrolled one: half way to the nearest wrong rank (or the deck's
+        own spread), so a card whose nearest wrong card is far is accepted on a weaker
+        rank score than one whose nearest wrong card is close."""
         gate = self.profile.gates.get(card)
         if gate is None:  # a card never enrolled: the strictest gate of its rank's cards
             same_rank = [g for c, g in self.profile.gates.items() if c.rank is card.rank]
             if not same_rank or any(g.margin is None for g in same_rank):
-                return False
-            return rank_margin >= max(g.margin or 0.0 for g in same_rank)
-        return gate.margin is not None and rank_margin >= gate.margin
+                return None
+            return max(g.margin or 0.0 for g in same_rank)
+        return gate.margin

@@ -38,11 +38,13 @@ from tablectl.vision.corners import (
     realigned,
     upright_crop,
 )
+from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.locate import box_iou, locate_cards, order_quad, quad_box
+from tablectl.vision.locate import locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
+from tablectl.vision.outline import fits, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.scores import lean, top2
 
@@ -56,15 +58,9 @@ CORNER_LAYOUT: Final = 0.8
 """A card found by its index alone must match its enrolled index layout more closely than
 the gate asks (this share of ``Thresholds.layout``): the search tries many places in a
 frame, so a look-alike of another deck gets many chances to pass."""
-FITS: Final = (0.65, 1.2)
-"""A found outline is taken for the card placed from its index alone when their boxes
-overlap this much (IoU) and the outline is at most this much bigger."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
-MOSTLY_IN: Final = 0.9
-"""A card found running out of the frame is read after all when its index is found and the
-card placed from it lies this much inside the frame (a card touching the edge)."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -80,6 +76,8 @@ such a read is refused as before. The face compares ranks and tells suits apart 
 coarsely, so the suit glyph of such a read must stand on its own as on an index-only read
 (:data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`): with the general gate a seven of
 spades of another design was accepted as the club at a suit correlation of 0.89."""
+_SMALLEST: Final = 16
+"""A board frame with a side shorter than this (px) is not searched."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 
@@ -153,7 +151,7 @@ def is_card_crop(frame: Image, quads: Sequence[Quad]) -> bool:
     such a photo the same way."""
     h, w = frame.shape[:2]
     area = float(h * w)
-    if any(_quad_area(q) >= CROP_LARGEST * area for q in quads):
+    if any(quad_area(q) >= CROP_LARGEST * area for q in quads):
         return False
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     b = max(2, round(CROP_BORDER * min(h, w)))
@@ -330,8 +328,8 @@ class Recogniser:
         index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
-        j = self._evidence.judge(r.card, r.rank_margin, r.confidence, card_img,
-                                 face_only=r.face_only)
+        j = self._evidence.judge(r.card, r.rank_margin, (r.rank_score, r.suit_score),
+                                 card_img, face_only=r.face_only)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 
@@ -363,13 +361,15 @@ class Recogniser:
         where no card shows an index, is read as one tightly cropped card (photos and scans
         of single cards); nothing is added if that shows no index either.
         """
+        if frame.ndim not in (2, 3) or min(frame.shape[:2]) < _SMALLEST:
+            return []  # an empty or tiny frame holds no readable card
         located = locate_cards(frame)
         if whole_frame and is_card_crop(frame, [f.quad for f in located]):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        found = [(f.quad, _CUT) if f.cut else self._read_found(frame, f.quad)
+        found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
                  for f in located if not f.cut or card_like(frame, f.quad)]
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
@@ -377,8 +377,21 @@ class Recogniser:
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 found = [(q, r)]
-        return [(q, r) for q, r in _without_parts(found)
-                if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
+        parts = parts_of([q for q, _ in found],
+                         [r.status is FaceStatus.ACCEPTED for _, r in found])
+        return [(q, r) for (q, r), part in zip(found, parts, strict=True)
+                if not part and (r.status is not FaceStatus.NO_CARD or card_like(frame, q))]
+
+    def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
+        """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
+        of its corners pokes out (:func:`~tablectl.vision.edge.one_corner_out`) and its
+        index is accepted."""
+        h, w = frame.shape[:2]
+        if one_corner_out(quad, w, h):
+            r = self.read_card(warp_card(frame, quad))
+            if r.status is FaceStatus.ACCEPTED:
+                return quad, r
+        return quad, _CUT
 
     def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """Read a found card; a quad so near a square that which way up it is is a guess
@@ -458,7 +471,7 @@ class Recogniser:
         the stricter layout check :data:`CORNER_LAYOUT`) count, and each is read twice.
 
         * Inside a found card read as the same card unsure: that read gives way (the
-          outline stays if it :func:`_fits` the card placed from its index).
+          outline stays if it :func:`~tablectl.vision.outline.fits` the card placed from its index).
         * Inside a found card read unsure or not at all whose outline fits: likewise; one
           whose outline lies within the card placed from the index is part of it, and
           gives way to it.
@@ -508,22 +521,22 @@ class Recogniser:
             same = [i for i in around if out[i][1].card == r.card]
             if same:  # that card's own unsure read: the outline stays if it fits the index
                 i = same[0]
-                out[i] = (out[i][0] if _fits(out[i][0], q) else q, r)
+                out[i] = (out[i][0] if fits(out[i][0], q) else q, r)
                 continue
             # an unsure outline that is this card's (and not several cards' merged) is its
             unsure = [i for i in around if out[i][1].status in (
-                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and _fits(out[i][0], q)]
+                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and fits(out[i][0], q)]
             if unsure:
                 out[unsure[0]] = (out[unsure[0]][0], r)
                 continue
             # an unsure outline of part of this card (a cable or shadow across it)
             part = [i for i in around if out[i][1].status in (
-                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and _within(out[i][0], q)]
+                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and within(out[i][0], q)]
             if part:
                 out[part[0]] = (q, r)
                 continue
             cut = [i for i in around if out[i][1].status is FaceStatus.OUT_OF_FRAME
-                   and _quad_area(out[i][0]) <= 1.5 * _quad_area(q)]
+                   and quad_area(out[i][0]) <= 1.5 * quad_area(q)]
             if cut:  # a card already reported running out of the frame: read after all
                 if inside >= MOSTLY_IN:  # if all but a sliver of it is in the frame
                     out[cut[0]] = (q, r)
@@ -537,50 +550,6 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
-
-
-PART_OF: Final = 0.8
-"""A quad lying this much inside a card accepted in the same frame is part of that card."""
-
-
-def _without_parts(found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
-    """``found`` without the unaccepted quads that lie inside an accepted card: a court
-    card's picture frame, its block of pips (:func:`~tablectl.vision.locate.locate_cards`
-    keeps such a quad beside the card, since either may be the one that reads)."""
-    cards = [np.array(q, np.float32).reshape(-1, 1, 2) for q, r in found
-             if r.status is FaceStatus.ACCEPTED]
-    if not cards:
-        return found
-    out = []
-    for q, r in found:
-        if r.status is not FaceStatus.ACCEPTED:
-            inner = np.array(q, np.float32).reshape(-1, 1, 2)
-            area = float(cv2.contourArea(inner))
-            if area > 0 and any(cv2.intersectConvexConvex(c, inner)[0] >= PART_OF * area
-                                for c in cards):
-                continue
-        out.append((q, r))
-    return out
-
-
-def _within(outline: Quad, estimate: Quad) -> bool:
-    """A found outline is part of the card placed from its index: it lies almost wholly
-    inside it."""
-    a = np.array(outline, np.float32).reshape(-1, 1, 2)
-    b = np.array(estimate, np.float32).reshape(-1, 1, 2)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    return float(inter) >= 0.85 * _quad_area(outline)
-
-
-def _fits(outline: Quad, estimate: Quad) -> bool:
-    """A found outline is the card whose outline was estimated from its index: they
-    overlap, and the outline is not much bigger (several cards seen as one)."""
-    return (box_iou(quad_box(outline), quad_box(estimate)) >= FITS[0]
-            and _quad_area(outline) <= FITS[1] * _quad_area(estimate))
-
-
-def _quad_area(q: Quad) -> float:
-    return float(cv2.contourArea(np.array(q, np.float32)))
 
 
 def _rank(r: IndexRead) -> tuple[int, bool, float]:

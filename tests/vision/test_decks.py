@@ -23,9 +23,10 @@ def test_webcam_deck_accepts_no_wrong_card() -> None:
     s = row.singles
     assert s.total == 198
     assert s.wrong == 0, s.line()  # 56 of 988 before the face was compared
-    # 96% measured on all 988 (71.6% before the index was looked for in the corner and a
-    # card on the pale table was found whole)
-    assert s.right >= 0.93 * s.total, s.line()
+    # 196 of 198 measured (191 before a card with one corner past the photo's edge was
+    # read, tablectl/vision/edge.py; 71.6% of all 988 before the index was looked for in
+    # the corner and a card on the pale table was found whole)
+    assert s.right >= 194, s.line()
     assert row.designs.wrong == 0 and row.designs.jokers_accepted == 0
     assert row.enrolment.startswith(("51/52 right, 0 wrong", "52/52 right, 0 wrong")), \
         row.enrolment
@@ -40,8 +41,9 @@ def test_blackjack_scenes_accept_no_wrong_card() -> None:
     assert row.scenes.cards == 45
     assert row.scenes.wrong == 0, row.scenes.line()
     assert row.enrolment.startswith("52/52 right, 0 wrong"), row.enrolment
-    # 24 measured; 19 before near prints, quarter-turned near-squares and placements
-    assert row.scenes.right >= 23, row.scenes.line()
+    # 26 measured (24 before the index-only gate took its rank score from the card's own
+    # margin; 19 before near prints, quarter-turned near-squares and placements)
+    assert row.scenes.right >= 25, row.scenes.line()
     assert row.designs.jokers_accepted == 0
 
 

@@ -88,14 +88,18 @@ def test_a_read_needs_the_face_or_the_stricter_index_gate() -> None:
     nine, ten = Card.parse("9h"), Card.parse("Th")
     gates = {nine: IndexGate(ten, 0.7, 0.15), ten: IndexGate(nine, 0.99, None)}
     ev = Evidence(_profile_with(gates, faces=True))
-    assert ev.judge(nine, 0.02, 0.85, _card(NINE)).evidence == "index+face"
-    refused = ev.judge(ten, 0.9, 0.99, _card(NINE))  # the index says ten, the face nine
+    assert ev.judge(nine, 0.02, (0.85, 0.85), _card(NINE)).evidence == "index+face"
+    refused = ev.judge(ten, 0.9, (0.99, 0.99), _card(NINE))  # the index: ten; the face: nine
     assert not refused.accept and refused.face is not None and refused.face < 0
-    only = ev.judge(nine, 0.2, 0.99, None)  # no face seen: the index-only gate
+    only = ev.judge(nine, 0.2, (0.99, 0.99), None)  # no face seen: the index-only gate
     assert only.accept and only.evidence == "index"
-    assert not ev.judge(nine, 0.2, 0.9, None).accept  # glyphs not close enough alone
-    assert not ev.judge(nine, 0.1, 0.99, None).accept
-    assert not ev.judge(ten, 0.9, 0.99, None).accept  # too close to the nine by its index
+    assert not ev.judge(nine, 0.2, (0.99, 0.9), None).accept  # suit not close enough alone
+    # the nine's nearest wrong rank is far (margin 0.15): a rank glyph within 0.15 of its
+    # own is enough, one farther is not
+    assert ev.judge(nine, 0.2, (0.86, 0.99), None).accept
+    assert not ev.judge(nine, 0.2, (0.84, 0.99), None).accept
+    assert not ev.judge(nine, 0.1, (0.99, 0.99), None).accept
+    assert not ev.judge(ten, 0.9, (0.99, 0.99), None).accept  # too close to the nine by its index
 
 
 def test_a_print_only_near_the_decks_needs_the_face() -> None:
@@ -105,10 +109,10 @@ def test_a_print_only_near_the_decks_needs_the_face() -> None:
     nine, ten = Card.parse("9h"), Card.parse("Th")
     gates = {nine: IndexGate(ten, 0.7, 0.15), ten: IndexGate(nine, 0.7, 0.15)}
     ev = Evidence(_profile_with(gates, faces=True))
-    assert ev.judge(nine, 0.3, 0.99, _card(NINE), face_only=True).evidence == "index+face"
-    assert ev.judge(nine, 0.3, 0.99, None).accept  # the index-only gate, with a full print
-    assert not ev.judge(nine, 0.3, 0.99, None, face_only=True).accept
-    assert not ev.judge(ten, 0.3, 0.99, _card(NINE), face_only=True).accept
+    assert ev.judge(nine, 0.3, (0.99, 0.99), _card(NINE), face_only=True).evidence == "index+face"
+    assert ev.judge(nine, 0.3, (0.99, 0.99), None).accept  # index-only, with a full print
+    assert not ev.judge(nine, 0.3, (0.99, 0.99), None, face_only=True).accept
+    assert not ev.judge(ten, 0.3, (0.99, 0.99), _card(NINE), face_only=True).accept
 
 
 def test_profile_keeps_faces_and_gates_and_older_profiles_load(tmp_path: Path) -> None:
@@ -129,7 +133,7 @@ def test_profile_keeps_faces_and_gates_and_older_profiles_load(tmp_path: Path) -
     np.savez_compressed(tmp_path / "p" / "glyphs.npz", allow_pickle=False, **arrays)
     old = DeckProfile.load(tmp_path / "p")
     assert not old.two_kinds and old.face_vecs is None
-    assert Evidence(old).judge(ten, 0.0, 0.8, None).accept  # the index alone, as before
+    assert Evidence(old).judge(ten, 0.0, (0.8, 0.8), None).accept  # the index alone, as before
 
 
 def test_enrolled_board_deck_keeps_a_face_and_a_gate_per_card() -> None:
