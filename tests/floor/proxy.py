@@ -20,6 +20,8 @@ class Relay:
         self.port = free_port()
         self.target = (target_host, target_port)
         self.cuts = 0
+        self.ended = 0
+        """Relayed connections that ended (either side closed them)."""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -71,6 +73,7 @@ class Relay:
         for task in pumps:
             task.cancel()
             self._tasks.discard(task)
+        self.ended += 1
 
     @staticmethod
     async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
