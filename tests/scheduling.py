@@ -9,9 +9,9 @@ tests run while the short ones are shared out around them.
 :data:`MEASURED` holds the slowest tests of ``.ci/test``'s tier (``-n 3``, ``-m "not soak"``,
 on a busy machine; seconds of set-up, call and teardown, the lower of two whole runs: one run
 alone mostly measures what else the machine did meanwhile), by node id, by node id without
-parameters or by file; the rest keep their collection order after them. An entry that names no file or test any more fails
-``tests/foundation/test_scheduling.py``: measure again and replace the list when the slowest
-tests change.
+parameters or by file; the rest keep their collection order after them. An entry that names
+no file or test any more fails ``tests/foundation/test_scheduling.py``: measure again and
+replace the list when the slowest tests change.
 """
 
 from __future__ import annotations
