@@ -143,8 +143,8 @@ class Recorder:
                 self.mqtt_lag.append(now - ts)
 
     def close(self) -> None:
-        self.c.loop_stop()
         self.c.disconnect()
+        self.c.loop_stop()
 
 
 class LightTables:
@@ -220,8 +220,8 @@ class LightTables:
     def close(self) -> None:
         self.stop.set()
         self.thread.join(5)
-        self.c.loop_stop()
         self.c.disconnect()
+        self.c.loop_stop()
 
 
 def cpu_seconds(pid: int) -> float:

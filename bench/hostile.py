@@ -113,8 +113,8 @@ class Client:
             return self.replies.pop(corr) - start
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 def journal_bytes(path: Path) -> int:
@@ -184,8 +184,8 @@ def flood(host: str, port: int, rate: float, stop: Event, sent: Synchronized[int
         client.publish(topic, payloads[n % 64], qos=1, properties=props)
         n += 1
         sent.value = n
-    client.loop_stop()
     client.disconnect()
+    client.loop_stop()
 
 
 def payload(i: int) -> bytes:

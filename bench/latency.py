@@ -254,8 +254,8 @@ class Console:
         return reply
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 def daemon_tree(rev: str | None, work: Path) -> Path:
@@ -358,8 +358,8 @@ def measure_floor(port: int, sub: Subscriber, samples: int, gap: float,
                 if not sub.cond.wait_for(lambda: n in sub.floor, 5):  # noqa: B023 (waits here)
                     raise SystemExit("floor message lost")
     finally:
-        pub.loop_stop()
         pub.disconnect()
+        pub.loop_stop()
     return [sub.floor[n] - sent[n] for n in sent]
 
 

@@ -80,8 +80,8 @@ def subscriber(port: int) -> None:
     subscribed.wait(10)
     print("ready", flush=True)
     finished.wait(600)
-    client.loop_stop()
     client.disconnect()
+    client.loop_stop()
     print(json.dumps(lat), flush=True)
 
 
@@ -121,8 +121,8 @@ def run_paho(port: int, count: int, interval: float, *, qos: int, nodelay: bool,
         if busy:
             burn(busy)
     client.publish(TOPIC, DONE, qos=1).wait_for_publish(10)
-    client.loop_stop()
     client.disconnect()
+    client.loop_stop()
 
 
 async def run_adapter(port: int, count: int, interval: float, qos: int,

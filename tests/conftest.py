@@ -49,6 +49,37 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class PortTakenError(RuntimeError):
+    """A broker could not bind a port that was free when it was chosen."""
+
+
+def listens(pid: int, ports: set[int]) -> bool | None:
+    """Whether process ``pid`` holds a listening TCP socket on each of ``ports`` (Linux
+    ``/proc``); None when that cannot be known here (no ``/proc``, or not allowed)."""
+    inodes: dict[str, int] = {}
+    try:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with open(table) as f:
+                for line in f.readlines()[1:]:
+                    cols = line.split()
+                    port = int(cols[1].rsplit(":", 1)[1], 16)
+                    if cols[3] == "0A" and port in ports:            # 0A: LISTEN
+                        inodes[f"socket:[{cols[9]}]"] = port
+        fd_dir = f"/proc/{pid}/fd"
+        held = {inodes[link] for fd in os.listdir(fd_dir)
+                if (link := _readlink(f"{fd_dir}/{fd}")) in inodes}
+    except (OSError, IndexError, ValueError):
+        return None
+    return held == ports
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:         # closed since the listing
+        return ""
+
+
 def mosquitto_binary() -> str:
     """The mosquitto executable (``$MOSQUITTO``, PATH, or /usr/sbin/mosquitto)."""
     for cand in (os.environ.get("MOSQUITTO"), shutil.which("mosquitto"), "/usr/sbin/mosquitto"):
@@ -74,20 +105,32 @@ class Broker:
         return f"mqtt://{self.host}:{self.port}"
 
     def start(self) -> None:
-        """Start (or restart) the broker and wait until its listener accepts connections."""
+        """Start (or restart) the broker and wait until it listens on its ports.
+
+        Raises:
+            PortTakenError: one of its ports was taken (found free earlier, bound since by
+                another process); RuntimeError: it exited or did not start otherwise.
+        """
         log = (self.workdir / "mosquitto.log").open("ab")
+        logged = log.tell()                  # what an earlier start logged is not news
         self.proc = subprocess.Popen([mosquitto_binary(), "-c", str(self.conf)],
                                      stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
         log.close()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("mosquitto exited: " + self.log_text())
+                text = self.log_text()
+                error = PortTakenError if "Address already in use" in text[logged:] else \
+                    RuntimeError
+                raise error("mosquitto exited: " + text)
             try:
                 socket.create_connection((self.host, self.port), timeout=0.2).close()
-                return
+                # a port taken by another broker accepts too: it must be this one's
+                if listens(self.proc.pid, {self.port, *self.ports.values()}) is not False:
+                    return
             except OSError:
-                time.sleep(0.02)
+                pass
+            time.sleep(0.02)
         raise RuntimeError("mosquitto did not start: " + self.log_text())
 
     def kill(self) -> None:
@@ -127,6 +170,36 @@ def private_broker(workdir: Path, extra: str = "") -> Broker:
     return broker
 
 
+def configure(workdir: Path, extra_config: str = "", *, anonymous: bool = True,
+              persistence: bool = False) -> Broker:
+    """A private broker's config in ``workdir`` on free loopback ports (see
+    :func:`mosquitto_factory`), not started."""
+    port = free_port()
+    ports: dict[str, int] = {}
+    text = extra_config
+    while "{port:" in text:
+        start_i = text.index("{port:")
+        end_i = text.index("}", start_i)
+        name = text[start_i + 6:end_i]
+        ports.setdefault(name, free_port())
+        text = text.replace(text[start_i:end_i + 1], str(ports[name]))
+    conf = workdir / "mosquitto.conf"
+    lines = [
+        "per_listener_settings false" if "per_listener_settings" not in text else "",
+        f"listener {port} 127.0.0.1",
+        f"allow_anonymous {'true' if anonymous else 'false'}",
+        "set_tcp_nodelay true",
+        f"persistence {'true' if persistence else 'false'}",
+        f"persistence_location {workdir}/",
+        "log_dest stdout",
+        "log_type error",
+        "log_type warning",
+        text,
+    ]
+    conf.write_text("\n".join(line for line in lines if line) + "\n")
+    return Broker("127.0.0.1", port, workdir, conf, ports=ports)
+
+
 @pytest.fixture
 def mosquitto_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerFactory]:
     """Make brokers: ``factory(extra_config="", listeners=("mqtt",))``.
@@ -140,33 +213,19 @@ def mosquitto_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Brok
     def make(extra_config: str = "", *, anonymous: bool = True, persistence: bool = False,
              start: bool = True) -> Broker:
         workdir = tmp_path_factory.mktemp("mosquitto")
-        port = free_port()
-        ports: dict[str, int] = {}
-        text = extra_config
-        while "{port:" in text:
-            start_i = text.index("{port:")
-            end_i = text.index("}", start_i)
-            name = text[start_i + 6:end_i]
-            ports.setdefault(name, free_port())
-            text = text.replace(text[start_i:end_i + 1], str(ports[name]))
-        conf = workdir / "mosquitto.conf"
-        lines = [
-            "per_listener_settings false" if "per_listener_settings" not in text else "",
-            f"listener {port} 127.0.0.1",
-            f"allow_anonymous {'true' if anonymous else 'false'}",
-            "set_tcp_nodelay true",
-            f"persistence {'true' if persistence else 'false'}",
-            f"persistence_location {workdir}/",
-            "log_dest stdout",
-            "log_type error",
-            "log_type warning",
-            text,
-        ]
-        conf.write_text("\n".join(line for line in lines if line) + "\n")
-        broker = Broker("127.0.0.1", port, workdir, conf, ports=ports)
+        for attempt in range(5):
+            broker = configure(workdir, extra_config, anonymous=anonymous,
+                               persistence=persistence)
+            if not start:
+                break
+            try:
+                broker.start()
+                break
+            except PortTakenError:
+                # a port found free was taken before the broker bound it: other ports
+                if attempt == 4:
+                    raise
         brokers.append(broker)
-        if start:
-            broker.start()
         return broker
 
     yield make

@@ -6,12 +6,12 @@ A long test collected last (the web and vision folders sort late) is then starte
 others have nothing left to do, and the run waits for it alone. Started first, the long
 tests run while the short ones are shared out around them.
 
-:data:`MEASURED` holds the slowest tests of one whole run of ``.ci/test``'s tier (``-n 3``,
-``-m "not soak"``, on a busy machine; seconds of ``--durations``, call plus set-up and
-teardown), by node id, by node id without parameters or by file; the rest keep their
-collection order after them. An entry that names no file or test any more fails
-``tests/foundation/test_scheduling.py``: measure again and replace the list when the slowest
-tests change.
+:data:`MEASURED` holds the slowest tests of ``.ci/test``'s tier (``-n 3``, ``-m "not soak"``,
+on a busy machine; seconds of set-up, call and teardown, the lower of two whole runs: one run
+alone mostly measures what else the machine did meanwhile), by node id, by node id without
+parameters or by file; the rest keep their collection order after them. An entry that names
+no file or test any more fails ``tests/foundation/test_scheduling.py``: measure again and
+replace the list when the slowest tests change.
 """
 
 from __future__ import annotations
@@ -20,52 +20,55 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 MEASURED: Final[Mapping[str, float]] = {
-    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-no-limit]":
-        33,
-    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[omaha-hi-lo-fixed-limit]":
-        30,
-    "tests/vision/test_real_photos.py::test_other_designs_are_refused_not_guessed": 29,
-    "tests/controller/test_payloads.py::test_everything_emitted_validates": 29,
-    "tests/vision/test_decks.py::test_blackjack_scenes_accept_no_wrong_card": 29,
-    "tests/foundation/test_documented_commands.py::test_the_documented_shell_set_up_finds_each_command":
-        28,
-    "tests/vision/test_decks.py::test_webcam_deck_accepts_no_wrong_card": 28,
-    "tests/firmware_bridge/test_hostile_peers.py::test_whatever_a_device_sends_the_host_client_hands_on_events_never_raises":
-        28,
-    "tests/web/test_legibility.py::test_every_page_is_legible_at_every_size": 27,
-    "tests/game/test_properties.py::test_random_hands_keep_every_invariant": 26,
-    "tests/floor/test_floor_stack.py::test_every_hand_arrives_once_through_every_fault": 25,
-    "tests/vision/test_real_photos.py::test_rank_reading_on_cluttered_scenes": 24,
-    "tests/foundation/test_packaging.py::test_the_project_builds_without_warnings": 24,
-    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[stud-fixed-limit]":
-        23,
-    "tests/foundation/test_scheduling.py::test_a_run_collects_the_longest_first": 23,
-    "tests/reliability/test_broker_restart.py::test_broker_restarts_lose_nothing_for_displays_and_auditors":
-        23,
-    "tests/vision/test_accuracy.py::test_single_frame_moderate": 23,
     "tests/daemon_extra/test_wire.py::test_no_hole_card_on_poker_before_showdown_over_hundreds_of_hands":
-        22,
-    "tests/vision/test_source.py::test_board_video_one_read_per_card": 22,
+        28,
+    "tests/web/test_legibility.py::test_every_page_is_legible_at_every_size": 26,
+    "tests/floor/test_floor_stack.py::test_every_hand_arrives_once_through_every_fault": 22,
+    "tests/vision/test_cardlike.py::test_leaves_a_box_and_a_plate_are_not_cards": 19,
+    "tests/vision/test_decks.py::test_webcam_deck_accepts_no_wrong_card": 17,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[omaha-hi-lo-fixed-limit]":
+        16,
+    "tests/odds/test_daemon_odds.py::test_the_daemon_publishes_the_odds_of_every_position_on_the_secure_root[PO-2-3]":
+        16,
+    "tests/reliability/test_broker_restart.py::test_broker_restarts_lose_nothing_for_displays_and_auditors":
+        15,
     "tests/reliability/test_display_truth.py::test_displays_show_the_daemons_snapshot_or_say_they_do_not":
-        21,
-    "tests/vision/test_cardlike.py::test_leaves_a_box_and_a_plate_are_not_cards": 21,
-    "tests/security/test_information_flow_property.py::test_no_role_ever_receives_a_hidden_card_or_a_tag_uid":
-        21,
-    "tests/ops/test_metrics.py::test_every_metric_is_there_and_moves": 19,
-    "tests/vision/test_decks.py::test_enrolment_refuses_no_photo_that_recognition_reads": 18,
-    "tests/floor/test_hostile.py::test_a_poison_message_in_the_persistent_session_is_not_replayed_after_a_restart":
-        16,
-    "tests/terminal/test_demo_every_variant.py::test_a_demo_that_cannot_play_says_why": 16,
-    "tests/reliability/test_hostile_mqtt.py::test_refused_commands_cost_bounded_disk_and_leave_the_dealer_served":
-        16,
-    "tests/daemon/test_decisions_replay.py::test_replay_under_any_later_config_reproduces_the_live_run":
         15,
-    "tests/floor/test_decode_fuzz.py::test_the_worker_stores_what_it_accepts_and_a_refusal_changes_no_history":
-        15,
-    "tests/vision/test_real_photos.py::test_localisation_recall_on_cluttered_scenes": 15,
-    "tests/web/test_whole_stack.py::test_console_plays_a_complete_hand_by_clicks": 14,
-    "tests/reliability/test_hostile_two_daemons.py::test_its_own_journal_left_online_by_a_crash_is_fine":
+    "tests/vision/test_decks.py::test_enrolment_refuses_no_photo_that_recognition_reads": 14,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[stud-fixed-limit]":
         14,
+    "tests/vision/test_accuracy.py::test_single_frame_moderate": 13,
+    "tests/odds/test_daemon_odds.py::test_the_daemon_publishes_the_odds_of_every_position_on_the_secure_root[FR-1-5]":
+        13,
+    "tests/terminal/test_check.py::test_watch_check_across_two_demos_with_fresh_journals": 13,
+    "tests/terminal/test_demo_every_variant.py::test_a_demo_that_cannot_play_says_why": 13,
+    "tests/ops/test_doctor.py::test_an_unplugged_reader_fails": 12,
+    "tests/vision/test_decks.py::test_blackjack_scenes_accept_no_wrong_card": 12,
+    "tests/floor/test_web.py::test_the_floor_page_shows_every_table_live": 12,
+    "tests/web/test_whole_stack.py::test_overlay_shows_live_odds_after_the_delay": 11,
+    "tests/floor/test_hostile.py::test_a_poison_message_in_the_persistent_session_is_not_replayed_after_a_restart":
+        11,
+    "tests/vision/test_real_photos.py::test_other_designs_are_refused_not_guessed": 11,
+    "tests/security/test_information_flow_property.py::test_no_role_ever_receives_a_hidden_card_or_a_tag_uid":
+        10,
+    "tests/tournament/test_tournament_kill.py::test_the_service_killed_mid_level_loses_neither_clock_nor_bust":
+        10,
+    "tests/vision/test_source.py::test_board_video_one_read_per_card": 10,
+    "tests/reliability/test_reader_faults.py::test_unplug_and_reboot_mid_deal_lose_and_double_nothing[razz]":
+        10,
+    "tests/ops/test_metrics.py::test_every_metric_is_there_and_moves": 9,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[equity.py]": 9,
+    "tests/web/test_whole_stack.py::test_console_plays_a_complete_hand_by_clicks": 9,
+    "tests/vision/test_corners.py::test_a_deck_enrols_from_photos_with_no_card_outline": 9,
+    "tests/web/test_legibility.py::test_a_full_table_fits_the_screen": 9,
+    "tests/reliability/test_sigkill.py::test_killed_daemon_finishes_every_hand_as_if_never_killed[holdem-no-limit]":
+        9,
+    "tests/daemon/test_decisions_replay.py::test_replay_under_any_later_config_reproduces_the_live_run":
+        9,
+    "tests/bench/test_benches_run.py::test_bench_prints_its_figures[web_latency.py]": 9,
+    "tests/floor/test_bridge.py::test_a_floor_broker_our_ca_did_not_sign_gets_nothing": 9,
+    "tests/vision/test_cardlike.py::test_a_card_cut_by_the_frame_is_still_reported": 9,
+    "tests/vision/test_real_photos.py::test_rank_reading_on_cluttered_scenes": 9,
 }
 
 

@@ -62,28 +62,56 @@ def _add_tournament(sub: Subparsers) -> None:
     add_tournament(sub)
 
 
-_ADDERS: Final[tuple[Callable[[Subparsers], None], ...]] = (
-    add_run,
-    _add_floor,
-    _add_tournament,
-    add_watch,
-    add_config,
-    add_web,
-    add_phh,
-    add_demo,
-    add_camera,
-    add_deck,
-    add_table,
-    add_recall,
-    add_history,
-    add_doctor,
-    add_equity,
-)
-"""Every command, in the order ``tablectl --help`` lists them."""
+_ADDERS: Final[dict[str, Callable[[Subparsers], None]]] = {
+    "run": add_run,
+    "floor": _add_floor,
+    "tournament": _add_tournament,
+    "watch": add_watch,
+    "config": add_config,
+    "web": add_web,
+    "phh": add_phh,
+    "demo": add_demo,
+    "camera": add_camera,
+    "deck": add_deck,
+    "table": add_table,
+    "recall": add_recall,
+    "history": add_history,
+    "doctor": add_doctor,
+    "equity": add_equity,
+}
+"""Every command by name (each adder registers exactly that one), in the order ``tablectl
+--help`` lists them."""
+
+_VALUED_OPTIONS: Final = ("--log-level", "--log-format")
+"""The options before the command that take a value as the next word."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (exposed for docs and tests)."""
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, or None when its first word that is no option (nor an
+    option's value) is no command: ``--help``, a typo, nothing.
+
+    >>> command_of(["--log-level", "info", "floor", "run"]), command_of(["--log-level=info", "run"])
+    ('floor', 'run')
+    >>> command_of(["--help"]) is None, command_of(["rnu"]) is None
+    (True, True)
+    """
+    value_next = False
+    for word in argv:
+        if value_next:
+            value_next = False
+        elif word.startswith("-"):
+            # an abbreviation such as --log-l takes its value the same way
+            value_next = "=" not in word and len(word) > 2 and any(
+                o.startswith(word) for o in _VALUED_OPTIONS)
+        else:
+            return word if word in _ADDERS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (exposed for docs and tests): every command, or only ``command``'s
+    when given, so that a command does not import the modules of all the others (the floor's
+    and the tournament's load the whole MQTT API, most of a second at each start)."""
     parser = argparse.ArgumentParser(
         prog="tablectl",
         description="Controller of a physical poker table: card readers in, hand rules, "
@@ -97,15 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-format", default="human", choices=["human", "json"],
                         help="human-readable lines (default) or JSON lines")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in _ADDERS:
-        add(sub)
+    for name, add in _ADDERS.items():
+        if command is None or name == command:
+            add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tablectl`` command; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_of(words))
+    args = parser.parse_args(words)
     setup_logging(log_level_of(args), args.log_format)
     handler: Handler = args.handler
     try:

@@ -35,9 +35,7 @@ def run_on_fast_loop(main: Coroutine[object, object, _T]) -> _T:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tablectl.app import run_daemon
     from tablectl.config import load_config
-    from tablectl.stopping import until_stopped
 
     overrides: dict[str, object] = {}
     if args.broker:
@@ -45,7 +43,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.journal:
         overrides["journal.path"] = str(Path(args.journal).resolve())
     config = load_config(Path(args.config), overrides=overrides)
+    # the daemon's modules (MQTT, web server, metrics: most of a second) only for a config
+    # that loaded: a refused one exits 2 without them
+    from tablectl.app import run_daemon
     from tablectl.journal import JournalRefusedError
+    from tablectl.stopping import until_stopped
 
     if args.new_journal:
         _set_aside(str(config.journal.path))

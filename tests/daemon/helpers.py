@@ -68,8 +68,8 @@ class Listener:
             return self.cond.wait_for(lambda: pred(self), timeout)
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 @dataclass
@@ -119,5 +119,5 @@ class Console:
             return self.replies[cid]
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()

@@ -56,8 +56,8 @@ class Console311:
         raise AssertionError(f"no reply to {name} on {reply_to}")
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 async def test_an_mqtt_311_console_gets_its_reply_on_reply_to(tmp_path: Path,

@@ -36,8 +36,8 @@ def _retain(broker: Broker, payload: bytes) -> None:
     client.connect(broker.host, broker.port)
     client.loop_start()
     client.publish(TOPIC, payload, qos=1, retain=True).wait_for_publish(10)
-    client.loop_stop()
     client.disconnect()
+    client.loop_stop()
 
 
 def tournament_config(tmp_path: Path, broker: Broker) -> TableConfig:

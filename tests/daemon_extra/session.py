@@ -161,8 +161,8 @@ class Recorder:
             return self.cond.wait_for(lambda: pred(self.raw), timeout)
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,10 @@ class Relay:
         self.port = free_port()
         self.target = (target_host, target_port)
         self.cuts = 0
+        self.ended = 0
+        """Relayed connections that ended (either side closed them)."""
+        self.last_traffic = 0.0
+        """The event loop's time when bytes last crossed, either way."""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -54,6 +58,14 @@ class Relay:
         await asyncio.sleep(seconds)
         await self.open()
 
+    async def quiet(self, seconds: float) -> None:
+        """Wait until nothing crossed for ``seconds``: what was in flight (the
+        acknowledgements of messages already delivered) has been handed over."""
+        loop = asyncio.get_running_loop()
+        # (polled: a time since the last bytes, there is no event to wait for)
+        while (idle := loop.time() - self.last_traffic) < seconds:  # noqa: ASYNC110
+            await asyncio.sleep(seconds - idle)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             up_reader, up_writer = await asyncio.open_connection(*self.target)
@@ -71,10 +83,12 @@ class Relay:
         for task in pumps:
             task.cancel()
             self._tasks.discard(task)
+        self.ended += 1
 
-    @staticmethod
-    async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(OSError, asyncio.CancelledError):
             while data := await reader.read(65536):
+                self.last_traffic = loop.time()
                 writer.write(data)
                 await writer.drain()

@@ -44,8 +44,8 @@ class Sub:
             return self.cond.wait_for(lambda: len(self.got) >= n, timeout)
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 def publish(broker: Broker, items: list[tuple[str, bytes]], *, retain: bool = False) -> None:
@@ -55,8 +55,8 @@ def publish(broker: Broker, items: list[tuple[str, bytes]], *, retain: bool = Fa
     client.loop_start()
     for topic, payload in items:
         client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
-    client.loop_stop()
     client.disconnect()
+    client.loop_stop()
 
 
 def wait_bridge(floor: Broker, table: Broker, name: str, timeout: float = 20) -> None:
@@ -94,6 +94,9 @@ async def test_only_public_topics_cross_and_an_outage_loses_nothing(
                       ("poker/v1/tables/t07/cmd/start_hand/dealer-t07", b"{}")]
             await asyncio.to_thread(publish, table, others + first)
             assert await asyncio.to_thread(sub.wait, 3)
+            # the floor's acknowledgements of those reach the bridge first (cut before, the
+            # bridge would rightly send one again after the outage: QoS 1 is at least once)
+            await relay.quiet(0.5)
             # the floor network goes down; the table goes on publishing
             await relay.close()
             during = [("poker/v1/tables/t07/events", f"d{i}".encode()) for i in range(200)]
@@ -141,17 +144,25 @@ def test_a_replay_command_crosses_in_and_its_reply_out(mosquitto_factory: Broker
         at_floor.close()
 
 
-def test_a_floor_broker_our_ca_did_not_sign_gets_nothing(mosquitto_factory: BrokerFactory,
-                                                         pki: Path) -> None:
-    other = make_pki()
+async def test_a_floor_broker_our_ca_did_not_sign_gets_nothing(
+        mosquitto_factory: BrokerFactory, pki: Path) -> None:
+    other = await asyncio.to_thread(make_pki)
     try:
         floor = floor_broker(mosquitto_factory, other)
-        table = table_broker(mosquitto_factory, "t07", floor.ports["tls"], pki)
-        sub = Sub(floor, "#")
-        time.sleep(1.5)
-        publish(table, [("poker/v1/tables/t07/events", b"e1")])
-        assert not sub.wait(1, timeout=3)
-        sub.close()
+        async with Relay("127.0.0.1", floor.ports["tls"]) as relay:
+            table = table_broker(mosquitto_factory, "t07", relay.port, pki)
+            sub = Sub(floor, "#")
+            # the bridge tried the floor and dropped the connection (it refused the
+            # certificate); a bridge that accepted it would have stayed connected from then on
+            async with asyncio.timeout(20):
+                while relay.ended < 1:  # noqa: ASYNC110 - the relay's counter, no event
+                    await asyncio.sleep(0.02)
+            await asyncio.to_thread(publish, table, [("poker/v1/tables/t07/events", b"e1")])
+            assert not await asyncio.to_thread(sub.wait, 1, 1)
+            sub.close()
+            # the refused bridge's broker can hang on SIGTERM (its bridge clean-up): not what
+            # this test is about, so it is not made to wait for the polite stop
+            table.kill()
     finally:
         remove_pki(other)
 

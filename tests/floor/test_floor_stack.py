@@ -93,8 +93,8 @@ class FlagWatcher:
         self.got.add((body["hand"], body["rule"], body["seat"]))
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 class Floor:

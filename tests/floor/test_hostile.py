@@ -100,8 +100,8 @@ class Publisher:
         self.client.publish(where, payload, qos=1, retain=retain).wait_for_publish(10)
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 @contextlib.contextmanager
@@ -300,8 +300,8 @@ class ReplayingTable:
                        properties=props)
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 async def test_a_reply_to_no_request_of_the_worker_is_quarantined_and_a_real_one_fills_the_gap(

@@ -33,8 +33,8 @@ def publish_all(port: int, messages: list[tuple[str, bytes]]) -> None:
         for info in [pub.publish(topic, payload, qos=1) for topic, payload in messages]:
             info.wait_for_publish(10)
     finally:
-        pub.loop_stop()
         pub.disconnect()
+        pub.loop_stop()
 
 
 @contextlib.asynccontextmanager

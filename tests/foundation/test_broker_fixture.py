@@ -32,5 +32,5 @@ def test_private_broker_carries_a_retained_message(mosquitto: Broker) -> None:
         assert seen == [b"hello"]
     finally:
         for c in (pub, sub):
-            c.loop_stop()
             c.disconnect()
+            c.loop_stop()

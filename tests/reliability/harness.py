@@ -540,8 +540,8 @@ class Watcher:
 
     def close(self) -> None:
         """Disconnect."""
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 def props_with_response(topic: str, corr: bytes) -> Properties:

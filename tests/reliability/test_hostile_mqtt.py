@@ -81,8 +81,8 @@ class Client:
         return reply
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 @pytest.fixture

@@ -43,8 +43,8 @@ class Odds:
             self.cond.notify_all()
 
     def close(self) -> None:
-        self.client.loop_stop()
         self.client.disconnect()
+        self.client.loop_stop()
 
 
 def test_demo_odds_publishes_live_odds_for_the_overlay(mosquitto: Broker) -> None:
