@@ -80,6 +80,8 @@ _LOGGER = logging.getLogger(__name__)
 FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
 _SEP: Final = "\x1f"
 MAX_ASKED: Final = 4096
+STOP_GRACE: Final = 5.0
+"""Seconds a stopping worker waits for the batch under way to be stored and acknowledged."""
 """Replay requests remembered (a reply is taken only for one of them)."""
 
 
@@ -233,13 +235,17 @@ class FloorService:
             await self.client.subscribe(topic_filter, qos=1)
         tasks = [asyncio.create_task(self._publish_stats(), name="floor-stats")] \
             if self.table_stats is not None else []
-        tasks += [asyncio.create_task(self._read(), name="floor-read"),
-                 asyncio.create_task(self._consume(), name="floor-consume"),
-                 asyncio.create_task(self._sweep(), name="floor-sweep")]
+        consume = asyncio.create_task(self._consume(), name="floor-consume")
+        tasks += [asyncio.create_task(self._read(), name="floor-read"), consume,
+                  asyncio.create_task(self._sweep(), name="floor-sweep")]
         for task in tasks:
             task.add_done_callback(self._ended)
         try:
             await self._stopping.wait()
+            # the batch under way is stored and acknowledged before the worker goes (cut
+            # between its commit and its PUBACKs, the broker would hand it over again: a
+            # quarantined message counted twice); a store that hangs is given up on
+            await asyncio.wait({consume}, timeout=STOP_GRACE)
         finally:
             for task in tasks:
                 task.cancel()

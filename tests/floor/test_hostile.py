@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import threading
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -30,6 +31,8 @@ from paho.mqtt.properties import Properties
 from tablectl.floor.pg import PgStore
 from tablectl.floor.service import FloorService, FloorSettings
 from tablectl.floor.store import MemoryStore
+from tablectl.publish.base import IncomingMessage
+from tablectl.publish.topics import Topic
 from tests.conftest import BrokerFactory, free_port
 from tests.floor.stack import FloorProcess, db_rows
 from tests.floor.streams import T0, body, events_of, stream
@@ -233,6 +236,63 @@ async def test_a_poison_message_in_the_persistent_session_is_not_replayed_after_
     rows = db_rows(pg_url, "SELECT count, reason FROM quarantine")
     assert len(rows) == 1 and rows[0][0] == 1, rows     # quarantined once, never again
     assert "seats" in rows[0][1]
+
+
+class _SlowQuarantine(MemoryStore):
+    """Its quarantine blocks until released (in the worker's store thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def quarantine(self, rows: Any) -> Any:
+        self.entered.set()
+        self.release.wait(10)
+        return super().quarantine(rows)
+
+
+class _Client:
+    """The worker's MQTT connection as a twin: messages from a queue, acknowledgements kept."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[IncomingMessage | None] = asyncio.Queue()
+        self.acked: list[int] = []
+
+    async def publish(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+    async def subscribe(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+    async def messages(self) -> AsyncIterator[IncomingMessage]:
+        while (msg := await self.inbox.get()) is not None:
+            yield msg
+
+    def ack(self, msg: IncomingMessage) -> None:
+        self.acked.append(msg.mid)
+
+
+async def test_a_worker_stopped_mid_batch_acknowledges_the_batch_before_it_goes() -> None:
+    """Stopped while the batch under way is being stored, the worker finishes it: stored
+    and acknowledged (cut between the two, the broker would hand it over again)."""
+    store, client = _SlowQuarantine(), _Client()
+    poison = json.dumps(envelope("t1", 7001, "hand_started", {
+        "hand": {"id": "x", "number": 1}, "button": 1, "seats": 5})).encode()
+    client.inbox.put_nowait(IncomingMessage(Topic(topic("t1")), poison, mid=41, connection=1))
+    service = FloorService(FloorSettings(user="floor-m", batch_max=10, batch_wait=0.01),
+                           store, client)
+    task = asyncio.create_task(service.run())
+    try:
+        await asyncio.to_thread(store.entered.wait, 10)
+        service.stop()                   # the batch is in the store: its quarantine row
+        await asyncio.sleep(0.2)         # the stop is under way, the store still busy
+        store.release.set()
+        await asyncio.wait_for(task, 10)
+    finally:
+        store.release.set()
+        client.inbox.put_nowait(None)
+    assert client.acked == [41]
+    assert len(store.quarantined()) == 1
 
 
 async def test_a_batch_the_database_refuses_is_split_and_only_the_bad_message_is_set_aside(
