@@ -315,7 +315,11 @@ class Recogniser:
     def inspect_shoe(self, frame: Image) -> IndexRead:
         """The full verdict on a shoe frame's index window (no face is seen: an accepted
         index must pass the card's index-only gate)."""
-        return self.second_look(self._read_index(self.shoe_crop(frame))[0], None)
+        return self.read_shoe_window(self.shoe_crop(frame))
+
+    def read_shoe_window(self, window: Image) -> IndexRead:
+        """:meth:`inspect_shoe` on a window already cut (:meth:`shoe_crop`)."""
+        return self.second_look(self._read_index(window)[0], None)
 
     def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""

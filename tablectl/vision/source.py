@@ -239,7 +239,9 @@ class CameraCardSource:
                     yield self._finish(vote.decide())
                 vote, done = None, False
                 continue
-            verdict: IndexRead = await asyncio.to_thread(self._rec.read_index, window)
+            # no face in a shoe's window: an accepted index must pass the card's index-only
+            # gate, as enrolment measured it (tablectl/vision/evidence.py)
+            verdict: IndexRead = await asyncio.to_thread(self._rec.read_shoe_window, window)
             new_card = (verdict.card if verdict.status is FaceStatus.ACCEPTED else None)
             if vote is None:
                 vote, done = CardVote(self.policy), False

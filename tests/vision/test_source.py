@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from tablectl.clock import ManualClock
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.enrol import Enroller, verify
+from tablectl.vision.margins import IndexGate
 from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
@@ -85,6 +87,22 @@ def test_back_to_back_cards_without_an_empty_frame(shoe_deck: EnrolledDeck) -> N
     assert [r.card for r in reads] == deal
     assert [r.status for r in reads] == [FaceStatus.ACCEPTED] * 4
     assert len(truth) == 4
+
+
+def test_the_shoe_asks_each_cards_index_only_gate(shoe_deck: EnrolledDeck) -> None:
+    """A card enrolment found too close to another to tell by its index alone (its gate's
+    margin None) is never accepted from the shoe, which sees no face; the others are."""
+    cam = SimCamera(38, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:3]
+    assert shoe_deck.profile.two_kinds and deal[1] in shoe_deck.profile.gates
+    gate = shoe_deck.profile.gates[deal[1]]
+    strict = replace(shoe_deck.profile, gates={
+        **shoe_deck.profile.gates, deal[1]: IndexGate(gate.rival, gate.closeness, None)})
+    frames, _ = cam.shoe_sequence(deal, frames_per_card=4, gap=3)
+    reads = asyncio.run(_collect(_shoe_source(MemoryFrames(frames), strict)))
+    assert [r.card for r in reads] == deal
+    assert [r.status for r in reads] == [FaceStatus.ACCEPTED, FaceStatus.NEEDS_CONFIRMATION,
+                                         FaceStatus.ACCEPTED]
 
 
 def test_unopenable_capture_is_a_clear_error(tmp_path: Path) -> None:
