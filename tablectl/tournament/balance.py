@@ -23,6 +23,9 @@ The rules, the house default in brackets (docs/tournament.md, "Balancing"):
 3. **Hand-for-hand** is on while more than one table plays and the players left are at
    most ``hand_for_hand_at`` and more than ``paid_places``.
 
+The floor may also break a table of its choosing (``breaking``: a table with a broken
+dealer's shoe, say): its players go first, as in rule 1, then the rules above apply.
+
 >>> tables = {1: {1: "a", 2: "b", 3: "c", 4: "d"}, 2: {1: "e", 2: "f"}}
 >>> [(m.player, m.to_table, m.to_seat) for m in plan(tables, BalanceRules(4)).moves]
 [('d', 2, 3)]
@@ -108,18 +111,20 @@ def _free_seat(seats: dict[int, str], size: int) -> int:
 
 
 def plan(seating: Mapping[int, Mapping[int, str]], rules: BalanceRules,
-         buttons: Mapping[int, int] | None = None) -> Plan:
-    """The moves that break and balance the tables (see the module docstring)."""
+         buttons: Mapping[int, int] | None = None, breaking: int | None = None) -> Plan:
+    """The moves that break and balance the tables (see the module docstring).
+
+    Raises:
+        ValueError: ``breaking`` is not a table with players, is the last one, or the other
+            tables have no room for its players.
+    """
     tables = {t: dict(s) for t, s in seating.items()}
     size = rules.seats_per_table
     moves: list[Move] = []
     broken: list[int] = []
     total = sum(len(s) for s in tables.values())
-    while len(tables) > 1 and total <= (len(tables) - 1) * size:
-        if rules.break_table is BreakTable.FEWEST_PLAYERS:
-            gone = min(tables, key=lambda t: (len(tables[t]), -t))
-        else:
-            gone = max(tables)
+
+    def break_one(gone: int) -> None:
         leaving = tables.pop(gone)
         broken.append(gone)
         for seat, player in sorted(leaving.items()):
@@ -127,6 +132,22 @@ def plan(seating: Mapping[int, Mapping[int, str]], rules: BalanceRules,
             to_seat = _free_seat(tables[to], size)
             tables[to][to_seat] = player
             moves.append(Move(player, gone, seat, to, to_seat, "break"))
+
+    if breaking is not None:
+        if not tables.get(breaking):
+            raise ValueError(f"table {breaking} has no players to move")
+        if len(tables) == 1:
+            raise ValueError(f"table {breaking} is the last table")
+        if total > (len(tables) - 1) * size:
+            raise ValueError(f"the other tables have no room for table {breaking}'s "
+                             f"{len(tables[breaking])} players")
+        break_one(breaking)
+    while len(tables) > 1 and total <= (len(tables) - 1) * size:
+        if rules.break_table is BreakTable.FEWEST_PLAYERS:
+            gone = min(tables, key=lambda t: (len(tables[t]), -t))
+        else:
+            gone = max(tables)
+        break_one(gone)
     buttons = buttons or {}
     while len(tables) > 1:
         big = max(tables, key=lambda t: (len(tables[t]), t))

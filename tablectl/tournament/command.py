@@ -310,7 +310,8 @@ def _balance(args: argparse.Namespace) -> int:
     made: list[Plan] = []
 
     def act(service: TournamentService) -> Tournament:
-        p, t = service.balance(args.id, apply_moves=True, buttons=buttons)
+        p, t = service.balance(args.id, apply_moves=True, buttons=buttons,
+                               breaking=args.breaking)
         made.append(p)
         return t
 
@@ -320,7 +321,7 @@ def _balance(args: argparse.Namespace) -> int:
         store = _store(args)
         try:
             made.append(TournamentService(store, SystemClock()).balance(
-                args.id, buttons=buttons)[0])
+                args.id, buttons=buttons, breaking=args.breaking)[0])
         finally:
             store.close()
         code = 0
@@ -520,6 +521,9 @@ def add_tournament(sub: _Subparsers) -> None:
     bal.add_argument("--apply", action="store_true", help="make the moves now")
     bal.add_argument("--button", type=_button, action="append", metavar="TABLE:SEAT",
                      help="a table's button (the player in next hand's big blind moves)")
+    bal.add_argument("--break", dest="breaking", type=_count(1, 999, "a table number"),
+                     metavar="TABLE", help="break this table now (the floor's call: a broken "
+                     "shoe, a dealer gone), then balance")
     bal.set_defaults(handler=_guard(_balance))
 
     status = inner.add_parser("status", help="the clock, the tables and the places")

@@ -209,16 +209,28 @@ class TournamentService:
                                                                                 seat)))
 
     def balance(self, tid: str, *, apply_moves: bool = False,
-                buttons: Mapping[int, int] | None = None) -> tuple[Plan, Tournament]:
-        """The moves that break and balance the tables; with ``apply_moves``, made (and
-        broken tables closed) in one change."""
+                buttons: Mapping[int, int] | None = None,
+                breaking: int | None = None) -> tuple[Plan, Tournament]:
+        """The moves that break and balance the tables (``breaking``: break that table
+        first, the floor's call); with ``apply_moves``, made (and broken tables closed) in
+        one change.
+
+        Raises:
+            TournamentError: ``breaking`` cannot break (no players, the last table, no room).
+        """
+        def planned(t: Tournament) -> Plan:
+            try:
+                return plan(t.field.seating(), BalanceRules.of(t.structure), buttons, breaking)
+            except ValueError as exc:
+                raise TournamentError(str(exc)) from None
+
         if not apply_moves:
             t = self.store.load(tid)
-            return plan(t.field.seating(), BalanceRules.of(t.structure), buttons), t
+            return planned(t), t
         plans: list[Plan] = []
 
         def change(t: Tournament) -> Tournament:
-            p = plan(t.field.seating(), BalanceRules.of(t.structure), buttons)
+            p = planned(t)
             plans.append(p)
             field = t.field
             for m in p.moves:              # a seat freed by one move may take the next

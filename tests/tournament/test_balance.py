@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +112,30 @@ def test_any_room_ends_balanced_with_the_fewest_tables(counts: list[int], size: 
     assert len(p.tables) == 1 or sum(sizes) > (len(p.tables) - 1) * size
     assert all(1 <= seat <= size for seats in p.tables.values() for seat in seats)
     assert set(p.broken).isdisjoint(p.tables) and set(p.tables) | set(p.broken) == set(tables)
+
+
+def test_the_floor_breaks_a_table_of_its_choosing_first() -> None:
+    """Table 1's shoe is broken: its players go first, each to the table with the fewest
+    players then; the tables left are balanced as usual."""
+    tables = {1: seats(1, 4), 2: seats(2, 5), 3: seats(3, 7)}
+    p = plan(tables, BalanceRules(9), breaking=1)
+    assert p.broken == (1,)
+    assert [(m.player, m.to_table, m.to_seat, m.reason) for m in p.moves] == [
+        ("p11", 2, 6, "break"), ("p12", 2, 7, "break"), ("p13", 2, 8, "break"),  # 7 and 7:
+        ("p14", 3, 8, "break")]                                                  # the lower
+    assert {t: len(s) for t, s in p.tables.items()} == {2: 8, 3: 8}
+    # and what the rules would break anyway still breaks: 8 players fit one table
+    few = plan({1: seats(1, 2), 2: seats(2, 3), 3: seats(3, 3)}, BalanceRules(9), breaking=2)
+    assert few.broken == (2, 3) and list(few.tables) == [1]
+
+
+@pytest.mark.parametrize(("tables", "breaking", "why"), [
+    ({1: seats(1, 4), 2: seats(2, 4)}, 3, "table 3 has no players"),
+    ({1: seats(1, 4), 2: {}}, 2, "table 2 has no players"),
+    ({1: seats(1, 4)}, 1, "the last table"),
+    ({1: seats(1, 9), 2: seats(2, 9), 3: seats(3, 1)}, 1, "no room for table 1's 9 players"),
+])
+def test_a_table_that_cannot_break_is_refused(tables: dict[int, dict[int, str]], breaking: int,
+                                              why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        plan(tables, BalanceRules(9), breaking=breaking)

@@ -210,3 +210,27 @@ def test_a_one_shot_command_with_the_services_credentials_takes_its_own_client_i
         assert settings.username == "tournament-daily" and settings.password == "pw"
         ids.add(settings.client_id)
     assert "tournament-daily" not in ids and len(ids) == 2, ids
+
+
+def test_the_floor_breaks_a_table_from_the_command_line(
+        pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    structure = tmp_path / "small.toml"
+    structure.write_text(SMALL)
+    db = ["--db", pg_url]
+    assert Run(["tournament", "create", "t1", *db, "--structure", str(structure)],
+               capsys).returncode == 0
+    # nine players at three tables of six: the rules would break table 3; the floor breaks 1
+    for n, (table, seat) in enumerate((t, s) for t in (1, 2, 3) for s in (1, 2, 3)):
+        assert Run(["tournament", "register", "t1", f"p{n}", *db, "--table", str(table),
+                    "--seat", str(seat)], capsys).returncode == 0
+    said = Run(["tournament", "balance", "t1", *db, "--break", "1"], capsys)
+    assert said.returncode == 0, said.stderr
+    assert "break: p0 to move from table 1 seat 1 to table 2 seat 4" in said.stdout
+    assert "table 1 breaks" in said.stdout and "table 3 breaks" not in said.stdout
+    applied = Run(["tournament", "balance", "t1", *db, "--break", "1", "--apply"], capsys)
+    assert applied.returncode == 0 and "p1 moved from table 1 seat 2" in applied.stdout
+    body = json.loads(Run(["tournament", "status", "t1", *db, "--json"], capsys).stdout)
+    seated = {t: seats for t, seats in body["seating"].items() if seats}
+    assert sorted(seated) == ["2", "3"] and sum(map(len, seated.values())) == 9, seated
+    refused = Run(["tournament", "balance", "t1", *db, "--break", "1"], capsys)
+    assert refused.returncode == 2 and "table 1 has no players" in refused.stderr
