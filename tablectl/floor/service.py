@@ -80,9 +80,9 @@ _LOGGER = logging.getLogger(__name__)
 FLAGS_TOPIC: Final = Topic("poker/v1/floor/flags")
 _SEP: Final = "\x1f"
 MAX_ASKED: Final = 4096
+"""Replay requests remembered (a reply is taken only for one of them)."""
 STOP_GRACE: Final = 5.0
 """Seconds a stopping worker waits for the batch under way to be stored and acknowledged."""
-"""Replay requests remembered (a reply is taken only for one of them)."""
 
 
 class FloorFailedError(RuntimeError):

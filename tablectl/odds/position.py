@@ -181,71 +181,60 @@ def compute(request: OddsRequest) -> dict[str, object]:
         "board": list(request.board), "dead": list(request.dead),
         **({"run": request.run} if request.run else {}),
         **({"board_2": list(request.board_2)} if request.board_2 is not None else {})}
-    if request.board_2 is not None:
-        return _double(request, body)
     try:
-        variant = GameKind(request.variant)
-        hands = [_parse(p.cards) for p in request.players]
-        board = _parse(request.board)
-        dead = _parse(request.dead)
-        if variant.is_stud:
-            # a stud deck too short for seventh street may deal burns and discards again: a
-            # card back in play is no longer dead
-            known = {*board, *(c for h in hands for c in h)}
-            dead = [c for c in dead if c not in known]
-        result = equity(variant, hands, board, dead, seed=request.seed,
-                        precision=request.precision)
+        if request.board_2 is None:
+            return {**body, **result_json(_value(request), request.players)}
+        one, two = request.board, request.board_2
+        a, b = (_value(replace(request, board=mine, board_2=None, dead=(
+            *request.dead, *(c for c in other if c not in mine))))
+            for mine, other in ((one, two), (two, one)))
     except (EquityError, CardParseError, ValueError) as exc:
         return {**body, "error": str(exc), "players": []}
-    return {**body, **result_json(result, request.players)}
+    return {**body, **_double_json(a, b, request.players)}
 
 
-def _double(request: OddsRequest, body: dict[str, object]) -> dict[str, object]:
-    """A double-board request: each board valued with the other's own cards dead, the
-    figures the two boards' means (see the module docstring)."""
-    one, two = list(request.board), list(request.board_2 or ())
-    halves = []
-    for mine, other in ((one, two), (two, one)):
-        own = [c for c in other if c not in mine]
-        half = compute(replace(request, board=tuple(mine), dead=(*request.dead, *own),
-                               board_2=None))
-        if "error" in half:
-            return {**body, "error": half["error"], "players": []}
-        halves.append(half)
-    a, b = halves
+def _value(request: OddsRequest) -> EquityResult:
+    """The equity of one board's position.
+
+    Raises:
+        EquityError, CardParseError, ValueError: the evaluator refuses the position.
+    """
+    variant = GameKind(request.variant)
+    hands = [_parse(p.cards) for p in request.players]
+    board = _parse(request.board)
+    dead = _parse(request.dead)
+    if variant.is_stud:
+        # a stud deck too short for seventh street may deal burns and discards again: a
+        # card back in play is no longer dead
+        known = {*board, *(c for h in hands for c in h)}
+        dead = [c for c in dead if c not in known]
+    return equity(variant, hands, board, dead, seed=request.seed, precision=request.precision)
+
+
+def _double_json(a: EquityResult, b: EquityResult,
+                 players: Sequence[OddsPlayer]) -> dict[str, object]:
+    """A double-board hand's figures: each board's, as published, and their means (see the
+    module docstring)."""
+    def mean(x: float | None, y: float | None) -> float | None:
+        rx, ry = _round(x), _round(y)
+        return None if rx is None or ry is None else _round((rx + ry) / 2)
+
     rows: list[dict[str, object]] = []
-    for pa, pb in zip(_rows(a), _rows(b), strict=True):
-        row: dict[str, object] = {k: pa[k] for k in ("seat", "name", "cards")}
+    for who, pa, pb in zip(players, a.players, b.players, strict=True):
+        row: dict[str, object] = {"seat": who.seat, "name": who.name, "cards": list(who.cards)}
         for key in ("win", "tie", "equity", "high", "low", "scoop"):
-            va, vb = pa.get(key), pb.get(key)
-            if isinstance(va, float | int) and isinstance(vb, float | int):
-                row[key] = _round((va + vb) / 2)
-        ea, eb = pa.get("error"), pb.get("error")
-        if isinstance(ea, float | int) and isinstance(eb, float | int):
-            row["error"] = _round(math.sqrt(float(ea) ** 2 + float(eb) ** 2) / 2)
-        row["boards"] = [pa["equity"], pb["equity"]]
+            value = mean(getattr(pa, key), getattr(pb, key))
+            if value is not None:
+                row[key] = value
+        ea, eb = _round(pa.error), _round(pb.error)
+        if ea is not None and eb is not None:
+            row["error"] = _round(math.hypot(ea, eb) / 2)
+        row["boards"] = [_round(pa.equity), _round(pb.equity)]
         rows.append(row)
-    lows = [h.get("no_low") for h in halves]
-    return {**body, "exact": bool(a["exact"]) and bool(b["exact"]),
-            "runouts": _int(a["runouts"]) + _int(b["runouts"]),
-            "precision": max((_float(h["precision"]) for h in halves
-                              if h.get("precision") is not None), default=None),
-            "no_low": (_round(sum(_float(x) for x in lows) / 2)
-                       if all(isinstance(x, float | int) for x in lows) else None),
-            "players": rows}
-
-
-def _rows(half: Mapping[str, object]) -> list[dict[str, object]]:
-    rows = half.get("players")
-    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _float(value: object) -> float:
-    return float(value) if isinstance(value, float | int) else 0.0
+    return {"exact": a.exact and b.exact, "runouts": a.runouts + b.runouts,
+            "precision": max((h.precision for h in (a, b) if h.precision is not None),
+                             default=None),
+            "no_low": mean(a.no_low, b.no_low), "players": rows}
 
 
 def result_json(result: EquityResult,

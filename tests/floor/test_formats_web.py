@@ -5,10 +5,8 @@ mosquitto as a daemon publishes them."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import socket
 from typing import Any
 
 from tablectl.floor.web import FloorPage
@@ -17,7 +15,7 @@ from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
 from tests.floor.format_hands import bomb_pot, dealt, double_board, run_twice
-from tests.web.conftest import browser  # noqa: F401 - the Chromium fixture
+from tests.web.conftest import browser, serving  # noqa: F401 - the Chromium fixture
 
 
 def _state(table: str, play: Any) -> bytes:
@@ -36,13 +34,9 @@ async def test_the_floor_page_draws_every_run_and_board(mosquitto: Broker,
         for table, play in (("t11", run_twice), ("t12", double_board), ("t13", bomb_pot)):
             await client.publish(topics.state(table), _state(table, play), retain=True)
         page_server = FloorPage(client, throttle=0.05)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        served = asyncio.create_task(page_server.run(sock=sock))
-        try:
+        async with serving(page_server) as url:
             page = await browser.new_page()
-            await page.goto(f"http://127.0.0.1:{sock.getsockname()[1]}/")
+            await page.goto(url)
             boards = {}
             for table in ("t11", "t12", "t13"):
                 card = page.locator(f'article[data-table="{table}"]')
@@ -53,7 +47,3 @@ async def test_the_floor_page_draws_every_run_and_board(mosquitto: Broker,
             assert boards["t13"] == ["Board: 7h 8s 9d Jc 2s"]
             pot = await page.locator('article[data-table="t13"] .pot').inner_text()
             assert "bomb pot" in pot, pot
-        finally:
-            page_server.stop()
-            await asyncio.wait_for(served, 10)
-            sock.close()

@@ -4,10 +4,8 @@ controller and reader status, and the error states waiting for a person."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +21,7 @@ from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
 from tests.floor.stack import ROOT
 from tests.reliability.harness import VARIANTS, open_stack
-from tests.web.conftest import artifact, browser  # noqa: F401 - the Chromium fixture
+from tests.web.conftest import artifact, browser, serving  # noqa: F401 - the Chromium fixture
 
 FLAG = {"v": 1, "type": "flag", "hand": "f1:1:1", "rule": "bad-beat", "kind": "bad_beat",
         "seat": 3, "detail": "Ah Ad Ac Ks Kh (at least Ah Ad Ac Th Td)", "ts": "2026-12-01"}
@@ -48,13 +46,9 @@ async def test_the_floor_page_shows_every_table_live(
                 structure=structure, stakes=stakes, seed=i + 3, table=name))
         client = await stack.enter_async_context(MqttPublisher(settings))
         page_server = FloorPage(client, throttle=0.05)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        served = asyncio.create_task(page_server.run(sock=sock))
-        try:
+        async with serving(page_server) as url:
             page = await browser.new_page()
-            await page.goto(f"http://127.0.0.1:{sock.getsockname()[1]}/")
+            await page.goto(url)
             for t in tables.values():
                 await t.dealer.play_hand()
             await page.locator('article[data-table="f2"]').wait_for(timeout=15000)
@@ -95,10 +89,6 @@ async def test_the_floor_page_shows_every_table_live(
             await page.wait_for_selector('article[data-table="f2"].offline', timeout=20000)
             assert "offline" in await card_text(page, "f2")
             await page.screenshot(path=str(artifact("floor.png")))
-        finally:
-            page_server.stop()
-            await asyncio.wait_for(served, 10)
-            sock.close()
 
 
 def test_floor_web_refuses_a_bad_broker_url() -> None:

@@ -74,6 +74,14 @@ table = {number}
     return load_config(folder / "table.toml")
 
 
+async def until(changed: asyncio.Event, pred: Callable[[], bool], within: float = 30) -> None:
+    """Wait until ``pred`` holds, looking again each time ``changed`` is set."""
+    async with asyncio.timeout(within):
+        while not pred():
+            changed.clear()
+            await changed.wait()
+
+
 @contextlib.asynccontextmanager
 async def service_running(store: TournamentStore, broker: Broker, tid: str,
                           told: Callable[[str, TableElimination | None], None]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,7 @@ from tablectl.tournament.pg import PgTournamentStore
 from tablectl.tournament.service import TournamentService
 from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
-from tests.tournament.simulated import FLOOR, Table, service_running, table_config
+from tests.tournament.simulated import FLOOR, Table, service_running, table_config, until
 
 TABLES = 3
 SEATS = 9
@@ -64,12 +63,6 @@ async def test_three_tables_play_a_tournament_to_one_winner(
             recorded.append(found)
         changed.set()
 
-    async def until(pred: Callable[[], bool], within: float = 30) -> None:
-        async with asyncio.timeout(within):
-            while not pred():
-                changed.clear()
-                await changed.wait()
-
     setup = TournamentService(store, clock)
     setup.create("sim", Structure.parse(STRUCTURE, "sim.toml"))
     for i in range(TABLES * SEATS):
@@ -93,7 +86,7 @@ async def test_three_tables_play_a_tournament_to_one_winner(
             results = [await t.play(rng) for t in tables]
             for t in tables:
                 busts_made += len(t.busted())     # each seat freed by the table itself
-            await until(lambda want=busts_made: len(  # type: ignore[misc]
+            await until(changed, lambda want=busts_made: len(  # type: ignore[misc]
                 store.load("sim").field.eliminations) >= want)
             if "waits" in results:
                 h4h_rounds += 1
@@ -123,7 +116,7 @@ async def test_three_tables_play_a_tournament_to_one_winner(
                 await service.publish(store.load("sim"))
             if not any(r == "played" for r in results):
                 # every table waits: the next round goes once their reports are in
-                await until(lambda: all(t.daemon.tournament.holds_start() is None
+                await until(changed, lambda: all(t.daemon.tournament.holds_start() is None
                                         for t in tables if t.daemon is not None
                                         and t.daemon.tournament is not None), 30)
         final = store.load("sim")

@@ -33,7 +33,6 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -45,7 +44,7 @@ from tablectl.tournament.service import TournamentService
 from tablectl.tournament.structure import Structure
 from tests.conftest import Broker
 from tests.reliability.harness import DaemonProcess
-from tests.tournament.simulated import FLOOR, ROOT, Table, table_config
+from tests.tournament.simulated import FLOOR, ROOT, Table, table_config, until
 
 TID = "kill"
 TABLES = 2
@@ -95,12 +94,6 @@ async def test_the_service_killed_mid_level_loses_neither_clock_nor_bust(
         heard.append(json.loads(payload))
         changed.set()
 
-    async def until(pred: Callable[[], bool], within: float = 30) -> None:
-        async with asyncio.timeout(within):
-            while not pred():
-                changed.clear()
-                await changed.wait()
-
     def recorded() -> int:
         return len(store.load(TID).field.eliminations)
 
@@ -127,10 +120,10 @@ async def test_the_service_killed_mid_level_loses_neither_clock_nor_bust(
         for t in tables:
             await t.start()
         # the service's first status: its persistent session exists before any bust
-        await until(lambda: len(heard) > 0)
+        await until(changed, lambda: len(heard) > 0)
         while recorded() == 0:
             await play_round()
-            await until(lambda want=busts: recorded() >= want)  # type: ignore[misc]
+            await until(changed, lambda want=busts: recorded() >= want)  # type: ignore[misc]
 
         service.kill()                                          # SIGKILL, mid-level
         before = store.load(TID)
@@ -144,7 +137,7 @@ async def test_the_service_killed_mid_level_loses_neither_clock_nor_bust(
         while_dead = busts - dead_busts
         assert store.load(TID).field.eliminations == before.field.eliminations
         service.start()
-        await until(lambda want=busts: recorded() >= want)  # type: ignore[misc]
+        await until(changed, lambda want=busts: recorded() >= want)  # type: ignore[misc]
         after = store.load(TID)
         assert after.field.eliminations[:len(before.field.eliminations)] == (
             before.field.eliminations)
@@ -152,7 +145,7 @@ async def test_the_service_killed_mid_level_loses_neither_clock_nor_bust(
 
         while len(store.load(TID).field.playing) > 1:
             results = await play_round()
-            await until(lambda want=busts: recorded() >= want)  # type: ignore[misc]
+            await until(changed, lambda want=busts: recorded() >= want)  # type: ignore[misc]
             buttons = {t.number: t.daemon.controller.checkpoint().button for t in tables
                        if t.daemon is not None}
             plan, _ = floor.balance(TID, apply_moves=True, buttons=buttons)
@@ -166,7 +159,7 @@ async def test_the_service_killed_mid_level_loses_neither_clock_nor_bust(
                                name=move.player, stack=out.result["stack"]).ok
             if not any(r == "played" for r in results):
                 # hand for hand, every table waits: the next round comes from the service
-                await until(lambda: all(t.daemon.tournament.holds_start() is None
+                await until(changed, lambda: all(t.daemon.tournament.holds_start() is None
                                         for t in tables if t.daemon is not None
                                         and t.daemon.tournament is not None))
         final = store.load(TID)

@@ -5,10 +5,8 @@ unchanged."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import socket
 from typing import Any
 
 import pytest
@@ -25,7 +23,7 @@ from tablectl.tournament.structure import Structure
 from tablectl.tournament.web import TournamentPage
 from tests.conftest import Broker
 from tests.tournament.conftest import SMALL
-from tests.web.conftest import artifact, browser  # noqa: F401 - the Chromium fixture
+from tests.web.conftest import artifact, browser, serving  # noqa: F401 - the Chromium fixture
 
 
 async def test_the_room_sees_the_clock(mosquitto: Broker, browser: Any) -> None:  # noqa: F811
@@ -41,47 +39,41 @@ async def test_the_room_sees_the_clock(mosquitto: Broker, browser: Any) -> None:
             service.register("d1", name)
         await service.publish(service.command("d1", Start()))
         server = TournamentPage(feed, "d1")
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        served = asyncio.create_task(server.run(sock=sock))
         try:
-            page = await browser.new_page()
-            await page.goto(f"http://127.0.0.1:{sock.getsockname()[1]}/")
-            await page.locator("#level", has_text="level 1 50/100").wait_for(timeout=15000)
-            assert await page.locator("#name").inner_text() == "Test turbo"
-            time_text = await page.locator("#time").inner_text()
-            assert re.fullmatch(r"(10:00|[0-9]:[0-5][0-9])", time_text), time_text
-            assert await page.locator("#next").inner_text() == (
-                "Next: level 2 100/200 (big-blind ante 200)")
-            assert await page.locator("#players").inner_text() == "Players 3 of 3"
-            assert await page.locator("#h4h").is_hidden()
+            async with serving(server) as url:
+                page = await browser.new_page()
+                await page.goto(url)
+                await page.locator("#level", has_text="level 1 50/100").wait_for(timeout=15000)
+                assert await page.locator("#name").inner_text() == "Test turbo"
+                time_text = await page.locator("#time").inner_text()
+                assert re.fullmatch(r"(10:00|[0-9]:[0-5][0-9])", time_text), time_text
+                assert await page.locator("#next").inner_text() == (
+                    "Next: level 2 100/200 (big-blind ante 200)")
+                assert await page.locator("#players").inner_text() == "Players 3 of 3"
+                assert await page.locator("#h4h").is_hidden()
 
-            await service.publish(service.command("d1", MoveTo(2)))
-            await page.locator("#level", has_text="level 2 100/200").wait_for(timeout=15000)
-            assert await page.locator("#next").inner_text() == "Next: break 5 min (chip-up 25)"
-            # a hostile status: refused, the screen as it was
-            await director.publish(clock_topic("d1"), json.dumps({
-                "schema": 1, "tournament": "d1", "clock": {"phase": "running",
-                                                           "label": "<b>x</b>"}}).encode(),
-                retain=True, qos=1)
-            await page.locator("#refused", has_text="refused").wait_for(timeout=15000)
-            assert "level 2 100/200" in await page.locator("#level").inner_text()
-            await service.publish(service.command("d1", Pause()))
-            await page.locator("#phase", has_text="PAUSED").wait_for(timeout=15000)
-            assert await page.locator("#refused").is_hidden()
-            # hand for hand, and the round waits for table 3
-            body = {**service.status("d1"), "hand_for_hand": True, "hand_for_hand_go": 4,
-                    "hand_for_hand_waiting": [3]}
-            await director.publish(clock_topic("d1"), json.dumps(body).encode(), retain=True,
-                                   qos=1)
-            await page.locator("#h4h", has_text="HAND FOR HAND · waiting for table 3"
-                               ).wait_for(timeout=15000)
-            await page.screenshot(path=str(artifact("tournament.png")))
+                await service.publish(service.command("d1", MoveTo(2)))
+                await page.locator("#level", has_text="level 2 100/200").wait_for(timeout=15000)
+                assert await page.locator("#next").inner_text() == "Next: break 5 min (chip-up 25)"
+                # a hostile status: refused, the screen as it was
+                await director.publish(clock_topic("d1"), json.dumps({
+                    "schema": 1, "tournament": "d1", "clock": {"phase": "running",
+                                                               "label": "<b>x</b>"}}).encode(),
+                    retain=True, qos=1)
+                await page.locator("#refused", has_text="refused").wait_for(timeout=15000)
+                assert "level 2 100/200" in await page.locator("#level").inner_text()
+                await service.publish(service.command("d1", Pause()))
+                await page.locator("#phase", has_text="PAUSED").wait_for(timeout=15000)
+                assert await page.locator("#refused").is_hidden()
+                # hand for hand, and the round waits for table 3
+                body = {**service.status("d1"), "hand_for_hand": True, "hand_for_hand_go": 4,
+                        "hand_for_hand_waiting": [3]}
+                await director.publish(clock_topic("d1"), json.dumps(body).encode(), retain=True,
+                                       qos=1)
+                await page.locator("#h4h", has_text="HAND FOR HAND · waiting for table 3"
+                                   ).wait_for(timeout=15000)
+                await page.screenshot(path=str(artifact("tournament.png")))
         finally:
-            server.stop()
-            await asyncio.wait_for(served, 10)
-            sock.close()
             await director.publish(Topic("poker/v1/tournaments/d1/clock"), b"", retain=True)
 
 

@@ -4,6 +4,7 @@ and Debian's chromium driven by Playwright (never a downloaded browser)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -135,3 +136,19 @@ async def capture_sse(page: Any) -> list[Received]:
 def artifact(name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS / name
+
+
+@contextlib.asynccontextmanager
+async def serving(server: Any) -> AsyncIterator[str]:
+    """A read-only page server (``run(sock=...)``/``stop()``: the floor's, the tournament's)
+    on a free port of 127.0.0.1; yields its URL, and stops it at the end."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    served = asyncio.create_task(server.run(sock=sock))
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        server.stop()
+        await asyncio.wait_for(served, 10)
+        sock.close()

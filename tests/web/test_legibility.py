@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -33,7 +32,7 @@ from tablectl.game import ActionIn, ActionKind, Done, Showdown, ShowIn, Street
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tests.conftest import Broker
-from tests.web.conftest import TABLE, artifact
+from tests.web.conftest import TABLE, artifact, serving
 from tests.web.legibility import (
     AA,
     BLACK,
@@ -90,18 +89,9 @@ async def floor_page(broker: Broker) -> AsyncIterator[str]:
     """The floor page on ``broker``, as ``tablectl floor web`` serves it; yields its URL."""
     settings = MqttSettings(host=broker.host, port=broker.port, client_id="floor-legibility",
                             session_expiry=0)
-    async with MqttPublisher(settings) as client:
-        server = FloorPage(client, throttle=0.05)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        task = asyncio.create_task(server.run(sock=sock))
-        try:
-            yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-        finally:
-            server.stop()
-            await asyncio.wait_for(task, 10)
-            sock.close()
+    async with MqttPublisher(settings) as client, serving(
+            FloorPage(client, throttle=0.05)) as url:
+        yield url
 
 
 async def play_to_showdown(stack: WholeStack) -> None:
