@@ -41,6 +41,8 @@ CANON_H: Final = 120
 RANK_BOX: Final = (24, 32)
 SUIT_BOX: Final = (24, 24)
 INDEX_BOX: Final = (32, 48)
+LAYOUT_LEN: Final = 6
+"""Entries of :attr:`IndexGlyphs.layout`."""
 _CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (45, 45))
 _DILATE_K: Final = np.ones((3, 3), np.uint8)
 _PAPER_FLOOR: Final = 80.0

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card
+from tablectl.vision.profile_check import unit_number
 
 MIN_MARGIN: Final = 0.03
 """The least index-only margin any card gets."""
@@ -68,11 +69,9 @@ class IndexGate:
         rival = value["rival"]
         margin = value["margin"]
         close = value["closeness"]
-        if not isinstance(close, int | float) or not (
-                margin is None or isinstance(margin, int | float)):
-            raise ValueError(f"index gate: bad numbers in {value!r}")
-        return cls(None if rival is None else Card.parse(str(rival)), float(close),
-                   None if margin is None else float(margin))
+        return cls(None if rival is None else Card.parse(str(rival)),
+                   unit_number(close, "gates: closeness", -1.0, 1.0),
+                   None if margin is None else unit_number(margin, "gates: margin"))
 
 
 @dataclass(frozen=True, slots=True)

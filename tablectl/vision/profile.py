@@ -19,7 +19,7 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,14 @@ import numpy.typing as npt
 from tablectl.domain.cards import FULL_DECK, Card, Rank, Suit
 from tablectl.vision.margins import IndexGate, measure
 from tablectl.vision.model import ProfileError, Thresholds
+from tablectl.vision.profile_check import (
+    check_arrays,
+    check_npz_size,
+    flag,
+    read_meta,
+    thresholds,
+    unit_number,
+)
 
 Vecs = npt.NDArray[np.float32]
 
@@ -269,24 +277,25 @@ class DeckProfile:
         """
         meta_path, npz_path = directory / _JSON, directory / _NPZ
         try:
-            meta = json.loads(meta_path.read_text())
+            meta = read_meta(meta_path)
+            check_npz_size(npz_path)
             with np.load(npz_path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in ("cards", "rank", "suit", "index", "layout")}
                 if "face" in data:  # absent in profiles saved before faces were enrolled
                     arrays["face"] = data["face"]
                     arrays["face_cards"] = data["face_cards"]
+        except ProfileError:
+            raise
         except FileNotFoundError as exc:
             raise ProfileError(f"not a deck profile (missing {Path(exc.filename).name})",
                                str(directory)) from exc
         except (OSError, ValueError, KeyError) as exc:
             raise ProfileError(f"unreadable deck profile: {exc}", str(directory)) from exc
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        if meta.get("format") != FORMAT:
             raise ProfileError(f"unsupported profile format (want {FORMAT})", str(directory))
         try:
+            check_arrays(arrays)
             cards = tuple(Card.parse(str(c)) for c in arrays["cards"])
-            n = len(cards)
-            if any(len(arrays[k]) != n for k in ("rank", "suit", "index", "layout")):
-                raise ValueError("exemplar arrays differ in length")
             roi = meta.get("shoe_roi")
             return cls(
                 deck_id=str(meta["deck_id"]),
@@ -295,25 +304,48 @@ class DeckProfile:
                 suit_vecs=arrays["suit"].astype(np.float32),
                 index_vecs=arrays["index"].astype(np.float32),
                 layouts=arrays["layout"].astype(np.float32),
-                suit_chroma={Suit(k): (float(v[0]), float(v[1]))
-                             for k, v in meta["suit_chroma"].items()},
-                shoe_roi=None if roi is None else (int(roi[0]), int(roi[1]), int(roi[2]),
-                                                   int(roi[3])),
-                thresholds=Thresholds(**{k: float(v) for k, v in meta["thresholds"].items()}),
-                verified=bool(meta["verified"]),
+                suit_chroma={Suit(k): (unit_number(v[0], f"suit_chroma.{k}", -8.0, 8.0),
+                                       unit_number(v[1], f"suit_chroma.{k}", -8.0, 8.0))
+                             for k, v in _object(meta["suit_chroma"]).items()},
+                shoe_roi=None if roi is None else _roi(roi),
+                thresholds=Thresholds(**thresholds(meta["thresholds"])),
+                verified=flag(meta["verified"], "verified"),
                 verification=str(meta.get("verification", "")),
                 deck=(FULL_DECK if "deck" not in meta
-                      else tuple(Card.parse(str(c)) for c in meta["deck"])),
+                      else _cards(meta["deck"], "deck")),
                 index_on_card=_geometry(meta.get("index_on_card")),
-                held_back=tuple(Card.parse(str(c)) for c in meta.get("held_back", [])),
+                held_back=_cards(meta.get("held_back", []), "held_back"),
                 face_cards=tuple(Card.parse(str(c)) for c in arrays.get("face_cards", ())),
                 face_vecs=(arrays["face"].astype(np.float32) if "face" in arrays else None),
                 gates={Card.parse(k): IndexGate.from_json(v)
-                       for k, v in meta.get("gates", {}).items()},
-                noise=float(meta.get("noise", 0.0)),
+                       for k, v in _object(meta.get("gates", {})).items()},
+                noise=unit_number(meta.get("noise", 0.0), "noise"),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc
+
+
+def _object(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"expected an object, got {value!r}")
+    return value
+
+
+def _cards(value: object, where: str) -> tuple[Card, ...]:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise ValueError(f"{where}: expected a list of card codes, got {value!r}")
+    return tuple(Card.parse(c) for c in value)
+
+
+def _roi(value: object) -> tuple[int, int, int, int]:
+    """The saved ``shoe_roi``: four whole numbers, a window of at least one pixel."""
+    if (not isinstance(value, list) or len(value) != 4
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"shoe_roi: expected four whole numbers, got {value!r}")
+    x, y, w, h = value
+    if x < 0 or y < 0 or w < 1 or h < 1:
+        raise ValueError(f"shoe_roi: {value!r} is not a window")
+    return x, y, w, h
 
 
 def _geometry(value: object) -> tuple[float, float, float] | None:
@@ -322,7 +354,7 @@ def _geometry(value: object) -> tuple[float, float, float] | None:
         return None
     if not isinstance(value, list) or len(value) != 3:
         raise ValueError(f"index_on_card: expected 3 numbers, got {value!r}")
-    x, y, h = (float(v) for v in value)
+    x, y, h = (unit_number(v, "index_on_card") for v in value)
     if not (0.0 <= x < 0.5 and 0.0 <= y < 0.5 and 0.0 < h < 0.6):
         raise ValueError(f"index_on_card: {value!r} is not where an index can be")
     return x, y, h

@@ -46,6 +46,7 @@ from tablectl.vision.locate import locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import fits, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
+from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
 
 CARD_W: Final = 200
@@ -195,6 +196,7 @@ class Recogniser:
     """
 
     def __init__(self, profile: DeckProfile) -> None:
+        check_widths(profile)
         self.profile = profile
         self._t = profile.thresholds
         ranks = np.array([_RANKS.index(c.rank) for c in profile.cards])
