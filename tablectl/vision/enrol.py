@@ -15,6 +15,7 @@ at least :data:`ENABLE_SHARE` correct enables it too, holding back the cards rea
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +55,8 @@ _AUGMENT_ANGLES: Final = (-6.0, 6.0)
 ENABLE_SHARE: Final = 0.9
 """Share of the verification reads that must be right (none wrong) for a profile to be
 enabled with the cards read back unsure held back."""
+MAX_LABELS_BYTES: Final = 1024 * 1024
+"""A labels CSV names a deck's photos: a few KiB (a larger file is refused unread)."""
 _LABEL_RE: Final = re.compile(r"^(10|[2-9TtJjQqKkAa])([cdhsCDHS])(?:$|[^A-Za-z0-9])")
 
 
@@ -77,22 +80,41 @@ def labels_from_csv(path: Path) -> dict[str, Card]:
     """``file,card`` rows (header optional) mapping image file names to cards.
 
     Raises:
-        EnrolmentError: a row without two fields or with a bad card code.
+        EnrolmentError: a file that is not such a CSV (too large, not UTF-8, a NUL byte, a
+            field beyond the CSV reader's limit), a row without two fields or with a bad
+            card code.
     """
     out: dict[str, Card] = {}
-    with path.open(newline="") as fh:
-        for n, row in enumerate(csv.reader(fh), start=1):
-            if not row or row[0].strip().startswith("#"):
-                continue
-            if len(row) < 2:
-                raise EnrolmentError(f"line {n}: expected 'file,card'", path.name)
-            name, code = row[0].strip(), row[1].strip()
-            if n == 1 and code.lower() in {"card", "label"}:
-                continue
-            try:
-                out[name] = Card.parse(code)
-            except CardParseError as exc:
-                raise EnrolmentError(f"line {n}: {exc}", path.name) from exc
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_LABELS_BYTES + 1)
+    except OSError as exc:
+        raise EnrolmentError(f"cannot read: {exc.strerror}", path.name) from exc
+    if len(raw) > MAX_LABELS_BYTES:
+        raise EnrolmentError(f"larger than {MAX_LABELS_BYTES // 1024} KiB: not a labels CSV",
+                             path.name)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise EnrolmentError(f"not UTF-8 text (byte {exc.start})", path.name) from None
+    if "\x00" in text:
+        raise EnrolmentError("a NUL byte: not a text file", path.name)
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise EnrolmentError(f"not a CSV: {exc}", path.name) from None
+    for n, row in enumerate(rows, start=1):
+        if not row or row[0].strip().startswith("#"):
+            continue
+        if len(row) < 2:
+            raise EnrolmentError(f"line {n}: expected 'file,card'", path.name)
+        name, code = row[0].strip(), row[1].strip()
+        if n == 1 and code.lower() in {"card", "label"}:
+            continue
+        try:
+            out[name] = Card.parse(code)
+        except CardParseError as exc:
+            raise EnrolmentError(f"line {n}: {exc}", path.name) from exc
     return out
 
 

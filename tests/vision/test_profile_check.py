@@ -1,4 +1,5 @@
-"""A damaged or hand-edited deck profile is refused with a clear error, never used.
+"""A damaged or hand-edited deck profile (or enrolment's labels file) is refused with a clear
+error, never used.
 
 Each case saves a real enrolled profile, damages one thing in it the way a half-written file,
 an operator's edit or a file from another version would, and checks that loading (or building
@@ -20,7 +21,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tablectl.vision.model import ProfileError
+from tablectl.domain.cards import Card
+from tablectl.vision.enrol import labels_from_csv
+from tablectl.vision.model import EnrolmentError, ProfileError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import MAX_NPZ_BYTES
 from tablectl.vision.recognise import Recogniser
@@ -189,3 +192,31 @@ def test_the_command_says_what_is_wrong_and_exits_2(board_profile: DeckProfile,
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "nested deeper than 4 levels" in done.stderr
+
+
+LABEL_CASES: list[tuple[str, bytes, str]] = [
+    ("larger than a labels file", b"file,card\n" + b"x" * (1024 * 1024) + b",As\n",
+     "larger than 1024 KiB"),
+    ("a field beyond the CSV reader", b"file,card\n" + b"x" * 200_000 + b",As\n",
+     "not a CSV: field larger than field limit"),
+    ("not UTF-8", b"\xff\xfe\x00garbage", r"not UTF-8 text \(byte 0\)"),
+    ("a NUL byte", b"file,card\nAs.jpg\x00,As\n", "a NUL byte"),
+    ("a bad card", b"file,card\nAs.jpg,Zz\n", "line 2: not a card"),
+]
+
+
+@pytest.mark.parametrize(("what", "data", "said"), LABEL_CASES, ids=[c[0] for c in LABEL_CASES])
+def test_a_labels_csv_that_is_not_one_is_refused(tmp_path: Path, what: str, data: bytes,
+                                                said: str) -> None:
+    """``camera enrol --labels``: each was a traceback (``csv.Error``, ``UnicodeDecodeError``)
+    or read a file of any size whole before these checks."""
+    path = tmp_path / "labels.csv"
+    path.write_bytes(data)
+    with pytest.raises(EnrolmentError, match=said):
+        labels_from_csv(path)
+
+
+def test_a_labels_csv_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_bytes("\ufefffile,card\nace.jpg,As\n".encode())
+    assert labels_from_csv(path) == {"ace.jpg": Card.parse("As")}
