@@ -40,6 +40,7 @@ from tablectl.vision.corners import (
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
+from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import locate_cards, order_quad
@@ -321,7 +322,10 @@ class Recogniser:
 
     def read_shoe_window(self, window: Image) -> IndexRead:
         """:meth:`inspect_shoe` on a window already cut (:meth:`shoe_crop`)."""
-        return self.second_look(self._read_index(window)[0], None)
+        bgr = as_bgr8(window)
+        if bgr is None:
+            return _NONE
+        return self.second_look(self._read_index(bgr)[0], None)
 
     def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
         """Read the index window of one shoe frame."""
@@ -367,8 +371,10 @@ class Recogniser:
         where no card shows an index, is read as one tightly cropped card (photos and scans
         of single cards); nothing is added if that shows no index either.
         """
-        if frame.ndim not in (2, 3) or min(frame.shape[:2]) < _SMALLEST:
-            return []  # an empty or tiny frame holds no readable card
+        bgr = as_bgr8(frame)   # a grey, 16-bit, float or BGRA frame read as 8-bit BGR
+        if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
+            return []  # an empty or tiny frame, or no picture, holds no readable card
+        frame = bgr
         located = locate_cards(frame)
         if whole_frame and is_card_crop(frame, [f.quad for f in located]):
             q = whole_frame_quad(frame)

@@ -21,11 +21,12 @@ runs, so importing this module is cheap.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, Protocol, Self
+from typing import TYPE_CHECKING, Final, Literal, Protocol, Self, TypeVar
 
 from tablectl.clock import Clock, SystemClock
 from tablectl.domain.cards import Card
@@ -33,9 +34,14 @@ from tablectl.vision.decide import CardVote, Decision, DeckGuard, PresenceTrigge
 from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError, Image
 
 if TYPE_CHECKING:
-    from tablectl.vision.recognise import IndexRead, Recogniser
+    from tablectl.vision.recognise import Recogniser
 
 Mode = Literal["shoe", "board"]
+_T = TypeVar("_T")
+_LOGGER = logging.getLogger(__name__)
+BAD_FRAME_LOG_EVERY: Final = 1000
+"""A skipped frame is logged the first time, then once every this many (a camera at 30
+frames a second stuck in a bad mode would otherwise fill the log)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +189,8 @@ class CameraCardSource:
         self._rec = recogniser
         self._trigger = trigger or PresenceTrigger()
         self._state = _State(guard or DeckGuard())
+        self.bad_frames = 0
+        """Frames skipped: no picture in them, or their read failed (see the log)."""
 
     @property
     def guard(self) -> DeckGuard:
@@ -200,6 +208,22 @@ class CameraCardSource:
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         await self._frames.__aexit__(exc_type, exc, tb)
+
+    async def _guarded(self, read: Callable[[Image], _T], image: Image) -> _T | None:
+        """``read(image)`` in a worker thread; ``None`` if it raised. A fault of the reader
+        on one frame's pixels costs that frame, not the camera (logged, counted in
+        :attr:`bad_frames`); the next frame is read as usual."""
+        try:
+            return await asyncio.to_thread(read, image)
+        except Exception as exc:  # any fault of one frame's read
+            self._bad_frame(f"its read failed: {type(exc).__name__}: {exc}", exc)
+            return None
+
+    def _bad_frame(self, why: str, exc: BaseException | None = None) -> None:
+        self.bad_frames += 1
+        if self.bad_frames == 1 or self.bad_frames % BAD_FRAME_LOG_EVERY == 0:
+            _LOGGER.warning("%s: frame skipped (%d so far): %s", self.name, self.bad_frames,
+                            why, exc_info=exc)
 
     def _finish(self, decision: Decision) -> FaceRead:
         """Apply the deck guard and the game-state check to a voted decision."""
@@ -232,8 +256,14 @@ class CameraCardSource:
         vote: CardVote | None = None
         decided: Card | None = None
         done = False
+        from tablectl.vision.frame import as_bgr8
+
         async for frame in self._frames.frames():
-            window = self._rec.shoe_crop(frame.image)
+            image = as_bgr8(frame.image)
+            if image is None:
+                self._bad_frame("no picture in it")
+                continue
+            window = self._rec.shoe_crop(image)
             if not self._trigger.update(window):
                 if vote is not None and not done:
                     yield self._finish(vote.decide())
@@ -241,7 +271,9 @@ class CameraCardSource:
                 continue
             # no face in a shoe's window: an accepted index must pass the card's index-only
             # gate, as enrolment measured it (tablectl/vision/evidence.py)
-            verdict: IndexRead = await asyncio.to_thread(self._rec.read_shoe_window, window)
+            verdict = await self._guarded(self._rec.read_shoe_window, window)
+            if verdict is None:
+                continue
             new_card = (verdict.card if verdict.status is FaceStatus.ACCEPTED else None)
             if vote is None:
                 vote, done = CardVote(self.policy), False
@@ -262,8 +294,16 @@ class CameraCardSource:
 
     async def _board(self) -> AsyncIterator[FaceRead]:
         tracks: list[_Track] = []
+        from tablectl.vision.frame import as_bgr8
+
         async for frame in self._frames.frames():
-            found = await asyncio.to_thread(self._rec.inspect_board, frame.image)
+            image = as_bgr8(frame.image)
+            if image is None:
+                self._bad_frame("no picture in it")
+                continue
+            found = await self._guarded(self._rec.inspect_board, image)
+            if found is None:
+                continue
             matched: set[int] = set()
             for quad, verdict in found:
                 cx = sum(p[0] for p in quad) / 4

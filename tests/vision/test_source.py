@@ -177,3 +177,54 @@ def test_board_video_one_read_per_card(tmp_path: Path) -> None:
     assert all(r.status is FaceStatus.ACCEPTED and r.frames == 5 for r in reads)
     assert all(r.quad is not None for r in reads)
     assert len(truth) == len(deal)
+
+
+def test_frames_of_any_format_are_read_and_frames_without_a_picture_skipped(
+        shoe_deck: EnrolledDeck) -> None:
+    """A camera in a 16-bit, BGRA or float mode is read as 8-bit BGR; a frame with no picture
+    (no pixels, five channels, not numbers) is skipped and counted. Before, each of these
+    raised out of the reader and ended the camera."""
+    import numpy as np
+
+    cam = SimCamera(39, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:3]
+    frames, _ = cam.shoe_sequence(deal, frames_per_card=5, gap=3)
+    kinds = [lambda f: f.astype(np.uint16) * 257,
+             lambda f: np.dstack([f, np.full(f.shape[:2], 255, np.uint8)]),
+             lambda f: f.astype(np.float32) / 255.0]
+    odd = [kinds[i % 3](f) for i, f in enumerate(frames)]
+    junk = [np.zeros((0, 0, 3), np.uint8), np.zeros((20, 20, 5), np.uint8),
+            np.zeros((8, 8), object)]
+    src = _shoe_source(MemoryFrames([*junk, *odd]), shoe_deck.profile)
+    reads = asyncio.run(_collect(src))
+    assert [r.card for r in reads] == deal
+    assert all(r.status is FaceStatus.ACCEPTED for r in reads)
+    assert src.bad_frames == len(junk)
+
+
+class _FailsOnce(Recogniser):
+    """The real recogniser, whose read of the ``n``-th frame raises (a reader bug met on
+    some frame's pixels)."""
+
+    def __init__(self, profile: DeckProfile, n: int) -> None:
+        super().__init__(profile)
+        self.calls, self.n = 0, n
+
+    def read_shoe_window(self, window):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == self.n:
+            raise ValueError("a fault on these pixels")
+        return super().read_shoe_window(window)
+
+
+def test_a_read_that_fails_costs_one_frame_not_the_camera(
+        shoe_deck: EnrolledDeck, caplog: pytest.LogCaptureFixture) -> None:
+    cam = SimCamera(40, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:3]
+    frames, _ = cam.shoe_sequence(deal, frames_per_card=6, gap=3)
+    src = CameraCardSource(MemoryFrames(frames), _FailsOnce(shoe_deck.profile, 2),
+                           mode="shoe", guard=DeckGuard(warmup=0))
+    reads = asyncio.run(_collect(src))
+    assert [r.card for r in reads] == deal
+    assert src.bad_frames == 1
+    assert "a fault on these pixels" in caplog.text
