@@ -30,6 +30,7 @@ from tablectl.vision.model import ProfileError, Thresholds
 from tablectl.vision.profile_check import (
     check_arrays,
     check_npz_size,
+    checked_deck_id,
     flag,
     read_meta,
     thresholds,
@@ -185,11 +186,11 @@ class DeckProfile:
         defaults as :func:`calibrate` relaxes them for this rig.
 
         Raises:
-            ProfileError: no exemplars, a card that is not in ``deck``, or a rank or suit
+            ProfileError: an empty or overlong deck id, or one with control characters; no
+                exemplars, a card that is not in ``deck``, or a rank or suit
                 of ``deck`` that no exemplar shows (the message names what is missing).
         """
-        if not deck_id.strip():
-            raise ProfileError("deck id must not be empty")
+        deck_id = checked_deck_id(deck_id)
         if not exemplars:
             raise ProfileError("no exemplars: nothing was enrolled")
         cards = tuple(sorted(set(deck), key=lambda c: c.index))
@@ -298,7 +299,7 @@ class DeckProfile:
             cards = tuple(Card.parse(str(c)) for c in arrays["cards"])
             roi = meta.get("shoe_roi")
             return cls(
-                deck_id=str(meta["deck_id"]),
+                deck_id=checked_deck_id(meta["deck_id"]),
                 cards=cards,
                 rank_vecs=arrays["rank"].astype(np.float32),
                 suit_vecs=arrays["suit"].astype(np.float32),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_strict
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, check_text, decode_strict
 from tablectl.vision.model import ProfileError
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 META_LIMITS: Final = JsonLimits(max_bytes=1024 * 1024, max_depth=4, max_string=4096,
                                 max_key=64, max_items=4096)
 """``profile.json``: a few kilobytes, nested three deep (``gates`` -> card -> fields)."""
+MAX_DECK_ID: Final = 64
+"""The longest deck id (the operator's name for a deck, shown on consoles and in logs)."""
 MAX_NPZ_BYTES: Final = 512 * 1024 * 1024
 """The most ``glyphs.npz`` may expand to (a full deck enrolled from many photos is a few
 megabytes)."""
@@ -116,6 +118,21 @@ def thresholds(value: object) -> dict[str, float]:
     if not isinstance(value, dict):
         raise ValueError(f"thresholds: expected an object, got {value!r}")
     return {str(k): unit_number(v, f"thresholds.{k}") for k, v in value.items()}
+
+
+def checked_deck_id(value: object) -> str:
+    """A deck id: text of 1 to :data:`MAX_DECK_ID` characters, no control characters.
+
+    Raises:
+        ProfileError: anything else.
+    """
+    try:
+        text = check_text(value, max_len=MAX_DECK_ID, where="deck id")
+    except StrictJsonError as exc:
+        raise ProfileError(str(exc)) from None
+    if not text.strip():
+        raise ProfileError("deck id: must not be empty")
+    return text
 
 
 def flag(value: object, where: str) -> bool:

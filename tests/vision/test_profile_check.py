@@ -220,3 +220,17 @@ def test_a_labels_csv_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
     path.write_bytes("\ufefffile,card\nace.jpg,As\n".encode())
     assert labels_from_csv(path) == {"ace.jpg": Card.parse("As")}
+
+
+@pytest.mark.parametrize(("deck_id", "said"), [
+    ("  ", "deck id: must not be empty"),
+    ("red\x1b[2Jdeck", "control character U\\+001B"),
+    ("x" * 65, "deck id: 65 characters, more than 64"),
+])
+def test_a_deck_id_no_console_can_show_is_refused(board_profile: DeckProfile, tmp_path: Path,
+                                                  deck_id: str, said: str) -> None:
+    """At enrolment (the profile is built) and in a saved profile edited by hand."""
+    with pytest.raises(ProfileError, match=said):
+        DeckProfile.from_exemplars(deck_id, [])
+    with pytest.raises(ProfileError, match=said):
+        DeckProfile.load(_damaged_meta(board_profile, tmp_path, _set(("deck_id",), deck_id)))
