@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -51,6 +50,7 @@ from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.domain.strictjson import StrictJsonError, display_name
+from tablectl.domain.textfile import TextFileError, read_toml_file
 from tablectl.game.rotation import DEFAULT_STUD_HANDS
 
 ENV_PREFIX: Final = "TABLECTL_"
@@ -582,9 +582,9 @@ def read_credentials(path: Path | None) -> tuple[str | None, str | None]:
     if path is None:
         return None, None
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError([("", f"cannot read credentials: {exc}")], source=str(path)) from exc
+        data = read_toml_file(path)
+    except TextFileError as exc:
+        raise ConfigError([("", exc.said("credentials"))], source=str(path)) from None
     user, password = data.get("username"), data.get("password")
     if not isinstance(user, str) or not (password is None or isinstance(password, str)):
         raise ConfigError([("username", "credentials need a username (and a password)")],

@@ -7,13 +7,13 @@ traceback (:func:`tablectl.config.load_config` calls both before validating the 
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.strictjson import MAX_SAFE_INT, StrictJsonError, check_text
+from tablectl.domain.textfile import TextFileError, parse_toml, read_text_file
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 """A table config is a few KiB; a larger file is refused before it is parsed."""
@@ -30,31 +30,15 @@ def read_toml(path: Path) -> dict[str, object]:
         ConfigError: one line saying why the file is not a config.
     """
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read config: {exc.strerror}")],
-                          source=str(path)) from exc
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError([("", f"larger than {MAX_CONFIG_BYTES // 1024} KiB: not a table "
-                            "config")], source=str(path))
-    if not raw.strip():
+        text = read_text_file(path, max_bytes=MAX_CONFIG_BYTES)
+    except TextFileError as exc:
+        raise ConfigError([("", exc.said("config"))], source=str(path)) from None
+    if not text.strip():
         raise ConfigError([("", "the file is empty")], source=str(path))
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError([("", f"not UTF-8 text (byte {exc.start})")],
-                          source=str(path)) from exc
-    if "\x00" in text:
-        raise ConfigError([("", f"a NUL byte at {text.index(chr(0))}: not a text file")],
-                          source=str(path))
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
-    except (RecursionError, ValueError) as exc:   # nesting beyond the parser, or its limits
-        raise ConfigError([("", f"not a table config: {type(exc).__name__}")],
-                          source=str(path)) from None
+        return parse_toml(text)
+    except TextFileError as exc:
+        raise ConfigError([("", exc.reason)], source=str(path)) from None
 
 
 def hostile_values(data: Mapping[str, object]) -> list[tuple[str, str]]:

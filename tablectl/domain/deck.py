@@ -24,6 +24,7 @@ from typing import Final
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.textfile import TextFileError, read_text_file
 
 _UID_RE: Final = re.compile(r"^[0-9A-F]{2,20}$")
 
@@ -95,7 +96,11 @@ class Deck:
         first_line_of_card: dict[Card, int] = {}
         first_line_of_uid: dict[str, int] = {}
         header_seen = False
-        for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        try:
+            rows = list(csv.reader(io.StringIO(text)))
+        except csv.Error as exc:   # a field beyond the reader's limit, a NUL
+            raise ConfigError([("", f"not a deck CSV: {exc}")], source=source) from None
+        for lineno, row in enumerate(rows, start=1):
             if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
                 continue
             cells = [cell.strip() for cell in row]
@@ -146,10 +151,9 @@ class Deck:
             ConfigError: unreadable file or bad content (see :meth:`from_text`).
         """
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError([("", f"cannot read deck file: {exc.strerror}")],
-                              source=str(path)) from exc
+            text = read_text_file(path)
+        except TextFileError as exc:
+            raise ConfigError([("", exc.said("deck file"))], source=str(path)) from None
         return cls.from_text(text, deck_id=path.stem, source=str(path),
                              require_full=require_full)
 

@@ -22,7 +22,6 @@ automatically. ``config/floor/house-rules.toml`` is the shipped example.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, Final
 
 from tablectl.domain.cards import Card, CardParseError, parse_cards
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.textfile import TextFileError, parse_toml, read_text_file
 from tablectl.floor.model import FlagRow
 from tablectl.game.evaluate import high_key
 
@@ -114,9 +114,9 @@ class HouseRules:
             ConfigError: one line per problem; nothing is loaded then.
         """
         try:
-            body = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError([("", f"not TOML: {exc}")], source) from None
+            body = parse_toml(text)
+        except TextFileError as exc:
+            raise ConfigError([("", exc.reason)], source) from None
         problems: list[tuple[str, str]] = []
         rules: list[Rule] = []
         unknown = set(body) - {"rule"}
@@ -143,9 +143,9 @@ class HouseRules:
     def load(cls, path: Path) -> HouseRules:
         """From a TOML file (see :meth:`parse`)."""
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError([("", f"cannot read: {exc.strerror or exc}")], str(path)) from None
+            text = read_text_file(path)
+        except TextFileError as exc:
+            raise ConfigError([("", exc.said("file"))], str(path)) from None
         return cls.parse(text, str(path))
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -40,6 +39,7 @@ from typing import Final
 from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.errors import TablectlError
 from tablectl.domain.games import BettingStructure, GameKind
+from tablectl.domain.textfile import TextFileError, read_toml_file
 from tablectl.game import (
     Act,
     ActionIn,
@@ -87,6 +87,8 @@ VARIANTS: Final[Mapping[str, tuple[GameKind, BettingStructure]]] = {
 CODES: Final[Mapping[tuple[GameKind, BettingStructure], str]] = {v: k for k, v in
                                                                  VARIANTS.items()}
 NOT_DEALT: Final = frozenset({"NS", "N2L1D", "F2L3D", "FB"})
+MAX_PHH_FILE: Final = 64 * 1024 * 1024
+"""The largest PHH file read (a ``.phhs`` of many hands; one hand is a few KiB)."""
 """Standard variant codes of games tablectl does not deal."""
 
 
@@ -166,9 +168,9 @@ def load(path: Path) -> list[PhhHand]:
         PhhError: the file cannot be read or is not valid TOML.
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PhhError(f"cannot read: {exc}", str(path)) from exc
+        data = read_toml_file(path, max_bytes=MAX_PHH_FILE)
+    except TextFileError as exc:
+        raise PhhError(exc.said("file"), str(path)) from None
     if path.suffix == ".phhs":
         return [PhhHand(f"{path}#{key}", _public(table)) for key, table in data.items()
                 if isinstance(table, dict)]

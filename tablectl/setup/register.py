@@ -27,6 +27,7 @@ from pathlib import Path
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, parse_cards
 from tablectl.domain.deck import Deck, normalise_uid
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.textfile import TextFileError, read_text_file
 from tablectl.setup.errors import RegistrationError
 
 # --- card order --------------------------------------------------------------------------------
@@ -40,10 +41,9 @@ def load_card_order(path: Path) -> tuple[Card, ...]:
         ConfigError: unreadable file, a word that is not a card, a card twice or missing.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read card order: {exc.strerror}")],
-                          source=str(path)) from exc
+        text = read_text_file(path)
+    except TextFileError as exc:
+        raise ConfigError([("", exc.said("card order"))], source=str(path)) from None
     problems: list[tuple[str, str]] = []
     cards: list[Card] = []
     first_line: dict[Card, int] = {}

@@ -7,7 +7,6 @@ clock; the controller never reads a clock itself.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Protocol, Self, TypeAlias, runtime_checkable
@@ -21,6 +20,7 @@ from tablectl.controller.inputs import (
     TagLeft,
 )
 from tablectl.domain.errors import ConfigError, TablectlError
+from tablectl.domain.textfile import TextFileError, read_toml_file
 
 
 class SourceError(TablectlError):
@@ -81,12 +81,9 @@ def load_antenna_map(path: Path) -> Mapping[int, Location]:
         ConfigError: unreadable file, bad antenna number or role, or one role on two antennas.
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read antenna map: {exc.strerror}")],
-                          source=str(path)) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([("", f"not valid TOML: {exc}")], source=str(path)) from exc
+        data = read_toml_file(path)
+    except TextFileError as exc:
+        raise ConfigError([("", exc.said("antenna map"))], source=str(path)) from None
     table = data.get("antennas", {})
     problems: list[tuple[str, str]] = []
     out: dict[int, Location] = {}

@@ -66,7 +66,6 @@ The clock runs through :attr:`Structure.periods`: every level and every break, i
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -75,6 +74,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.textfile import TextFileError, parse_toml, read_text_file
 
 
 class AnteKind(StrEnum):
@@ -235,19 +235,18 @@ class Structure:
             ConfigError: one line per problem; nothing is loaded then.
         """
         try:
-            body = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError([("", f"not TOML: {exc}")], source) from None
+            body = parse_toml(text)
+        except TextFileError as exc:
+            raise ConfigError([("", exc.reason)], source) from None
         return _build(body, source)
 
     @classmethod
     def load(cls, path: Path) -> Structure:
         """From a TOML file (see :meth:`parse`)."""
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise ConfigError([("", f"cannot read: {why}")], str(path)) from None
+            text = read_text_file(path)
+        except TextFileError as exc:
+            raise ConfigError([("", exc.said("file"))], str(path)) from None
         return cls.parse(text, str(path))
 
 

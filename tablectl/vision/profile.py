@@ -168,6 +168,12 @@ class DeckProfile:
     gates: dict[Card, IndexGate] = field(default_factory=dict)
     noise: float = 0.0
 
+    def vectors(self) -> dict[str, Vecs | None]:
+        """The exemplar and face vectors by name (``rank``, ``suit``, ``index``, ``layout``,
+        ``face``)."""
+        return {"rank": self.rank_vecs, "suit": self.suit_vecs, "index": self.index_vecs,
+                "layout": self.layouts, "face": self.face_vecs}
+
     @property
     def two_kinds(self) -> bool:
         """Whether reads are judged on two kinds of evidence (index and face, else the

@@ -18,15 +18,12 @@ import math
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import numpy as np
 
 from tablectl.domain.strictjson import JsonLimits, StrictJsonError, check_text, decode_strict
 from tablectl.vision.model import ProfileError
-
-if TYPE_CHECKING:
-    from tablectl.vision.profile import DeckProfile
 
 META_LIMITS: Final = JsonLimits(max_bytes=1024 * 1024, max_depth=4, max_string=4096,
                                 max_key=64, max_items=4096)
@@ -142,9 +139,10 @@ def flag(value: object, where: str) -> bool:
     return value
 
 
-def check_widths(profile: DeckProfile) -> None:
-    """The profile's vectors have the lengths this version's reader makes (a profile saved
-    by a version with other glyph or face sizes cannot be compared with a read).
+def check_widths(vectors: Mapping[str, np.ndarray | None], deck_id: str) -> None:
+    """A profile's vectors (``DeckProfile.vectors``) have the lengths this version's reader
+    makes (a profile saved by a version with other glyph or face sizes cannot be compared
+    with a read).
 
     Raises:
         ProfileError: naming the array, its length and the one expected.
@@ -155,11 +153,8 @@ def check_widths(profile: DeckProfile) -> None:
     want = {"rank": RANK_BOX[0] * RANK_BOX[1], "suit": SUIT_BOX[0] * SUIT_BOX[1],
             "index": INDEX_BOX[0] * INDEX_BOX[1], "layout": LAYOUT_LEN,
             "face": int(KEEP.sum())}
-    have = {"rank": profile.rank_vecs, "suit": profile.suit_vecs,
-            "index": profile.index_vecs, "layout": profile.layouts,
-            "face": profile.face_vecs}
-    for key, a in have.items():
+    for key, a in vectors.items():
         if a is not None and len(a) and a.shape[1] != want[key]:
             raise ProfileError(f"inconsistent deck profile: {key} vectors of length "
                                f"{a.shape[1]}, this version reads {want[key]} (enrol the "
-                               "deck again)", f"deck profile {profile.deck_id!r}")
+                               "deck again)", f"deck profile {deck_id!r}")

@@ -197,7 +197,7 @@ class Recogniser:
     """
 
     def __init__(self, profile: DeckProfile) -> None:
-        check_widths(profile)
+        check_widths(profile.vectors(), profile.deck_id)
         self.profile = profile
         self._t = profile.thresholds
         ranks = np.array([_RANKS.index(c.rank) for c in profile.cards])

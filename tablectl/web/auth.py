@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import re
 import secrets
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,6 +28,7 @@ from typing import Final
 
 from tablectl.clock import Clock
 from tablectl.controller.table import PERMISSIONS, Role
+from tablectl.domain.textfile import TextFileError, read_toml_file
 from tablectl.web.errors import UsersFileError
 
 SCRYPT_N: Final = 2**14
@@ -140,11 +140,9 @@ class Users:
             UsersFileError: unreadable, not TOML, or any entry invalid (all are named).
         """
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsersFileError(str(path), f"cannot read: {exc.strerror}") from exc
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UsersFileError(str(path), f"not valid TOML: {exc}") from exc
+            data = read_toml_file(path)
+        except TextFileError as exc:
+            raise UsersFileError(str(path), exc.said("users file")) from None
         return cls.parse(data, source=str(path))
 
     @classmethod

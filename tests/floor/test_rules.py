@@ -33,7 +33,7 @@ def test_the_shipped_rules_load_and_judge_hands() -> None:
     ("[[rule]]\nname = 'x'\nkind = 'bad_beat'\nminimum = 'Ah Ad Ac Th Td'\ncolour = 1\n",
      "unknown key"),
     ("rule = 3\n", "array of tables"),
-    ("[[rule]\n", "not TOML"),
+    ("[[rule]\n", "not valid TOML"),
 ])
 def test_bad_rules_are_refused(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "rules.toml"

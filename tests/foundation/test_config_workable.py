@@ -63,7 +63,7 @@ def test_an_unworkable_config_is_an_error(tmp_path: Path, capsys: pytest.Capture
 
 @pytest.mark.parametrize(("text", "expected"), [
     ('user = "controller-t01"\n', "username: credentials need a username (and a password)"),
-    ("username = \n", "cannot read credentials: "),
+    ("username = \n", "credentials: not valid TOML: "),
 ])
 def test_a_credentials_file_the_table_would_refuse_is_an_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str) -> None:

@@ -63,7 +63,7 @@ CASES: dict[str, tuple[bytes, str]] = {
     "binary": (bytes(range(256)) * 4, "not UTF-8 text"),
     "nul-bytes": (b"\x00" * 64, "NUL byte"),
     "huge": (b"# " + b"x" * (2 * 1024 * 1024), "larger than 1024 KiB"),
-    "deep": (b"a = " + b"[" * 5000 + b"]" * 5000, "not a table config"),
+    "deep": (b"a = " + b"[" * 5000 + b"]" * 5000, "nested too deep"),
 }
 
 

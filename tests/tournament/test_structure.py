@@ -120,7 +120,7 @@ minutes = 10
 def test_refusals(text: str, expected: str | None) -> None:
     found = problems(text)
     if expected is None:
-        assert found[0].startswith(": not TOML")
+        assert found[0].startswith(": not valid TOML")
     else:
         assert expected in found, found
 
