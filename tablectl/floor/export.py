@@ -24,7 +24,7 @@ from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.game import RuleSet, RunOddChip, Stakes
 from tablectl.history.export import ExportedHand, ExportError, export_hand, phh_name
-from tablectl.history.phh import PhhError
+from tablectl.history.phh_amounts import PhhError
 from tablectl.journal import EventRecord, HandRecall, HandRecord
 
 _NO_DECK = Deck("floor", {})

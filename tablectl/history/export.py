@@ -50,7 +50,8 @@ from tablectl.game import (
     ShowIn,
     Stakes,
 )
-from tablectl.history.phh import PhhError, to_phh
+from tablectl.history.phh import to_phh
+from tablectl.history.phh_amounts import PhhError
 from tablectl.journal import HandRecall, JournalError, SqliteJournal
 
 HOLECARDS_TYPE: Final = "holecards"

@@ -32,12 +32,10 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from pathlib import Path
 from typing import Final
 
 from tablectl.domain.cards import Card, CardParseError
-from tablectl.domain.errors import TablectlError
 from tablectl.domain.games import BettingStructure, GameKind
 from tablectl.domain.textfile import TextFileError, read_toml_file
 from tablectl.game import (
@@ -66,6 +64,15 @@ from tablectl.game import (
     ShowIn,
     Stakes,
 )
+from tablectl.history.phh_amounts import (
+    ACTION,
+    PhhError,
+    amount,
+    scale_of,
+    short,
+    short_text,
+    unscale,
+)
 
 FL, PL, NL = BettingStructure.FIXED_LIMIT, BettingStructure.POT_LIMIT, BettingStructure.NO_LIMIT
 
@@ -90,14 +97,6 @@ NOT_DEALT: Final = frozenset({"NS", "N2L1D", "F2L3D", "FB"})
 MAX_PHH_FILE: Final = 64 * 1024 * 1024
 """The largest PHH file read (a ``.phhs`` of many hands; one hand is a few KiB)."""
 """Standard variant codes of games tablectl does not deal."""
-
-
-class PhhError(TablectlError, ValueError):
-    """A PHH file that cannot be read or replayed; ``path`` names it."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        self.path = path
-        super().__init__(f"{path}: {message}" if path else message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,46 +198,13 @@ def replay_paths(paths: Sequence[Path], rules: RuleSet) -> Iterator[ReplayResult
 # --- replay --------------------------------------------------------------------------------
 
 
-_ACTION: Final = re.compile(
-    r"^\s*(?P<actor>d|p\d+)\s+(?P<verb>[a-z]+)(?:\s+(?P<arg>\S+))?(?:\s+(?P<arg2>\S+))?\s*$")
-
-
-def _scale_of(fields: Mapping[str, object]) -> int:
-    """10**d for the most decimals any amount has (PHH allows decimal chip amounts)."""
-    decimals = 0
-    values: list[object] = []
-    for key in ("antes", "blinds_or_straddles", "starting_stacks", "finishing_stacks"):
-        raw = fields.get(key)
-        if isinstance(raw, list):
-            values += raw
-    values += [fields.get(k) for k in ("bring_in", "small_bet", "big_bet", "min_bet")]
-    for action in fields.get("actions", []) or []:  # type: ignore[attr-defined]
-        m = _ACTION.match(str(action).split("#", 1)[0])
-        if m and m.group("verb") == "cbr" and m.group("arg"):
-            values.append(m.group("arg"))
-    for value in values:
-        if isinstance(value, float | str):
-            try:
-                exponent = Decimal(str(value)).normalize().as_tuple().exponent
-            except ArithmeticError:
-                continue
-            if isinstance(exponent, int):
-                decimals = max(decimals, -exponent)
-    return int(10 ** decimals)
-
-
-def _amount(value: object, scale: int, what: str) -> int:
-    try:
-        number = Decimal(str(value)) * scale
-    except ArithmeticError as exc:
-        raise PhhError(f"{what}: not an amount: {value!r}") from exc
-    if number != number.to_integral_value() or not number.is_finite():
-        raise PhhError(f"{what}: not a finite amount: {value!r}")
-    return int(number)
-
-
-def _unscale(value: int, scale: int) -> int | float:
-    return value if scale == 1 else value / scale
+def _check_shown(where: str, seat: int, shown: Sequence[Card | None],
+                 dealt: Sequence[Card | None]) -> None:
+    """A seat shows the cards it was dealt: as many, and every one the file dealt face known
+    among them (a file that shows other cards contradicts itself)."""
+    if len(shown) != len(dealt) or any(c is not None and c not in shown for c in dealt):
+        raise PhhError(f"{where}: p{seat} shows {_card_text(shown)} but was dealt "
+                       f"{_card_text(dealt)}")
 
 
 def stakes_of(fields: Mapping[str, object], game: GameKind, structure: BettingStructure,
@@ -249,7 +215,7 @@ def stakes_of(fields: Mapping[str, object], game: GameKind, structure: BettingSt
         PhhError: antes or blinds in a pattern the engine does not deal.
     """
     n = len(fields.get("starting_stacks", []))  # type: ignore[arg-type]
-    antes = [_amount(a, scale, "antes") for a in fields.get("antes", [0] * n)]  # type: ignore[attr-defined]
+    antes = [amount(a, scale, "antes") for a in fields.get("antes", [0] * n)]  # type: ignore[attr-defined]
     ante = big_blind_ante = 0
     if antes and all(a == antes[0] for a in antes):
         ante = antes[0]
@@ -259,14 +225,14 @@ def stakes_of(fields: Mapping[str, object], game: GameKind, structure: BettingSt
         raise PhhError(f"antes {antes}: only equal antes or a big-blind ante are dealt")
     kw: dict[str, int] = {"ante": ante, "big_blind_ante": big_blind_ante}
     if structure is FL:
-        kw["small_bet"] = _amount(fields.get("small_bet", 0), scale, "small_bet")
-        kw["big_bet"] = _amount(fields.get("big_bet", 0), scale, "big_bet")
+        kw["small_bet"] = amount(fields.get("small_bet", 0), scale, "small_bet")
+        kw["big_bet"] = amount(fields.get("big_bet", 0), scale, "big_bet")
     else:
-        kw["min_bet"] = _amount(fields.get("min_bet", 0), scale, "min_bet")
+        kw["min_bet"] = amount(fields.get("min_bet", 0), scale, "min_bet")
     if game.is_stud:
-        kw["bring_in"] = _amount(fields.get("bring_in", 0), scale, "bring_in")
+        kw["bring_in"] = amount(fields.get("bring_in", 0), scale, "bring_in")
         return Stakes(**kw)
-    blinds = [_amount(b, scale, "blinds_or_straddles")
+    blinds = [amount(b, scale, "blinds_or_straddles")
               for b in fields.get("blinds_or_straddles", [])]  # type: ignore[attr-defined]
     blinds += [0] * (3 - len(blinds))
     if any(blinds[3:]):
@@ -305,19 +271,23 @@ def replay(phh: PhhHand, rules: RuleSet) -> ReplayResult:
         hand, finishing = _replay(phh, rules)
     except (PhhError, RuleViolation, CardParseError, ValueError) as exc:
         return ReplayResult(phh.source, variant, False, None, expected, None, str(exc))
-    match = None if expected is None else [float(x) for x in finishing] == [
-        float(x) for x in expected]
+    try:
+        match = None if expected is None else [float(x) for x in finishing] == [
+            float(x) for x in expected]
+    except (TypeError, ValueError):
+        return ReplayResult(phh.source, variant, False, finishing, expected, None,
+                            f"finishing_stacks: not amounts: {short(expected)}", hand=hand)
     return ReplayResult(phh.source, variant, True, finishing, expected, match, None, hand=hand)
 
 
 def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     fields = phh.fields
     game, structure = VARIANTS[phh.variant]
-    scale = _scale_of(fields)
+    scale = scale_of(fields)
     raw_stacks = fields.get("starting_stacks")
     if not isinstance(raw_stacks, list) or len(raw_stacks) < 2:
         raise PhhError("starting_stacks must list at least two players")
-    stacks = [_amount(s, scale, "starting_stacks") for s in raw_stacks]
+    stacks = [amount(s, scale, "starting_stacks") for s in raw_stacks]
     names = [str(p) for p in fields.get("players", [])]  # type: ignore[attr-defined]
     n = len(stacks)
     seats = [SeatSetup(i + 1, stack, names[i] if i < len(names) else "")
@@ -328,9 +298,9 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     actions = [a for a in actions if a]
     parsed = []
     for text in actions:
-        m = _ACTION.match(text)
+        m = ACTION.match(text)
         if not m:
-            raise PhhError(f"cannot parse action {text!r}")
+            raise PhhError(f"cannot parse action {short(text)}")
         parsed.append((m.group("actor"), m.group("verb"), m.group("arg"), m.group("arg2")))
     deals = [len(_cards(arg)) for _, verb, arg, _ in parsed if verb == "db" and arg]
     boards = 2 if deals and deals[0] == 6 and not game.is_stud else 1   # a double board
@@ -370,7 +340,7 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
                 return
 
     for step, (actor, verb, arg, arg2) in enumerate(parsed, start=1):
-        where = f"action {step} ({' '.join(x for x in (actor, verb, arg, arg2) if x)})"
+        where = f"action {step} ({short_text(' '.join(x for x in (actor, verb, arg, arg2) if x))})"
         try:
             if actor == "d":
                 if verb == "dh" and arg and arg2 and re.fullmatch(r"p\d+", arg) \
@@ -385,6 +355,8 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
             seat = int(actor[1:])
             if verb == "sm":
                 pump()
+                if arg is not None and arg != "-":
+                    _check_shown(where, seat, _cards(arg), hand.hole_cards(seat))
                 exp = hand.expected()
                 if isinstance(exp, Showdown) and exp.seat == seat:
                     if arg is None:
@@ -409,7 +381,7 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
                 inp = ActionIn(seat, ActionKind.BRING_IN)
             elif verb == "cbr" and arg is not None:
                 kind = legal.bet_kind or ActionKind.RAISE
-                inp = ActionIn(seat, kind, _amount(arg, scale, where))
+                inp = ActionIn(seat, kind, amount(arg, scale, where))
             else:
                 raise PhhError(f"{where}: unsupported action")
             hand.apply(inp)
@@ -464,7 +436,7 @@ def _finish(hand: Hand, n: int, pump: object, scale: int) -> tuple[Hand, list[in
         raise PhhError("the actions end before the hand does (engine expects "
                        f"{_players(str(exp))})")
     stacks = hand.final_stacks
-    return hand, [_unscale(stacks[i], scale) for i in range(1, n + 1)]
+    return hand, [unscale(stacks[i], scale) for i in range(1, n + 1)]
 
 
 # --- writing ---------------------------------------------------------------------------------
