@@ -97,6 +97,9 @@ class CameraSource:
                             yield inp
             except FrameSourceError as exc:
                 _LOGGER.warning("%s: camera unavailable: %s", self.name, exc)
+            except Exception:  # a fault of the camera's code: the camera, not the table, stops
+                _LOGGER.exception("%s: camera failed; it is opened again after the back-off",
+                                  self.name)
             yield DeviceStatus(self.name, False, self._clock.now(), kind=self.kind)
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
             attempt += 1

@@ -125,3 +125,50 @@ async def test_doubtful_camera_read_waits_for_the_dealer(
             await task
         listener.close()
         console.close()
+
+
+class _BrokenFrames(MemoryFrames):
+    """Frames whose reading fails with an error no camera code expects (a fault, not a
+    camera unplugged)."""
+
+    async def frames(self):  # type: ignore[no-untyped-def, override]
+        raise RuntimeError("a fault in the frame reader")
+        yield  # pragma: no cover (makes this an async generator)
+
+
+def test_a_camera_that_fails_is_offline_and_opened_again_the_table_goes_on(
+        shoe_deck: EnrolledDeck) -> None:
+    """Before, any error but FrameSourceError left ``events`` and ended the daemon's task
+    group: the whole table stopped for one camera's fault."""
+    cam = SimCamera(42, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:2]
+    frames, truth = cam.shoe_sequence(deal, frames_per_card=5, gap=3)
+    clock = ManualClock()
+    made: list[int] = []
+
+    def make() -> CameraCardSource:
+        made.append(1)
+        source = _BrokenFrames([]) if len(made) == 1 else MemoryFrames(frames)
+        return CameraCardSource(source, Recogniser(shoe_deck.profile), mode="shoe",
+                                guard=DeckGuard(warmup=0))
+
+    async def go() -> list[object]:
+        src = CameraSource("cam", make, clock=clock)
+        async with src:
+            gen = src.events()
+            out: list[object] = []
+            async with asyncio.timeout(60):
+                while sum(isinstance(e, CardRead) for e in out) < len(deal):
+                    nxt = asyncio.ensure_future(anext(gen))
+                    while not nxt.done():   # the back-off sleeps on the manual clock
+                        await asyncio.sleep(0.01)
+                        clock.advance(1.0)
+                    out.append(nxt.result())
+            await gen.aclose()
+        return out
+
+    events = asyncio.run(go())
+    statuses = [e.online for e in events if isinstance(e, DeviceStatus)]
+    assert statuses[:3] == [True, False, True]
+    assert [e.card for e in events if isinstance(e, CardRead)] == [s.face for s in truth]
+    assert len(made) == 2
