@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card
+from tablectl.vision.levels import percentile
 from tablectl.vision.model import Image
 
 Vec = npt.NDArray[np.float32]
@@ -67,26 +68,12 @@ def face_cells(card: Image) -> npt.NDArray[np.float32]:
     gw, gh = GRID
     mid8 = cv2.resize(grey, (2 * gw, 2 * gh), interpolation=cv2.INTER_AREA)
     mid = mid8.astype(np.float32)
-    paper = _percentile_90(mid8, mid) + 1.0
+    level = percentile(mid8, 90)
+    paper = (float(np.percentile(mid, 90)) if level is None else level) + 1.0
     ink = 1.0 - np.clip(mid / paper, 0.0, 1.0)
     ink = cv2.GaussianBlur(ink, (0, 0), 0.8)
     small = cv2.resize(ink, GRID, interpolation=cv2.INTER_AREA)
     return np.asarray(small, np.float32)
-
-
-def _percentile_90(grey: Image, same: npt.NDArray[np.float32]) -> float:
-    """``np.percentile(same, 90)``, where ``same`` is ``grey`` (uint8) as float32: when the
-    two values it interpolates between are equal (nearly always on a card's paper) that
-    value is the percentile, read off the grey levels' counts; otherwise numpy's own."""
-    n = grey.size
-    at = n * 0.9 + (1 + 0.9 * (1 - 1 - 1)) - 1  # numpy's virtual index, method "linear"
-    lo = int(np.floor(at))
-    hi = min(lo + 1, n - 1)
-    below = np.cumsum(np.bincount(grey.ravel(), minlength=256))
-    a, b = np.searchsorted(below, [lo, hi], side="right")
-    if a == b:
-        return float(a)
-    return float(np.percentile(same, 90))
 
 
 def _normed(cells: npt.NDArray[np.float32]) -> Vec:

@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.levels import channel_percentiles, median, percentile
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.split import COVER, best_cut
 from tablectl.vision.tighten import tightened
@@ -81,13 +82,13 @@ def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
     ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
     p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
     start = int(np.argmin(p[:, 0] + p[:, 1]))
-    p = np.roll(p, -start, axis=0)
-    top = np.hypot(*(p[1] - p[0]))
-    side = np.hypot(*(p[2] - p[1]))
+    turn = [(start + i) % 4 for i in range(4)]  # ``np.roll(p, -start)``, as indices
+    top = np.hypot(*(p[turn[1]] - p[turn[0]]))
+    side = np.hypot(*(p[turn[2]] - p[turn[1]]))
     if top > side:
-        p = np.roll(p, 1, axis=0)
-    q = [(float(x), float(y)) for x, y in p]
-    return (q[0], q[1], q[2], q[3])
+        turn = turn[3:] + turn[:3]  # ``np.roll(p, 1)``
+    q = p[turn].tolist()
+    return (q[0][0], q[0][1]), (q[1][0], q[1][1]), (q[2][0], q[2][1]), (q[3][0], q[3][1])
 
 
 def _sides(q: Quad) -> tuple[float, float]:
@@ -100,32 +101,15 @@ def _sides(q: Quad) -> tuple[float, float]:
 def _white_balance(img: Image) -> Image:
     """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
     small = img[::4, ::4].reshape(-1, 3)
-    top = _percentile_97(small)
+    top = channel_percentiles(small, 97)
+    if top is None:
+        top = np.percentile(small, 97, axis=0).astype(np.float32)
     gain = float(top.max()) / np.maximum(top, 1.0)
     if float(gain.max()) < 1.05:
         return img
     ramp = np.arange(256, dtype=np.float32)
     luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
     return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
-
-
-def _percentile_97(pix: Image) -> npt.NDArray[np.float32]:
-    """``np.percentile(pix, 97, axis=0)`` of uint8 pixels ``(n, 3)`` as float32: read off
-    each channel's counts where the two values numpy interpolates between are equal (the
-    usual case), numpy's own otherwise (it costs ten times as much)."""
-    n = pix.shape[0]
-    at = n * 0.97 + (1 + 0.97 * (1 - 1 - 1)) - 1  # numpy's virtual index, method "linear"
-    lo = int(np.floor(at))
-    hi = min(lo + 1, n - 1)
-    out = np.empty(3, np.float32)
-    img = np.ascontiguousarray(pix).reshape(n, 1, 3)
-    for c in range(3):
-        below = np.cumsum(cv2.calcHist([img], [c], None, [256], [0, 256]).ravel())
-        a, b = np.searchsorted(below, [lo, hi], side="right")
-        if a != b:
-            return np.percentile(pix, 97, axis=0).astype(np.float32)
-        out[c] = a
-    return out
 
 
 def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
@@ -139,7 +123,7 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     white = cv2.GaussianBlur(white, (5, 5), 0)
     otsu_t, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    med = float(np.median(grey))
+    med = median(grey)
     edges = cv2.Canny(grey, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
     thick = cv2.dilate(edges, _EDGE_K)
     cut = cv2.bitwise_and(otsu, cv2.bitwise_not(thick))
@@ -151,7 +135,9 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     cnts, _ = cv2.findContours(thick, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, cnts, -1, 255, -1)
     _, paper = cv2.threshold(white, max(otsu_t * 0.8, 60.0), 255, cv2.THRESH_BINARY)
-    top = float(np.percentile(white[::4, ::4], 99.5))
+    top = percentile(white[::4, ::4], 99.5)
+    if top is None:
+        top = float(np.percentile(white[::4, ::4], 99.5))
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
     apart = _off_background(small)
     extra = [] if apart is None else [apart]
@@ -242,13 +228,13 @@ def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> flo
     inside = region[band > 0]
     if inside.size == 0:
         return share
-    ref = float(np.median(inside))
+    ref = median(inside)
     if ref < 60.0:
         return share
     ring = np.zeros(shape, np.uint8)
     cv2.fillConvexPoly(ring, np.round(centre + (local - centre) * 1.12).astype(np.int32), 255)
     outside = region[(ring > 0) & (body == 0)]
-    around = float(np.median(outside)) if outside.size else ref
+    around = median(outside) if outside.size else ref
     if around > 0.7 * ref:
         return share
     return max(share, float(np.mean(inside >= 0.8 * ref)))
