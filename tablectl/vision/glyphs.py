@@ -145,8 +145,9 @@ def ink_image(crop: Image) -> tuple[Image, npt.NDArray[np.float32]]:
     paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K).astype(np.float32)
     # Ink is darkening relative to the local paper; the floor keeps sensor noise on dark or
     # saturated-colour areas (empty slot, cut card) from looking like ink.
-    ink = (paper - grey.astype(np.float32)) / np.maximum(paper, _PAPER_FLOOR)
-    return crop, np.clip(ink, 0.0, 1.0)
+    ink = paper - grey
+    np.divide(ink, np.maximum(paper, _PAPER_FLOOR), out=ink)
+    return crop, np.clip(ink, 0.0, 1.0, out=ink)
 
 
 def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:

@@ -32,6 +32,7 @@ A card whose quad runs into the frame's edge is **cut**: it is reported, but not
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,6 +54,7 @@ CARD_SHAPE: Final = (1.25, 1.6)
 """Long/short side ratio of a quad taken for one whole card, never split (a card is 1.4)."""
 _FILL: Final = 0.82
 _EDGE_K: Final = np.ones((3, 3), np.uint8)
+_FIT_K: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,16 +167,10 @@ def _off_background(small: Image) -> Image | None:
     h, w = small.shape[:2]
     q = small[::4, ::4].astype(np.float32)
     qh, qw = q.shape[:2]
-    b = max(1, round(BACKGROUND_RING * min(qh, qw)))
-    ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
-    ys, xs = ys / qh - 0.5, xs / qw - 0.5
-    terms = np.stack([np.ones_like(xs), xs, ys, xs * ys, xs * xs, ys * ys], axis=-1)
-    ring = np.zeros((qh, qw), bool)
-    ring[:b] = ring[-b:] = True
-    ring[:, :b] = ring[:, -b:] = True
-    a = terms[ring]
-    coef, *_ = np.linalg.lstsq(a, q[ring], rcond=None)
-    resid = np.abs(q[ring] - a @ coef)
+    terms, ring, a = _surface(qh, qw)
+    on_ring = q[ring]
+    coef, *_ = np.linalg.lstsq(a, on_ring, rcond=None)
+    resid = np.abs(on_ring - a @ coef)
     mad = float(np.median(resid, axis=0).max())
     if mad > BACKGROUND_EVEN:
         return None
@@ -186,6 +182,25 @@ def _off_background(small: Image) -> Image | None:
     t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
     return mask
+
+
+@functools.lru_cache(maxsize=8)
+def _surface(qh: int, qw: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_],
+                                        npt.NDArray[np.float32]]:
+    """The quadratic surface's terms at each pixel of a ``qh`` x ``qw`` grid, its border
+    ring (:data:`BACKGROUND_RING`) and the terms on the ring, made once per frame size
+    (read-only)."""
+    b = max(1, round(BACKGROUND_RING * min(qh, qw)))
+    ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
+    ys, xs = ys / qh - 0.5, xs / qw - 0.5
+    terms = np.stack([np.ones_like(xs), xs, ys, xs * ys, xs * xs, ys * ys], axis=-1)
+    ring = np.zeros((qh, qw), bool)
+    ring[:b] = ring[-b:] = True
+    ring[:, :b] = ring[:, -b:] = True
+    on_ring = terms[ring]
+    for arr in (terms, ring, on_ring):
+        arr.flags.writeable = False
+    return terms, ring, on_ring
 
 
 def _bridged(masks: list[Image]) -> list[Image]:
@@ -282,7 +297,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     pts = (cnt.reshape(-1, 2) - np.array([x, y])) * f + pad
     patch: Image = np.zeros((round(h * f) + 2 * pad, round(w * f) + 2 * pad), np.uint8)
     cv2.drawContours(patch, [np.round(pts).astype(np.int32)], -1, 255, -1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    kernel = _FIT_K
     patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
     holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(patch, holes, -1, 255, -1)
@@ -391,13 +406,14 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
 
     The last two apply only where the inner quad is at least 0.15 of the outer one.
     """
+    contains = functools.cache(_contains)  # asked again and again of the same pairs
     kept: list[tuple[float, Quad]] = []
     for score, q in sorted(cands, key=lambda c: -c[0]):
         if all(box_iou(_box(q), _box(k)) < 0.5 for _, k in kept):
             kept.append((score, q))
     alive = []
     for score, q in kept:
-        inner = [k for s, k in kept if k is not q and _contains(q, k)
+        inner = [k for s, k in kept if k is not q and contains(q, k)
                  and (s > score or _along(k, q) >= 0.4)]
         if not _two_apart(inner):
             alive.append((score, q))
@@ -413,12 +429,12 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
     out = []
     for score, q in alive:
         area = _area(q)
-        if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
+        if any(contains(k, q) and area >= 0.15 * _area(k) and not contains(q, k)
                and ((_along(q, k) >= 0.4 and not card_in_cut(q, k))
                     or (s >= score and id(k) not in cut))
                for s, k in alive if k is not q):
             continue
-        if any(_contains(q, k) and _area(k) >= 0.15 * area and not _contains(k, q)
+        if any(contains(q, k) and _area(k) >= 0.15 * area and not contains(k, q)
                and (s > score or id(q) in cut)
                and (_along(k, q) < 0.4 or card_in_cut(k, q))
                and not _framed(k, q, id(q) in cut)
