@@ -184,6 +184,9 @@ class FaceBook:
         self._index = {c: i for i, c in enumerate(sorted(set(self.cards),
                                                          key=lambda c: c.index))}
         self._row_card = np.array([self._index[c] for c in self.cards], np.intp)
+        self._by_card = np.argsort(self._row_card, kind="stable")
+        grouped = self._row_card[self._by_card]
+        self._card_starts = np.flatnonzero(np.diff(grouped, prepend=-1) != 0)
         self._by_index = sorted(self._index, key=self._index.__getitem__)
         self.closeness, self.rivals = self._leave_one_out()
 
@@ -240,17 +243,19 @@ class FaceBook:
         """Compare the warped canonical ``card_img`` with every enrolled face."""
         views = face_views(card_img)
         scores = (self.vecs @ views.T).max(axis=1)
-        best = np.full(len(self._index), -1.0, np.float32)
-        np.maximum.at(best, self._row_card, scores)
+        # each card's best photo: the rows grouped by card once (as ``np.maximum.at`` into
+        # a floor of -1 gives it)
+        best = np.maximum(np.maximum.reduceat(scores[self._by_card], self._card_starts),
+                          np.float32(-1.0)).tolist()
         own = float(best[self._index[card]]) if card in self._index else -1.0
         rival: Card | None = None
         rival_score = -1.0
         suit_rival: Card | None = None
         suit_score = -1.0
-        for i, c in enumerate(self._by_index):
-            if c.rank is not card.rank and float(best[i]) > rival_score:
-                rival, rival_score = c, float(best[i])
-            elif c.rank is card.rank and c != card and float(best[i]) > suit_score:
-                suit_rival, suit_score = c, float(best[i])
+        for c, b in zip(self._by_index, best, strict=True):
+            if c.rank is not card.rank and b > rival_score:
+                rival, rival_score = c, b
+            elif c.rank is card.rank and c != card and b > suit_score:
+                suit_rival, suit_score = c, b
         return FaceVerdict(card, own, rival, rival_score, self.gate(card), suit_rival,
                            suit_score)
