@@ -337,13 +337,21 @@ def _chroma(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[np.
     return np.array([r - g, b - g], np.float32)
 
 
+_EXACT_SUMS: Final = 2**24 // 255
+"""Up to this many uint8 values sum to a whole number below 2**24, which float32 holds."""
+
+
 def _mean_bgr(pix: Image, where: npt.NDArray[np.bool_]) -> Vec:
     """The mean colour of ``pix`` (uint8 BGR) where ``where`` is set, in float32 as numpy's
-    ``pix[where].astype(np.float32).mean(axis=0)`` gives it (the sums of up to 65k uint8
-    values are whole numbers that float32 holds exactly, so they are taken from OpenCV's
-    masked mean and divided as numpy does), at a tenth of its cost."""
+    ``pix[where].astype(np.float32).mean(axis=0)`` gives it (the sums of up to
+    :data:`_EXACT_SUMS` uint8 values are whole numbers that float32 holds exactly, so they
+    are taken from OpenCV's masked mean and divided as numpy does), at a tenth of its
+    cost."""
     m8 = where.view(np.uint8)
     n = cv2.countNonZero(m8)
+    if n > _EXACT_SUMS:  # a crop far wider than an index's: numpy's own rounding
+        plain: Vec = pix[where].astype(np.float32).mean(axis=0)
+        return plain
     sums = np.rint(np.array(cv2.mean(pix, mask=m8)[:3]) * n).astype(np.float32)
     out: Vec = sums / np.float32(n)
     return out
