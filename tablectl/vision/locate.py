@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from tablectl.vision.levels import channel_percentiles, median, percentile
 from tablectl.vision.model import Image, Quad
+from tablectl.vision.planes import planes
 from tablectl.vision.split import COVER, best_cut
 from tablectl.vision.tighten import tightened
 
@@ -111,14 +112,14 @@ def _white_balance(img: Image) -> Image:
         return img
     ramp = np.arange(256, dtype=np.float32)
     luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
-    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
+    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(planes(img), luts, strict=True)])
 
 
 def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
     """The candidate masks of a (shrunk, balanced) frame, the paper mask and whiteness
     used to check that a candidate's border is paper, and the grey frame, its thickened
     edges and the least edge gradient (for :func:`split_quads`)."""
-    b, g, r = cv2.split(small)
+    b, g, r = planes(small)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(hi, lo))  # bright and unsaturated
@@ -176,7 +177,7 @@ def _off_background(small: Image) -> Image | None:
         return None
     bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
     diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
-    d0, d1, d2 = cv2.split(diff)
+    d0, d1, d2 = planes(diff)
     dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
     floor = 4.0 * mad + 12.0
     t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)

@@ -12,6 +12,7 @@ from tablectl.domain.cards import Card
 from tablectl.vision import levels
 from tablectl.vision.face import KEEP, SHIFTS, face_cells, face_views
 from tablectl.vision.glyphs import _DILATE_K, _without_lines, ink_image
+from tablectl.vision.planes import planes
 from tablectl.vision.recognise import CARD_H, CARD_W, corner_crops
 
 
@@ -99,3 +100,11 @@ def test_line_removal_is_the_two_openings(code: str) -> None:
         seen_line |= not np.array_equal(plain, binary)
         assert np.array_equal(_without_lines(binary), plain)
     assert seen_line
+
+
+def test_planes_are_cv2_split() -> None:
+    """A frame's planes (and a view's, as the finder passes) are ``cv2.split``'s."""
+    frame = SimCamera(8, random_style(9), strength=1.0).board_frame([Card.parse("8d")])[0]
+    for img in (frame, frame[3:-5, 7:-2]):
+        assert all(np.array_equal(a, b) for a, b in zip(planes(img), cv2.split(img),
+                                                         strict=True))
