@@ -18,8 +18,9 @@ the rest read (right, wrong accepted, refused, not found), its scenes, and ``man
 read with that deck's profile. Each deck is judged on its own row, never pooled.
 ``--deck-step N`` reads every N-th single photo of a deck.
 
-Each timing is given as wall-clock median and p95 and as the median CPU time of the call
-(``cpu_median_ms``), which a loaded, shared machine inflates far less.
+Each timing is given as wall-clock median and p95 and as the median and p95 CPU time of
+the call (``cpu_median_ms``, ``cpu_p95_ms``), which a loaded, shared machine inflates far
+less.
 
 Run: ``.venv/bin/python bench/camera.py [--frames N]``. The last line is one JSON object.
 ``--timing-only`` leaves out the real photos: to pair the cost with other code, run this
@@ -70,9 +71,11 @@ def _times(fn: Callable[[Image], object], items: Sequence[Image],
 
 def _summary(times: tuple[list[float], list[float]]) -> dict[str, float]:
     ms = sorted(times[0])
+    cpu = sorted(times[1])
     return {"median_ms": round(statistics.median(ms), 3),
             "p95_ms": round(ms[math.ceil(0.95 * (len(ms) - 1))], 3),
-            "cpu_median_ms": round(statistics.median(times[1]), 3)}
+            "cpu_median_ms": round(statistics.median(cpu), 3),
+            "cpu_p95_ms": round(cpu[math.ceil(0.95 * (len(cpu) - 1))], 3)}
 
 
 def main() -> None:
@@ -199,8 +202,8 @@ def _table(rec: Recogniser, style: DeckStyle, n: int, repeat: int) -> dict[str, 
            "accepted": round(accepted / cards, 3), "wrong_accepted": wrong}
     w, h = TABLE_FRAME
     print(f"table {w}x{h}, 8 cards (harsh renderer): {read['median_ms']:.1f} ms median, "
-          f"{read['p95_ms']:.1f} ms p95 per frame ({read['cpu_median_ms']:.1f} ms CPU; "
-          f"target <= 30); JPEG decode baseline "
+          f"{read['p95_ms']:.1f} ms p95 per frame ({read['cpu_median_ms']:.1f} ms CPU, p95 "
+          f"{read['cpu_p95_ms']:.1f} ms; target <= 30, p95 <= 45); JPEG decode baseline "
           f"{base['median_ms']:.2f} ms; found {found / cards:.1%}, read right "
           f"{right / cards:.1%}, accepted {accepted / cards:.1%}, wrong accepted {wrong}")
     return out

@@ -22,6 +22,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from tablectl.vision.levels import median, percentile
 from tablectl.vision.model import Image, Quad
 
 PAPER: Final = 0.35
@@ -60,12 +61,15 @@ def card_like(frame: Image, quad: Quad) -> bool:
     else:
         grey = cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
         sat = cv2.cvtColor(box, cv2.COLOR_BGR2HSV)[..., 1]
-    bright = float(np.percentile(frame[::8, ::8], 99)) if frame.ndim == 2 else float(
-        np.percentile(cv2.cvtColor(frame[::8, ::8], cv2.COLOR_BGR2GRAY), 99))
+    sample = frame[::8, ::8] if frame.ndim == 2 else cv2.cvtColor(frame[::8, ::8],
+                                                                 cv2.COLOR_BGR2GRAY)
+    bright = percentile(sample, 99)
+    if bright is None:
+        bright = float(np.percentile(sample, 99))
     paper = inside & (grey >= LIGHT * bright) & (sat < GREY)
     if float(paper.sum()) < PAPER * n:
         return False
-    level = float(np.median(grey[paper]))
+    level = median(grey[paper])
     ink = (inside & (grey < INK * level)).astype(np.uint8)
     if float(ink.sum()) > 0.6 * n:
         return False

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.model import Image, Quad
+from tablectl.vision.planes import planes
 
 WORK_MAX: Final = 1280
 """Frames are searched at most this large (longest side, px)."""
@@ -112,7 +113,7 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
     solid suits narrower than the kernel are filled in, a dark table beside a card is not
     (so the table never counts as ink next to an index printed close to the card's edge).
     Both are judged against it, not against the frame: a card in shade is still paper."""
-    b, g, r = cv2.split(small)
+    b, g, r = planes(small)
     dark = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     # the paper level varies slowly: found at half size, where it costs a quarter

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card
+from tablectl.vision.levels import percentile
 from tablectl.vision.model import Image
 
 Vec = npt.NDArray[np.float32]
@@ -65,8 +66,10 @@ def face_cells(card: Image) -> npt.NDArray[np.float32]:
     paper level and blur taken there."""
     grey = card if card.ndim == 2 else cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
     gw, gh = GRID
-    mid = cv2.resize(grey, (2 * gw, 2 * gh), interpolation=cv2.INTER_AREA).astype(np.float32)
-    paper = float(np.percentile(mid, 90)) + 1.0
+    mid8 = cv2.resize(grey, (2 * gw, 2 * gh), interpolation=cv2.INTER_AREA)
+    mid = mid8.astype(np.float32)
+    level = percentile(mid8, 90)
+    paper = (float(np.percentile(mid, 90)) if level is None else level) + 1.0
     ink = 1.0 - np.clip(mid / paper, 0.0, 1.0)
     ink = cv2.GaussianBlur(ink, (0, 0), 0.8)
     small = cv2.resize(ink, GRID, interpolation=cv2.INTER_AREA)
@@ -88,14 +91,26 @@ def face_vector(card: Image) -> Vec:
 def face_views(card: Image) -> npt.NDArray[np.float32]:
     """The face vectors of ``card`` at every shift of :data:`SHIFTS` and both ways up:
     ``(2 * len(SHIFTS), n)``; row 0 is :func:`face_vector` itself."""
-    cells = face_cells(card)
-    out = []
-    for dx, dy in SHIFTS:
-        shifted = np.roll(cells, (dy, dx), axis=(0, 1))
-        v = _normed(shifted)
-        out.append(v)
-    views = np.stack(out)
+    cells = face_cells(card).ravel()
+    views = np.empty(_SHIFTED.shape, np.float32)
+    for row, picked in zip(views, cells[_SHIFTED], strict=True):
+        # _normed of the shifted grid, the cells already picked out
+        mean = np.float32(float(np.add.reduce(picked)) / picked.size)  # ``picked.mean()``
+        v = picked - mean
+        n = float(np.sqrt(v.dot(v)))  # ``np.linalg.norm(v)``
+        row[:] = v / n if n > 1e-6 else 0.0
     return np.concatenate([views, views[:, ::-1]]).astype(np.float32)
+
+
+def _shifted() -> npt.NDArray[np.intp]:
+    """For each shift of :data:`SHIFTS`, which of the flattened grid's cells
+    ``np.roll(cells, (dy, dx), axis=(0, 1))[KEEP]`` picks (computed once, not per read)."""
+    gw, gh = GRID
+    cells = np.arange(gw * gh).reshape(gh, gw)
+    return np.stack([np.roll(cells, (dy, dx), axis=(0, 1))[KEEP] for dx, dy in SHIFTS])
+
+
+_SHIFTED: Final = _shifted()
 
 
 FACE_SHARE: Final = 0.3
@@ -169,6 +184,9 @@ class FaceBook:
         self._index = {c: i for i, c in enumerate(sorted(set(self.cards),
                                                          key=lambda c: c.index))}
         self._row_card = np.array([self._index[c] for c in self.cards], np.intp)
+        self._by_card = np.argsort(self._row_card, kind="stable")
+        grouped = self._row_card[self._by_card]
+        self._card_starts = np.flatnonzero(np.diff(grouped, prepend=-1) != 0)
         self._by_index = sorted(self._index, key=self._index.__getitem__)
         self.closeness, self.rivals = self._leave_one_out()
 
@@ -225,17 +243,19 @@ class FaceBook:
         """Compare the warped canonical ``card_img`` with every enrolled face."""
         views = face_views(card_img)
         scores = (self.vecs @ views.T).max(axis=1)
-        best = np.full(len(self._index), -1.0, np.float32)
-        np.maximum.at(best, self._row_card, scores)
+        # each card's best photo: the rows grouped by card once (as ``np.maximum.at`` into
+        # a floor of -1 gives it)
+        best = np.maximum(np.maximum.reduceat(scores[self._by_card], self._card_starts),
+                          np.float32(-1.0)).tolist()
         own = float(best[self._index[card]]) if card in self._index else -1.0
         rival: Card | None = None
         rival_score = -1.0
         suit_rival: Card | None = None
         suit_score = -1.0
-        for i, c in enumerate(self._by_index):
-            if c.rank is not card.rank and float(best[i]) > rival_score:
-                rival, rival_score = c, float(best[i])
-            elif c.rank is card.rank and c != card and float(best[i]) > suit_score:
-                suit_rival, suit_score = c, float(best[i])
+        for c, b in zip(self._by_index, best, strict=True):
+            if c.rank is not card.rank and b > rival_score:
+                rival, rival_score = c, b
+            elif c.rank is card.rank and c != card and b > suit_score:
+                suit_rival, suit_score = c, b
         return FaceVerdict(card, own, rival, rival_score, self.gate(card), suit_rival,
                            suit_score)

@@ -32,6 +32,7 @@ A card whose quad runs into the frame's edge is **cut**: it is reported, but not
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,7 +40,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.levels import channel_percentiles, median, percentile
 from tablectl.vision.model import Image, Quad
+from tablectl.vision.planes import planes
 from tablectl.vision.split import COVER, best_cut
 from tablectl.vision.tighten import tightened
 
@@ -52,6 +55,7 @@ CARD_SHAPE: Final = (1.25, 1.6)
 """Long/short side ratio of a quad taken for one whole card, never split (a card is 1.4)."""
 _FILL: Final = 0.82
 _EDGE_K: Final = np.ones((3, 3), np.uint8)
+_FIT_K: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +85,13 @@ def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
     ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
     p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
     start = int(np.argmin(p[:, 0] + p[:, 1]))
-    p = np.roll(p, -start, axis=0)
-    top = np.hypot(*(p[1] - p[0]))
-    side = np.hypot(*(p[2] - p[1]))
+    turn = [(start + i) % 4 for i in range(4)]  # ``np.roll(p, -start)``, as indices
+    top = np.hypot(*(p[turn[1]] - p[turn[0]]))
+    side = np.hypot(*(p[turn[2]] - p[turn[1]]))
     if top > side:
-        p = np.roll(p, 1, axis=0)
-    q = [(float(x), float(y)) for x, y in p]
-    return (q[0], q[1], q[2], q[3])
+        turn = turn[3:] + turn[:3]  # ``np.roll(p, 1)``
+    q = p[turn].tolist()
+    return (q[0][0], q[0][1]), (q[1][0], q[1][1]), (q[2][0], q[2][1]), (q[3][0], q[3][1])
 
 
 def _sides(q: Quad) -> tuple[float, float]:
@@ -100,27 +104,29 @@ def _sides(q: Quad) -> tuple[float, float]:
 def _white_balance(img: Image) -> Image:
     """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
     small = img[::4, ::4].reshape(-1, 3)
-    top = np.percentile(small, 97, axis=0).astype(np.float32)
+    top = channel_percentiles(small, 97)
+    if top is None:
+        top = np.percentile(small, 97, axis=0).astype(np.float32)
     gain = float(top.max()) / np.maximum(top, 1.0)
     if float(gain.max()) < 1.05:
         return img
     ramp = np.arange(256, dtype=np.float32)
     luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
-    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True)])
+    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(planes(img), luts, strict=True)])
 
 
 def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
     """The candidate masks of a (shrunk, balanced) frame, the paper mask and whiteness
     used to check that a candidate's border is paper, and the grey frame, its thickened
     edges and the least edge gradient (for :func:`split_quads`)."""
-    b, g, r = cv2.split(small)
+    b, g, r = planes(small)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(hi, lo))  # bright and unsaturated
     white = cv2.GaussianBlur(white, (5, 5), 0)
     otsu_t, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    med = float(np.median(grey))
+    med = median(grey)
     edges = cv2.Canny(grey, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
     thick = cv2.dilate(edges, _EDGE_K)
     cut = cv2.bitwise_and(otsu, cv2.bitwise_not(thick))
@@ -132,7 +138,9 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     cnts, _ = cv2.findContours(thick, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, cnts, -1, 255, -1)
     _, paper = cv2.threshold(white, max(otsu_t * 0.8, 60.0), 255, cv2.THRESH_BINARY)
-    top = float(np.percentile(white[::4, ::4], 99.5))
+    top = percentile(white[::4, ::4], 99.5)
+    if top is None:
+        top = float(np.percentile(white[::4, ::4], 99.5))
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
     apart = _off_background(small)
     extra = [] if apart is None else [apart]
@@ -160,6 +168,29 @@ def _off_background(small: Image) -> Image | None:
     h, w = small.shape[:2]
     q = small[::4, ::4].astype(np.float32)
     qh, qw = q.shape[:2]
+    terms, ring, a = _surface(qh, qw)
+    on_ring = q[ring]
+    coef, *_ = np.linalg.lstsq(a, on_ring, rcond=None)
+    resid = np.abs(on_ring - a @ coef)
+    mad = float(np.median(resid, axis=0).max())
+    if mad > BACKGROUND_EVEN:
+        return None
+    bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
+    diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
+    d0, d1, d2 = planes(diff)
+    dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
+    floor = 4.0 * mad + 12.0
+    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
+    return mask
+
+
+@functools.lru_cache(maxsize=8)
+def _surface(qh: int, qw: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_],
+                                        npt.NDArray[np.float32]]:
+    """The quadratic surface's terms at each pixel of a ``qh`` x ``qw`` grid, its border
+    ring (:data:`BACKGROUND_RING`) and the terms on the ring, made once per frame size
+    (read-only)."""
     b = max(1, round(BACKGROUND_RING * min(qh, qw)))
     ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
     ys, xs = ys / qh - 0.5, xs / qw - 0.5
@@ -167,20 +198,10 @@ def _off_background(small: Image) -> Image | None:
     ring = np.zeros((qh, qw), bool)
     ring[:b] = ring[-b:] = True
     ring[:, :b] = ring[:, -b:] = True
-    a = terms[ring]
-    coef, *_ = np.linalg.lstsq(a, q[ring], rcond=None)
-    resid = np.abs(q[ring] - a @ coef)
-    mad = float(np.median(resid, axis=0).max())
-    if mad > BACKGROUND_EVEN:
-        return None
-    bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
-    diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
-    d0, d1, d2 = cv2.split(diff)
-    dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
-    floor = 4.0 * mad + 12.0
-    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
-    return mask
+    on_ring = terms[ring]
+    for arr in (terms, ring, on_ring):
+        arr.flags.writeable = False
+    return terms, ring, on_ring
 
 
 def _bridged(masks: list[Image]) -> list[Image]:
@@ -223,13 +244,13 @@ def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> flo
     inside = region[band > 0]
     if inside.size == 0:
         return share
-    ref = float(np.median(inside))
+    ref = median(inside)
     if ref < 60.0:
         return share
     ring = np.zeros(shape, np.uint8)
     cv2.fillConvexPoly(ring, np.round(centre + (local - centre) * 1.12).astype(np.int32), 255)
     outside = region[(ring > 0) & (body == 0)]
-    around = float(np.median(outside)) if outside.size else ref
+    around = median(outside) if outside.size else ref
     if around > 0.7 * ref:
         return share
     return max(share, float(np.mean(inside >= 0.8 * ref)))
@@ -277,7 +298,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     pts = (cnt.reshape(-1, 2) - np.array([x, y])) * f + pad
     patch: Image = np.zeros((round(h * f) + 2 * pad, round(w * f) + 2 * pad), np.uint8)
     cv2.drawContours(patch, [np.round(pts).astype(np.int32)], -1, 255, -1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    kernel = _FIT_K
     patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
     holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(patch, holes, -1, 255, -1)
@@ -386,13 +407,14 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
 
     The last two apply only where the inner quad is at least 0.15 of the outer one.
     """
+    contains = functools.cache(_contains)  # asked again and again of the same pairs
     kept: list[tuple[float, Quad]] = []
     for score, q in sorted(cands, key=lambda c: -c[0]):
         if all(box_iou(_box(q), _box(k)) < 0.5 for _, k in kept):
             kept.append((score, q))
     alive = []
     for score, q in kept:
-        inner = [k for s, k in kept if k is not q and _contains(q, k)
+        inner = [k for s, k in kept if k is not q and contains(q, k)
                  and (s > score or _along(k, q) >= 0.4)]
         if not _two_apart(inner):
             alive.append((score, q))
@@ -408,12 +430,12 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
     out = []
     for score, q in alive:
         area = _area(q)
-        if any(_contains(k, q) and area >= 0.15 * _area(k) and not _contains(q, k)
+        if any(contains(k, q) and area >= 0.15 * _area(k) and not contains(q, k)
                and ((_along(q, k) >= 0.4 and not card_in_cut(q, k))
                     or (s >= score and id(k) not in cut))
                for s, k in alive if k is not q):
             continue
-        if any(_contains(q, k) and _area(k) >= 0.15 * area and not _contains(k, q)
+        if any(contains(q, k) and _area(k) >= 0.15 * area and not contains(k, q)
                and (s > score or id(q) in cut)
                and (_along(k, q) < 0.4 or card_in_cut(k, q))
                and not _framed(k, q, id(q) in cut)

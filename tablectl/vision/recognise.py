@@ -212,6 +212,13 @@ class Recogniser:
         self._suit_starts = np.flatnonzero(np.r_[True, np.diff(self._suit_ids) != 0])
         self._ranks = ranks
         self._suits = suits
+        # Each card's and each rank's exemplars, cut out once (not per read).
+        self._card_rows: dict[tuple[int, int], tuple[npt.NDArray[np.float32],
+                                                     npt.NDArray[np.float32]]] = {}
+        for key in set(zip(ranks.tolist(), suits.tolist(), strict=True)):
+            same = (ranks == key[0]) & (suits == key[1])
+            self._card_rows[key] = (profile.index_vecs[same], profile.layouts[same])
+        self._rank_layouts = {r: profile.layouts[ranks == r] for r in set(ranks.tolist())}
         self._held_back = frozenset(profile.held_back)
         self._evidence = Evidence(profile)
         chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
@@ -257,18 +264,19 @@ class Recogniser:
                              s_margin)
         # Deck checks: the index as a whole and its layout, against this card's enrolment
         # (or this rank's, if the card itself was not enrolled).
-        same = (self._ranks == _RANKS.index(rank)) & (self._suits == _SUITS.index(suit))
-        if same.any():
-            idx_score = float((self.profile.index_vecs[same] @ g.index).max())
+        rows = self._card_rows.get((rank_id, suit_id))
+        if rows is not None:
+            idx_score = float((rows[0] @ g.index).max())
+            layouts = rows[1]
         else:
             # A card of the deck that was not enrolled (a partial enrolment): its rank and
             # suit were learnt apart, so each glyph must match its own class as closely as
             # a whole index would; the layout is checked against the rank's enrolments.
-            same = self._ranks == _RANKS.index(rank)
+            layouts = self._rank_layouts[rank_id]
             idx_score = min(r_best, s_best)
-        dists = np.abs(self.profile.layouts[same] - g.layout[None, :]).max(axis=1)
+        dists = np.abs(layouts - g.layout[None, :]).max(axis=1)
         lay = float(dists.min())
-        tilt = lean(g.layout) - lean(self.profile.layouts[same][int(np.argmin(dists))])
+        tilt = lean(g.layout) - lean(layouts[int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
         face_only = (glyphs_sure and not deck_match and self.profile.two_kinds

@@ -28,11 +28,12 @@ def top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     else:
         kept = np.arange(len(starts))
     top = np.argsort(-best, kind="stable")[:2]
-    ends = np.r_[starts[1:], len(scores)]
 
     def winner(i: int) -> int:  # the exemplar that gives class ``i`` its score
-        a = int(starts[kept[i]])
-        return a + int(np.argmax(scores[a:int(ends[kept[i]])]))
+        k = int(kept[i])
+        a = int(starts[k])
+        b = int(starts[k + 1]) if k + 1 < len(starts) else len(scores)
+        return a + int(np.argmax(scores[a:b]))
 
     s1, k1, c1 = float(best[top[0]]), winner(int(top[0])), int(classes[kept[top[0]]])
     if len(top) < 2:
