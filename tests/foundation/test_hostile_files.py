@@ -79,7 +79,7 @@ def test_a_device_that_never_ends_is_read_no_further_than_the_bound(loader: str)
 
 @pytest.mark.parametrize("loader", list(LOADERS))
 def test_a_missing_file_says_so(tmp_path: Path, loader: str) -> None:
-    with pytest.raises(TablectlError, match="cannot read .*No such file or directory"):
+    with pytest.raises(TablectlError, match=r"cannot read .*No such file or directory"):
         LOADERS[loader](tmp_path / "absent")
 
 
