@@ -531,12 +531,12 @@ class Recogniser:
             if hit is not None:
                 hits.append(hit)
         out = list(found)
-        for pair, hit in sorted(hits, key=lambda t: -t[1].confidence):
-            if hit.card in accepted or hit.box is None:
+        for pair, read in sorted(hits, key=lambda t: -t[1].confidence):
+            if read.card in accepted or read.box is None:
                 continue
             # a read short of the corner search's own deck check: its face must agree
-            first = hit if self._corner_grade(hit) == 2 else replace(hit, face_only=True)
-            q = card_quad(pair, first.box, first.tilt,
+            first = read if self._corner_grade(read) == 2 else replace(read, face_only=True)
+            q = card_quad(pair, read.box, first.tilt,
                           self.profile.index_on_card or INDEX_ON_CARD)
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
