@@ -30,6 +30,7 @@ from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.cardlike import card_like
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
+    RANK_SUIT,
     GlyphPair,
     by_scale,
     card_quad,
@@ -517,10 +518,14 @@ class Recogniser:
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
-        heights = [_long_side(q) for q, r in found if r.status is FaceStatus.ACCEPTED]
-        pairs = glyph_pairs(frame, skip, CORNER_PAIRS if heights else CORNER_READS)
-        place = self.profile.index_on_card or INDEX_ON_CARD
-        for pair in by_scale(pairs, heights, place[2]):
+        # the rank-suit distance the cards accepted so far make likely, then each index read
+        index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
+        spans = [RANK_SUIT * index_h * _long_side(q) for q, r in found
+                 if r.status is FaceStatus.ACCEPTED]
+        todo = by_scale(glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS),
+                        spans)
+        while todo:
+            pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
                    for p, _ in hits):
@@ -530,6 +535,8 @@ class Recogniser:
             hit = self._corner_read(frame, pair, budget)
             if hit is not None:
                 hits.append(hit)
+                spans.append(hit[0].distance)
+                todo = by_scale(todo, spans)
         out = list(found)
         for pair, read in sorted(hits, key=lambda t: -t[1].confidence):
             if read.card in accepted or read.box is None:
