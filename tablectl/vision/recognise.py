@@ -30,7 +30,9 @@ from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.cardlike import card_like
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
+    RANK_SUIT,
     GlyphPair,
+    by_scale,
     card_quad,
     glyph_pairs,
     inside_share,
@@ -63,6 +65,10 @@ frame, so a look-alike of another deck gets many chances to pass."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
+CORNER_PAIRS: Final = 48
+"""Glyph pairs the corner search considers when cards already read in the frame tell the
+index's likely size (:func:`~tablectl.vision.corners.by_scale`): those of that size are
+read first, within the same :data:`CORNER_READS`."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -433,10 +439,24 @@ class Recogniser:
                 return g, rg
         return quad, r
 
-    def _corner_ok(self, r: IndexRead) -> bool:
-        return (r.status is FaceStatus.ACCEPTED and not r.face_only and r.box is not None
-                and r.layout <= CORNER_LAYOUT * self._t.layout
-                and r.index_score >= self._t.index + CORNER_INDEX)
+    def _corner_grade(self, r: IndexRead) -> int:
+        """How a corner-search read may be accepted: 2 on its index (the full gate with the
+        stricter deck check :data:`CORNER_LAYOUT` and :data:`CORNER_INDEX`), 1 only if the
+        face of the card placed from it agrees (the ordinary deck check, and a suit glyph of
+        :data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`: the face is the second,
+        independent check, which a look-alike gets no second chance at), 0 not at all. A
+        print short of the deck's gate (``face_only``) gets 0 here: the corner search
+        gives a look-alike many chances, and one such read, a blurred four of spades read
+        as the club with its face agreeing on a four, was accepted wrong on
+        ``handheld_low``."""
+        if r.status is not FaceStatus.ACCEPTED or r.box is None or r.face_only:
+            return 0
+        if (r.layout <= CORNER_LAYOUT * self._t.layout
+                and r.index_score >= self._t.index + CORNER_INDEX):
+            return 2
+        # the face compares ranks and tells suits apart only coarsely: the suit glyph must
+        # stand on its own, as on an index-only read
+        return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:
@@ -444,28 +464,30 @@ class Recogniser:
         found (:func:`realigned`: better placed, and upright where the first guess paired
         the suit with one digit of a ``10``). A sure read must not be contradicted by the
         second look; an unsure first read counts only if the second is sure and a third
-        does not contradict it. ``budget`` holds the reads left for this frame."""
+        does not contradict it; of two sure looks the one graded higher
+        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame."""
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
             return self._read_index(upright_crop(frame, p))[0]
 
+        grade = self._corner_grade
         r = look(pair)
         if r.axis is None or r.card is None or budget[0] <= 0:
             return None
         again = realigned(pair, r.axis)
         r2 = look(again)
-        if self._corner_ok(r):
-            if self._corner_ok(r2) and r2.card == r.card:
-                return again, r2
+        if grade(r):
+            if grade(r2) and r2.card == r.card:
+                return (again, r2) if grade(r2) >= grade(r) else (pair, r)
             return (pair, r) if r2.card in (None, r.card) else None
-        if not self._corner_ok(r2) or r2.axis is None:
+        if not grade(r2) or r2.axis is None:
             return None
         third = realigned(again, r2.axis)
         r3 = look(third)
         if r3.card not in (None, r2.card):
             return None
-        return (third, r3) if self._corner_ok(r3) else (again, r2)
+        return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
     def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
         """A card found by its index corner, placed at ``q``, judged on its face: where the
@@ -512,7 +534,14 @@ class Recogniser:
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
-        for pair in glyph_pairs(frame, skip):
+        # the rank-suit distance the cards accepted so far make likely, then each index read
+        index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
+        spans = [RANK_SUIT * index_h * _long_side(q) for q, r in found
+                 if r.status is FaceStatus.ACCEPTED]
+        todo = by_scale(glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS),
+                        spans)
+        while todo:
+            pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
                    for p, _ in hits):
@@ -522,11 +551,15 @@ class Recogniser:
             hit = self._corner_read(frame, pair, budget)
             if hit is not None:
                 hits.append(hit)
+                spans.append(hit[0].distance)
+                todo = by_scale(todo, spans)
         out = list(found)
-        for pair, first in sorted(hits, key=lambda t: -t[1].confidence):
-            if first.card in accepted or first.box is None:
+        for pair, read in sorted(hits, key=lambda t: -t[1].confidence):
+            if read.card in accepted or read.box is None:
                 continue
-            q = card_quad(pair, first.box, first.tilt,
+            # a read short of the corner search's own deck check: its face must agree
+            first = read if self._corner_grade(read) == 2 else replace(read, face_only=True)
+            q = card_quad(pair, read.box, first.tilt,
                           self.profile.index_on_card or INDEX_ON_CARD)
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
@@ -570,6 +603,12 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
+
+
+def _long_side(q: Quad) -> float:
+    p = np.array(q, np.float64)
+    sides = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def _rank(r: IndexRead) -> tuple[int, bool, float]:

@@ -16,7 +16,14 @@ import pytest
 
 from hardware_sim.camera import FACE_H, FACE_W, DeckStyle, random_style, render_face
 from tablectl.domain.cards import FULL_DECK, Card
-from tablectl.vision.corners import PLACE_SCALES, glyph_pairs, placements
+from tablectl.vision.corners import (
+    PLACE_SCALES,
+    RANK_SUIT,
+    GlyphPair,
+    by_scale,
+    glyph_pairs,
+    placements,
+)
 from tablectl.vision.enrol import Enroller, verify
 from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
@@ -244,3 +251,20 @@ def test_a_card_placed_from_its_index_is_also_tried_a_little_larger_and_smaller(
         assert np.allclose(np.subtract(p[2], p[0]), sx * right + sy * down)
         sizes.add((round(sx, 2), round(sy, 2)))
     assert sizes == {(a, b) for a in PLACE_SCALES for b in PLACE_SCALES}
+
+
+def test_pairs_of_the_index_size_the_cards_read_give_are_read_first() -> None:
+    """Pips two by two look like an index twice the size: with cards of 130 px read in the
+    frame (index 0.2 of the card), the 13-14 px pairs come before the 28-30 px ones, each
+    group in its own order; with nothing read the order is kept."""
+    def pair(x: float, d: float) -> GlyphPair:
+        return GlyphPair((x, 0.0), (x, d))
+
+    pairs = [pair(0, 28.0), pair(1, 13.5), pair(2, 30.0), pair(3, 13.0), pair(4, 3.0)]
+    assert by_scale(pairs, []) == pairs
+    spans = [RANK_SUIT * 0.2 * h for h in (125.0, 130.0, 140.0)]
+    assert 12.0 < spans[1] < 15.0
+    ordered = by_scale(pairs, spans)
+    assert [p.top[0] for p in ordered] == [1, 3, 0, 2, 4]
+    # an index pair read of 17 px on top of those: the 28 px pairs still come after
+    assert [p.top[0] for p in by_scale(pairs, [*spans, 17.0])] == [1, 3, 0, 2, 4]

@@ -62,7 +62,9 @@ def test_rank_reading_on_cluttered_scenes(bicycle: DeckProfile) -> None:
     assert t.cards > 120
     assert t.right >= 0.92 * t.cards, t.line()
     assert t.accepted >= 0.88 * t.cards, t.line()
-    assert t.accepted_right >= 0.78 * t.boxes, t.line()
+    # 141 of 171 (82.5%) measured (140 before the corner search read pairs of the frame's
+    # index size first and took face-backed reads, docs/camera.md §6)
+    assert t.accepted_right >= 0.80 * t.boxes, t.line()
     assert t.accepted_wrong == 0, t.line()
 
 
@@ -99,6 +101,19 @@ def test_a_card_half_out_of_the_frame_is_reported_not_read(bicycle: DeckProfile)
     reads = rec.read_board(cut)
     assert reads, "the cut card was not reported at all"
     assert all(r.status is FaceStatus.OUT_OF_FRAME and r.card is None for r in reads)
+
+
+def test_the_corner_search_reads_more_of_a_crowded_frame(bicycle: DeckProfile) -> None:
+    """Two scenes the corner search lost: the jack among big pips (IMG_2643: its index
+    pair came after the pips' pairs until pairs of the frame's index size were read
+    first), and a nine whose corner read passed the ordinary deck gate but not the corner
+    search's stricter one, now accepted because the face of the card placed from it
+    agrees (cam_image33)."""
+    rec = Recogniser(bicycle)
+    for name, rank in (("IMG_2643.JPG", Rank.JACK), ("cam_image33.jpg", Rank.NINE)):
+        img, _ = corpus.load(corpus.SCENES / name)
+        reads = [r for r in rec.read_board(img) if r.status is FaceStatus.ACCEPTED]
+        assert any(r.card is not None and r.card.rank is rank for r in reads), (name, reads)
 
 
 def test_cli_enrols_the_short_deck_from_photos_and_names_what_is_missing(
