@@ -42,7 +42,7 @@ from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.locate import locate_cards, order_quad
+from tablectl.vision.locate import Found, colour_cards, locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import fits, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
@@ -375,6 +375,8 @@ class Recogniser:
                 return [(q, r)]
         found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
                  for f in located if not f.cut or card_like(frame, f.quad)]
+        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
+            found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
@@ -385,6 +387,16 @@ class Recogniser:
                          [r.status is FaceStatus.ACCEPTED for _, r in found])
         return [(q, r) for (q, r), part in zip(found, parts, strict=True)
                 if not part and (r.status is not FaceStatus.NO_CARD or card_like(frame, q))]
+
+    def _with_colour(self, frame: Image, located: list[Found],
+                     found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
+        """Where no card found was accepted, the cards the colour masks find as well (a
+        card before a wall of its own brightness, :func:`colour_cards`; enrolment takes
+        them too, :mod:`tablectl.vision.finder`), each read and added."""
+        more = colour_cards(frame, [f.quad for f in located])
+        return found + [self._read_cut(frame, f.quad) if f.cut
+                        else self._read_found(frame, f.quad)
+                        for f in more if not f.cut or card_like(frame, f.quad)]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
