@@ -174,12 +174,14 @@ def find_grown_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
     return [] if grown is None else _pairs(colour, ink, ink8, first, max_pairs, binary=grown)
 
 
-def index_candidates(crop: Image, max_pairs: int = 3) -> Iterator[list[IndexGlyphs]]:
+def index_candidates(crop: Image, max_pairs: int = 3, *, grown: bool = False,
+                     ) -> Iterator[list[IndexGlyphs]]:
     """:func:`find_index`'s candidates at the ink threshold Otsu gives, then at each of
     :data:`FAINT_LEVELS` of it: on a small or blurred card thin strokes (a red ``9`` or
     ``Q``) carry much less ink than the big pip beside them, so the first cut loses part of
-    the rank; last, where it changes a glyph, the hysteresis cut of :func:`grown_cut`. A
-    caller stops as soon as it is satisfied; nothing is computed twice."""
+    the rank; last, with ``grown`` and where it changes a glyph, the hysteresis cut of
+    :func:`grown_cut`. A caller stops as soon as it is satisfied; nothing is computed
+    twice."""
     if crop.ndim != 3 or crop.shape[0] < 16 or crop.shape[1] < 8:
         return
     colour, ink = ink_image(crop)
@@ -190,9 +192,10 @@ def index_candidates(crop: Image, max_pairs: int = 3) -> Iterator[list[IndexGlyp
     first = max(otsu, 55.0)
     for level in (1.0, *FAINT_LEVELS):
         yield _pairs(colour, ink, ink8, first * level, max_pairs)
-    grown = grown_cut(ink8, first, first * WEAK)
-    if grown is not None:
-        yield _pairs(colour, ink, ink8, first, max_pairs, binary=grown)
+    if grown:
+        mended = grown_cut(ink8, first, first * WEAK)
+        if mended is not None:
+            yield _pairs(colour, ink, ink8, first, max_pairs, binary=mended)
 
 
 def grown_cut(ink8: Image, strong: float, weak: float) -> Image | None:
@@ -209,11 +212,13 @@ def grown_cut(ink8: Image, strong: float, weak: float) -> Image | None:
     n_lo, lab_lo, st_lo, _ = cv2.connectedComponentsWithStats(lo, connectivity=8)
     if n_hi < 2:
         return None
+    # each strong piece lies inside one weak one: which (one pass over the strong ink)
+    owner = np.zeros(n_hi, np.int64)
     on = hi > 0
-    links = np.unique(np.stack([lab_lo[on], lab_hi[on]], axis=1), axis=0).astype(np.int64)
-    pieces = np.bincount(links[:, 0], minlength=n_lo)
+    owner[lab_hi[on]] = lab_lo[on]
+    pieces = np.bincount(owner[1:], minlength=n_lo)
     tallest = np.zeros(n_lo, np.int64)
-    np.maximum.at(tallest, links[:, 0], st_hi[links[:, 1], cv2.CC_STAT_HEIGHT])
+    np.maximum.at(tallest, owner[1:], st_hi[1:, cv2.CC_STAT_HEIGHT])
     seeded = pieces > 0
     seeded[0] = False
     changed = seeded & ((pieces >= 2) | (st_lo[:, cv2.CC_STAT_HEIGHT] > 1.33 * tallest))

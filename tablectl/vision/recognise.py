@@ -286,12 +286,15 @@ class Recogniser:
             return replace(r, status=FaceStatus.NEEDS_CONFIRMATION)
         return r
 
-    def _read_index(self, crop: Image, faint: bool = True) -> tuple[IndexRead, bool]:
+    def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
+                    ) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
-        fainter cuts are tried only when it gives no sure read, and ``faint`` is set)."""
+        fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
+        hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
+        many looks nor the shoe, where it would cost a frame more than it finds)."""
         best = _NONE
         first: bool | None = None
-        for level, found in enumerate(index_candidates(crop)):
+        for level, found in enumerate(index_candidates(crop, grown=grown)):
             if level and not faint:
                 break
             first = bool(found) if first is None else first
@@ -345,10 +348,10 @@ class Recogniser:
         best = _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl)
+            a, seen_a = self._read_index(tl, grown=True)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br)
+            b, seen_b = self._read_index(br, grown=True)
             best = max((best, a, b), key=_rank)
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
