@@ -57,8 +57,7 @@ def card_quads(frame: Image) -> Iterator[tuple[str, Quad]]:
         if partial(q):
             for g in grown_quads(q, frame):
                 yield "grown", g
-    for q in sorted((f.quad for f in colour_cards(frame, found) if not f.cut), key=_area,
-                    reverse=True):
+    for q in sorted((f.quad for f in colour_cards(frame, found)), key=_area, reverse=True):
         yield "colour", q
     yield "whole", whole
 

@@ -540,11 +540,12 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
                  ) -> list[Found]:
     """The cards the colour masks find (:mod:`tablectl.vision.chroma`: a card before a
     wall of its own brightness, which every brightness mask merges with it) that are not
-    among ``known`` (the quads :func:`locate_cards` gave). Searched only where those show
-    no card (recognition: none accepted; enrolment: none shows an index), as the colour
-    masks cost about a third of :func:`locate_cards`. A piece of a colour mask is squared
-    off, so its outline fits by construction: it is scored by how much of its quad the
-    mask covers instead."""
+    among ``known`` (the quads :func:`locate_cards` gave), wholly inside the frame (a
+    piece of a colour mask running off it is mostly background: a wall, a sleeve).
+    Searched only where those show no card (recognition: none accepted; enrolment: none
+    shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
+    mask is squared off, so its outline fits by construction: it is scored by how much of
+    its quad the mask covers instead."""
     h, w = frame.shape[:2]
     if frame.ndim != 3 or min(h, w) < 16:
         return []
@@ -564,8 +565,9 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     out = []
     for score, q in _select(cands, (sw, sh)):
         full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
-        if all(box_iou(_box(full), k) < SAME_QUAD for k in boxes):
-            out.append(Found(full, _is_cut(full, w, h, 0.75 / scale), score))
+        if (not _is_cut(full, w, h, 0.75 / scale)
+                and all(box_iou(_box(full), k) < SAME_QUAD for k in boxes)):
+            out.append(Found(full, False, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
 

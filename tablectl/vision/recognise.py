@@ -397,9 +397,7 @@ class Recogniser:
         card before a wall of its own brightness, :func:`colour_cards`; enrolment takes
         them too, :mod:`tablectl.vision.finder`), each read and added."""
         more = colour_cards(frame, [f.quad for f in located])
-        return found + [self._read_cut(frame, f.quad) if f.cut
-                        else self._read_found(frame, f.quad)
-                        for f in more if not f.cut or card_like(frame, f.quad)]
+        return found + [self._read_found(frame, f.quad) for f in more]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
