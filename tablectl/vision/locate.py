@@ -531,6 +531,9 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
     return out
 
 
+COLOUR_SHAPE: Final = (1.2, 2.0)
+"""Long/short side ratio of a colour quad (a card is 1.4; the ratio of a round plate or a
+square box squared off is near 1)."""
 SAME_QUAD: Final = 0.8
 """A quad of :func:`colour_cards` whose box overlaps a known quad's this much (IoU) is
 that card again."""
@@ -565,7 +568,9 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     out = []
     for score, q in _select(cands, (sw, sh)):
         full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
+        short, long_ = _sides(full)
         if (not _is_cut(full, w, h, 0.75 / scale)
+                and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
                 and all(box_iou(_box(full), k) < SAME_QUAD for k in boxes)):
             out.append(Found(full, False, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))

@@ -395,9 +395,11 @@ class Recogniser:
                      found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
         """Where no card found was accepted, the cards the colour masks find as well (a
         card before a wall of its own brightness, :func:`colour_cards`; enrolment takes
-        them too, :mod:`tablectl.vision.finder`), each read and added."""
-        more = colour_cards(frame, [f.quad for f in located])
-        return found + [self._read_found(frame, f.quad) for f in more]
+        them too, :mod:`tablectl.vision.finder`), each read and added where it shows an
+        index (a colour quad is only a guess: a plate squared off is not reported)."""
+        more = [self._read_found(frame, f.quad)
+                for f in colour_cards(frame, [f.quad for f in located])]
+        return found + [(q, r) for q, r in more if r.status is not FaceStatus.NO_CARD]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
