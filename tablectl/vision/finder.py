@@ -15,7 +15,7 @@ recognition could read is one enrolment never looks at:
    camera); and, for one squarer than a card (part of a card hidden by a cable or a
    shadow), its grown quads (:func:`~tablectl.vision.grow.grown_quads`);
 3. every card the colour masks find that is not among those
-   (:func:`~tablectl.vision.locate.colour_cards`: a card held before a wall of its own
+   (:func:`~tablectl.vision.chroma.colour_cards`: a card held before a wall of its own
    brightness), the largest first; recognition reads these where it accepts no card of
    step 2;
 4. the photo as one tightly cropped card.
@@ -30,8 +30,9 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.locate import colour_cards, locate_cards
+from tablectl.vision.locate import locate_cards
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.recognise import is_card_crop, warp_card, whole_frame_quad
 

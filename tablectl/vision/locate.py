@@ -32,7 +32,6 @@ A card whose quad runs into the frame's edge is **cut**: it is reported, but not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,7 +39,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tablectl.vision.chroma import chroma_masks
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.split import COVER, best_cut
 from tablectl.vision.tighten import tightened
@@ -468,26 +466,6 @@ def _area(q: Quad) -> float:
     return float(cv2.contourArea(np.array(q, np.float32)))
 
 
-def _cover(mask: Image, q: Quad) -> float:
-    """Share of ``q`` that ``mask`` (holes filled: pips, an index) covers: the score of a
-    quad squared off a colour mask (:mod:`tablectl.vision.chroma`), whose own outline fits
-    it perfectly by construction."""
-    pts = np.array(q, np.float32)
-    x, y, w, h = cv2.boundingRect(pts.astype(np.int32))
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, mask.shape[1]), min(y + h, mask.shape[0])
-    if x1 - x0 < 2 or y1 - y0 < 2:
-        return 0.0
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cnts, _ = cv2.findContours(np.ascontiguousarray(mask[y0:y1, x0:x1]), cv2.RETR_EXTERNAL,
-                               cv2.CHAIN_APPROX_SIMPLE)
-    cv2.drawContours(region, cnts, -1, 255, -1)
-    body = np.zeros_like(region)
-    cv2.fillConvexPoly(body, np.round(pts - [x0, y0]).astype(np.int32), 255)
-    n = cv2.countNonZero(body)
-    return float(cv2.countNonZero(cv2.bitwise_and(region, body))) / n if n else 0.0
-
-
 def _is_cut(q: Quad, w: int, h: int, margin: float) -> bool:
     return any(x < margin or y < margin or x > w - 1 - margin or y > h - 1 - margin
                for x, y in q)
@@ -527,52 +505,6 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
             full = order_quad(inner)
             cut = _is_cut(full, w, h, 0.75 / scale)
         out.append(Found(full, cut, score))
-    out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
-    return out
-
-
-COLOUR_SHAPE: Final = (1.2, 2.0)
-"""Long/short side ratio of a colour quad (a card is 1.4; the ratio of a round plate or a
-square box squared off is near 1)."""
-SAME_QUAD: Final = 0.8
-"""A quad of :func:`colour_cards` whose box overlaps a known quad's this much (IoU) is
-that card again."""
-
-
-def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
-                 ) -> list[Found]:
-    """The cards the colour masks find (:mod:`tablectl.vision.chroma`: a card before a
-    wall of its own brightness, which every brightness mask merges with it) that are not
-    among ``known`` (the quads :func:`locate_cards` gave), wholly inside the frame (a
-    piece of a colour mask running off it is mostly background: a wall, a sleeve).
-    Searched only where those show no card (recognition: none accepted; enrolment: none
-    shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
-    mask is squared off, so its outline fits by construction: it is scored by how much of
-    its quad the mask covers instead."""
-    h, w = frame.shape[:2]
-    if frame.ndim != 3 or min(h, w) < 16:
-        return []
-    scale = min(1.0, DETECT_MAX / max(h, w))
-    raw = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
-                                                interpolation=cv2.INTER_AREA)
-    b, g, r = cv2.split(_white_balance(raw))
-    lo = cv2.min(cv2.min(b, g), r)
-    white = cv2.subtract(lo, cv2.subtract(cv2.max(cv2.max(b, g), r), lo))
-    cands: list[tuple[float, Quad]] = []
-    for side, side_paper in chroma_masks(raw):
-        found: list[tuple[float, Quad]] = []
-        _candidates(side, side_paper, white, max(8.0, min_width * scale), out=found, seen=[])
-        cands.extend((min(score, _cover(side_paper, q)), q) for score, q in found)
-    sh, sw = raw.shape[:2]
-    boxes = [_box(q) for q in known]
-    out = []
-    for score, q in _select(cands, (sw, sh)):
-        full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
-        short, long_ = _sides(full)
-        if (not _is_cut(full, w, h, 0.75 / scale)
-                and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
-                and all(box_iou(_box(full), k) < SAME_QUAD for k in boxes)):
-            out.append(Found(full, False, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
 

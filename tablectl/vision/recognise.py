@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.cardlike import card_like
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
     GlyphPair,
@@ -42,7 +43,7 @@ from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.locate import Found, colour_cards, locate_cards, order_quad
+from tablectl.vision.locate import Found, locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import fits, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile

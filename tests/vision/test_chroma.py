@@ -1,4 +1,4 @@
-"""A card held before a wall of its own brightness (``chroma.py``, ``locate.colour_cards``)
+"""A card held before a wall of its own brightness (``chroma.py``, ``chroma.colour_cards``)
 and a faint index (``glyphs.grown_cut``).
 
 A bluish-white card held in fingers before warm wallpaper as bright as itself: every
@@ -16,8 +16,9 @@ import pytest
 
 from hardware_sim.camera import FACE_H, FACE_W, random_style, render_face
 from tablectl.domain.cards import Card
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.glyphs import grown_cut
-from tablectl.vision.locate import box_iou, colour_cards, locate_cards, quad_box
+from tablectl.vision.locate import box_iou, locate_cards, quad_box
 from tablectl.vision.model import FaceStatus
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
