@@ -15,7 +15,8 @@ accepted). ``--real-step N`` uses every N-th scene and design image.
 Then one table row per development deck (tests/vision/decks.py: ``webcam_deck``,
 ``blackjack_webcam``, ``handheld_low``): enrolled on one photo per card where the set allows,
 the rest read (right, wrong accepted, refused, not found), its scenes, and ``many_designs``
-read with that deck's profile. Each deck is judged on its own row, never pooled.
+read with that deck's profile; ``handheld_low`` once more with the photos enrolment
+refused retaken (``handheld_low_retaken``). Each deck is judged on its own row, never pooled.
 ``--deck-step N`` reads every N-th single photo of a deck.
 
 Each timing is given as wall-clock median and p95 and as the median and p95 CPU time of
@@ -163,7 +164,8 @@ def _decks(step: int, design_step: int) -> dict[str, object]:
     sets: list[tuple[Path, Callable[[], decks.DeckPhotos]]] = [
         (decks.WEBCAM, lambda: decks.webcam_deck(step)),
         (decks.BLACKJACK, decks.blackjack_webcam),
-        (decks.HANDHELD, lambda: decks.handheld_low(step))]
+        (decks.HANDHELD, lambda: decks.handheld_low(step)),
+        (decks.HANDHELD, lambda: decks.handheld_low(step, retake=True))]
     for folder, photos in sets:
         if not decks.available(folder) or not corpus.available():
             print(f"{folder.name}: skipped, {decks.skip_reason(folder)}")

@@ -29,7 +29,7 @@ from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_c
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.face import Vec, face_vector
 from tablectl.vision.finder import card_views
-from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_index
+from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_grown_index, find_index
 from tablectl.vision.model import (
     EnrolmentError,
     FaceRead,
@@ -164,8 +164,32 @@ def _coarse(crop: Image) -> Image:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+MENDED: Final = 1.15
+"""How much taller or wider the hysteresis cut's index must be than Otsu's to be enrolled
+as a variant of it (:func:`_mended`)."""
+
+
 def _best_glyphs(crop: Image) -> IndexGlyphs | None:
     found = find_index(crop, max_pairs=1)
+    return found[0] if found else None
+
+
+def _mended(seen: IndexGlyphs, grown: IndexGlyphs) -> bool:
+    """Whether the hysteresis cut's index is the Otsu cut's made whole: it lies where that
+    one does, at least :data:`MENDED` taller or wider (a rank broken into pieces at
+    Otsu's cut). Else the two are the same index (no variant is added: a near copy would
+    only narrow the deck's leave-one-out margins) or another one."""
+    x, y, w, h = seen.box
+    gx, gy, gw, gh = grown.box
+    overlap = (min(x + w, gx + gw) - max(x, gx)) * (min(y + h, gy + gh) - max(y, gy))
+    return (overlap > 0.5 * w * h and gw * gh > w * h
+            and (gh >= MENDED * h or gw >= MENDED * w))
+
+
+def _grown_glyphs(crop: Image) -> IndexGlyphs | None:
+    """The index at the hysteresis cut, where it differs from Otsu's (a faint print whose
+    thin strokes break at Otsu's cut: recognition looks there too)."""
+    found = find_grown_index(crop, max_pairs=1)
     return found[0] if found else None
 
 
@@ -275,6 +299,7 @@ class Enroller:
         # shows an index (no outline: a card on paper or a pale box), the card's two index
         # corners found by themselves (no face), else the photo as one tightly cropped card
         whole: Image | None = None
+        views = []
         for kind, _, card in card_views(frame):
             if kind == "whole":
                 whole = card
@@ -282,20 +307,29 @@ class Enroller:
             crops, scale = self._card_crops(card)
             if crops:
                 return crops, scale, card
+            views.append(card)
         both = matching_corners(frame)
         if both:
             return both, 0.0, None
+        # a faint print (every cut of Otsu's breaks its rank): the views again, at the
+        # hysteresis cut recognition also looks at last (glyphs.grown_cut)
+        for card in views:
+            crops, scale = self._card_crops(card, faint=True)
+            if crops:
+                return crops, scale, card
         assert whole is not None
         crops, scale = self._card_crops(whole)
         return crops, scale, whole
 
     @staticmethod
-    def _card_crops(card: Image) -> tuple[list[Image], float]:
+    def _card_crops(card: Image, *, faint: bool = False) -> tuple[list[Image], float]:
         """The index corners of a warped card (wider ones for a jumbo index), and the card
-        px per canonical crop px; no crops if neither size shows an index."""
+        px per canonical crop px; no crops if neither size shows an index (at Otsu's cut,
+        or with ``faint`` at the hysteresis cut)."""
+        look = _grown_glyphs if faint else _best_glyphs
         for corner in (CORNER, CORNER_WIDE):
             crops = list(corner_crops(card, corner))
-            if any(_best_glyphs(c) is not None for c in crops):
+            if any(look(c) is not None for c in crops):
                 return crops, round(CARD_H * corner[1]) / CANON_H
         return [], 0.0
 
@@ -317,13 +351,16 @@ class Enroller:
         places: list[tuple[float, float, float]] = []
         for crop in crops:
             self._captures += 1
-            g = _best_glyphs(crop)
+            g = _best_glyphs(crop) or _grown_glyphs(crop)
             if g is None:
                 continue
             if scale:
                 x, y, _, h = g.box
                 places.append((x * scale / CARD_W, y * scale / CARD_H, h * scale / CARD_H))
             variants = [g]
+            grown = _grown_glyphs(crop)
+            if grown is not None and _mended(g, grown):
+                variants.append(grown)
             if self.augment:
                 for ang in _AUGMENT_ANGLES:
                     v = _best_glyphs(_rotate(crop, ang))

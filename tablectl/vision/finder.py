@@ -14,7 +14,11 @@ recognition could read is one enrolment never looks at:
    quarter turn on (:func:`~tablectl.vision.grow.turned`: a card foreshortened by a low
    camera); and, for one squarer than a card (part of a card hidden by a cable or a
    shadow), its grown quads (:func:`~tablectl.vision.grow.grown_quads`);
-3. the photo as one tightly cropped card.
+3. every card the colour masks find that is not among those
+   (:func:`~tablectl.vision.chroma.colour_cards`: a card held before a wall of its own
+   brightness), the largest first; recognition reads these where it accepts no card of
+   step 2;
+4. the photo as one tightly cropped card.
 
 Views are warped lazily: a caller that stops early pays for nothing more.
 """
@@ -26,6 +30,7 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import locate_cards
 from tablectl.vision.model import Image, Quad
@@ -38,7 +43,7 @@ def _area(q: Quad) -> float:
 
 def card_quads(frame: Image) -> Iterator[tuple[str, Quad]]:
     """The quads :func:`card_views` warps, with what each is: ``"crop"``, ``"found"``,
-    ``"turned"``, ``"grown"`` or ``"whole"`` (see the module docstring)."""
+    ``"turned"``, ``"grown"``, ``"colour"`` or ``"whole"`` (see the module docstring)."""
     found = sorted((f.quad for f in locate_cards(frame) if not f.cut), key=_area,
                    reverse=True)
     whole = whole_frame_quad(frame)
@@ -53,6 +58,8 @@ def card_quads(frame: Image) -> Iterator[tuple[str, Quad]]:
         if partial(q):
             for g in grown_quads(q, frame):
                 yield "grown", g
+    for q in sorted((f.quad for f in colour_cards(frame, found)), key=_area, reverse=True):
+        yield "colour", q
     yield "whole", whole
 
 

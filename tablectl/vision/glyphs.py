@@ -49,6 +49,8 @@ _PAPER_FLOOR: Final = 80.0
 _PATTERN: Final = 12
 FAINT_LEVELS: Final = (0.6,)
 """Lower ink cuts tried after Otsu's, as fractions of it (see :func:`index_candidates`)."""
+WEAK: Final = 0.4
+"""The weak cut of the last look, as a fraction of Otsu's (see :func:`grown_cut`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +163,29 @@ def find_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
     return next(index_candidates(crop, max_pairs), [])
 
 
-def index_candidates(crop: Image, max_pairs: int = 3) -> Iterator[list[IndexGlyphs]]:
+def find_grown_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
+    """:func:`find_index` at the hysteresis cut of :func:`grown_cut` (no pairs where that
+    cut changes no glyph): enrolment's look at a faint index, as recognition's last."""
+    if crop.ndim != 3 or crop.shape[0] < 16 or crop.shape[1] < 8:
+        return []
+    colour, ink = ink_image(crop)
+    ink8 = (ink * 255).astype(np.uint8)
+    if int(ink8.max()) < 70:
+        return []
+    otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    first = max(otsu, 55.0)
+    grown = grown_cut(ink8, first, first * WEAK)
+    return [] if grown is None else _pairs(colour, ink, ink8, first, max_pairs, binary=grown)
+
+
+def index_candidates(crop: Image, max_pairs: int = 3, *, grown: bool = False,
+                     ) -> Iterator[list[IndexGlyphs]]:
     """:func:`find_index`'s candidates at the ink threshold Otsu gives, then at each of
     :data:`FAINT_LEVELS` of it: on a small or blurred card thin strokes (a red ``9`` or
     ``Q``) carry much less ink than the big pip beside them, so the first cut loses part of
-    the rank. A caller stops as soon as it is satisfied; nothing is computed twice."""
+    the rank; last, with ``grown`` and where it changes a glyph, the hysteresis cut of
+    :func:`grown_cut`. A caller stops as soon as it is satisfied; nothing is computed
+    twice."""
     if crop.ndim != 3 or crop.shape[0] < 16 or crop.shape[1] < 8:
         return
     colour, ink = ink_image(crop)
@@ -176,12 +196,48 @@ def index_candidates(crop: Image, max_pairs: int = 3) -> Iterator[list[IndexGlyp
     first = max(otsu, 55.0)
     for level in (1.0, *FAINT_LEVELS):
         yield _pairs(colour, ink, ink8, first * level, max_pairs)
+    if grown:
+        mended = grown_cut(ink8, first, first * WEAK)
+        if mended is not None:
+            yield _pairs(colour, ink, ink8, first, max_pairs, binary=mended)
+
+
+def grown_cut(ink8: Image, strong: float, weak: float) -> Image | None:
+    """The last look at a faint index: ink past ``weak`` joined to ink past ``strong``
+    (a hysteresis cut). On a small, blurred print the thin strokes of a ``2`` or a ``4``
+    carry so little ink that every single cut breaks the rank into pieces, or keeps only
+    one; grown from its strong pieces through the weak ink around them the glyph is
+    whole again, while weak ink touching no strong ink (paper grain, a shadow) stays out.
+    ``None`` where this changes no glyph (no weak piece joins two strong ones or grows one
+    by a third in height): the earlier cuts saw the same shapes."""
+    _, hi = cv2.threshold(ink8, strong, 255, cv2.THRESH_BINARY)
+    _, lo = cv2.threshold(ink8, weak, 255, cv2.THRESH_BINARY)
+    n_hi, lab_hi, st_hi, _ = cv2.connectedComponentsWithStats(hi, connectivity=8)
+    n_lo, lab_lo, st_lo, _ = cv2.connectedComponentsWithStats(lo, connectivity=8)
+    if n_hi < 2:
+        return None
+    # each strong piece lies inside one weak one: which (one pass over the strong ink)
+    owner = np.zeros(n_hi, np.int64)
+    on = hi > 0
+    owner[lab_hi[on]] = lab_lo[on]
+    pieces = np.bincount(owner[1:], minlength=n_lo)
+    tallest = np.zeros(n_lo, np.int64)
+    np.maximum.at(tallest, owner[1:], st_hi[1:, cv2.CC_STAT_HEIGHT])
+    seeded = pieces > 0
+    seeded[0] = False
+    changed = seeded & ((pieces >= 2) | (st_lo[:, cv2.CC_STAT_HEIGHT] > 1.33 * tallest))
+    if not changed.any():
+        return None
+    out: Image = np.where(seeded[lab_lo], 255, 0).astype(np.uint8)
+    return out
 
 
 def _pairs(colour: Image, ink: npt.NDArray[np.float32], ink8: Image, cut_at: float,
-           max_pairs: int) -> list[IndexGlyphs]:
-    """The rank/suit pairs of the ink map cut at ``cut_at`` (0..255)."""
-    _, binary = cv2.threshold(ink8, cut_at, 255, cv2.THRESH_BINARY)
+           max_pairs: int, *, binary: Image | None = None) -> list[IndexGlyphs]:
+    """The rank/suit pairs of the ink map cut at ``cut_at`` (0..255), or of ``binary``
+    (the ink map already cut)."""
+    if binary is None:
+        _, binary = cv2.threshold(ink8, cut_at, 255, cv2.THRESH_BINARY)
     # Bridge 1-2 px breaks in thin strokes (low resolution, worn print) so a glyph stays one
     # component; the rank/suit gap is wider than that.
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, _DILATE_K)

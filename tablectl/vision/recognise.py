@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.cardlike import card_like
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.corners import (
     INDEX_ON_CARD,
     RANK_SUIT,
@@ -45,7 +46,7 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.locate import locate_cards, order_quad
+from tablectl.vision.locate import Found, locate_cards, order_quad
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import fits, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
@@ -303,12 +304,15 @@ class Recogniser:
             return replace(r, status=FaceStatus.NEEDS_CONFIRMATION)
         return r
 
-    def _read_index(self, crop: Image, faint: bool = True) -> tuple[IndexRead, bool]:
+    def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
+                    ) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
-        fainter cuts are tried only when it gives no sure read, and ``faint`` is set)."""
+        fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
+        hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
+        many looks nor the shoe, where it would cost a frame more than it finds)."""
         best = _NONE
         first: bool | None = None
-        for level, found in enumerate(index_candidates(crop)):
+        for level, found in enumerate(index_candidates(crop, grown=grown)):
             if level and not faint:
                 break
             first = bool(found) if first is None else first
@@ -365,10 +369,10 @@ class Recogniser:
         best = _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl)
+            a, seen_a = self._read_index(tl, grown=True)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br)
+            b, seen_b = self._read_index(br, grown=True)
             best = max((best, a, b), key=_rank)
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
@@ -397,6 +401,8 @@ class Recogniser:
                 return [(q, r)]
         found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
                  for f in located if not f.cut or card_like(frame, f.quad)]
+        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
+            found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
@@ -407,6 +413,16 @@ class Recogniser:
                          [r.status is FaceStatus.ACCEPTED for _, r in found])
         return [(q, r) for (q, r), part in zip(found, parts, strict=True)
                 if not part and (r.status is not FaceStatus.NO_CARD or card_like(frame, q))]
+
+    def _with_colour(self, frame: Image, located: list[Found],
+                     found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
+        """Where no card found was accepted, the cards the colour masks find as well (a
+        card before a wall of its own brightness, :func:`colour_cards`; enrolment takes
+        them too, :mod:`tablectl.vision.finder`), each read and added where it shows an
+        index (a colour quad is only a guess: a plate squared off is not reported)."""
+        more = [self._read_found(frame, f.quad)
+                for f in colour_cards(frame, [f.quad for f in located])]
+        return found + [(q, r) for q, r in more if r.status is not FaceStatus.NO_CARD]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one

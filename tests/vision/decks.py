@@ -7,7 +7,9 @@ each deck on one photo per card (where the set allows), read the rest, and count
 * ``blackjack_webcam``: enrolled on its 52 flattened crops; its 8 scenes read (45 cards,
   labelled by card set, no boxes).
 * ``handheld_low``: ranks 2-6 (20 cards), 8-11 poor handheld photos each; enrolled on the
-  first photo of each card, the rest read.
+  first photo of each card, the rest read; with ``retake``, a card whose first photo
+  enrolment refuses is enrolled from its next photo enrolment accepts (as docs/camera.md
+  tells a casino to retake it), and that photo is not read.
 * ``cluttered_scenes`` (the 9-A Bicycle deck) is measured by :mod:`tests.vision.corpus`.
 
 A change tuned on one deck is judged by the others: every deck gets its own row, never one
@@ -66,6 +68,9 @@ class DeckPhotos:
     enrol: list[tuple[Path, Card]]
     singles: list[tuple[Path, Card]]
     scenes: list[tuple[Path, tuple[Card, ...]]] = field(default_factory=list)
+    retakes: dict[Card, list[Path]] = field(default_factory=dict)
+    """Photos to enrol a card from, in order, where its ``enrol`` photo is refused (a
+    retake); the one used is then left out of ``singles``."""
 
 
 def webcam_deck(step: int = 1) -> DeckPhotos:
@@ -86,8 +91,10 @@ def blackjack_webcam() -> DeckPhotos:
     return DeckPhotos("blackjack_webcam", parse_deck("full"), enrol, [], scenes)
 
 
-def handheld_low(step: int = 1) -> DeckPhotos:
-    """Ranks 2-6: enrol the first photo of each card; read every ``step``-th other."""
+def handheld_low(step: int = 1, retake: bool = False) -> DeckPhotos:
+    """Ranks 2-6: enrol the first photo of each card; read every ``step``-th other. With
+    ``retake``, a card whose first photo enrolment refuses is enrolled from the next of its
+    photos that enrolment accepts."""
     rows = sorted(((p, Card.parse(c)) for p, c in _labels(HANDHELD)),
                   key=lambda t: (t[1].index, _number(t[0])))
     first: dict[Card, Path] = {}
@@ -95,33 +102,70 @@ def handheld_low(step: int = 1) -> DeckPhotos:
         first.setdefault(c, p)
     enrol = [(p, c) for c, p in first.items()]
     rest = [(p, c) for p, c in rows if first[c] != p]
-    return DeckPhotos("handheld_low", parse_deck("2-6"), enrol, rest[::step])
+    retakes: dict[Card, list[Path]] = {}
+    if retake:
+        for p, c in rest:
+            retakes.setdefault(c, []).append(p)
+    return DeckPhotos("handheld_low_retaken" if retake else "handheld_low", parse_deck("2-6"),
+                      enrol, rest[::step], retakes=retakes)
 
 
 @dataclass
 class Enrolled:
-    """A deck's profile, its verification, and the photos enrolment could not use."""
+    """A deck's profile, its verification, the photos enrolment could not use, and the
+    retaken photos it used instead (not to be read)."""
 
     profile: DeckProfile
     report: VerificationReport
     skipped: list[str]
+    retaken: list[Path] = field(default_factory=list)
+
+
+RETAKE_ROUNDS: Final = 3
+"""How many times the photos enrolment read back unsure are retaken (where a deck has
+retakes), as docs/camera.md tells a casino to, before the profile is taken as it is."""
 
 
 def enrol(photos: DeckPhotos) -> Enrolled:
-    """Enrol ``photos.enrol`` (a photo with no index is skipped and named) and verify."""
-    enroller = Enroller(photos.name, "board", deck=photos.deck)
-    samples = []
-    skipped = []
-    for path, card in photos.enrol:
-        img, _ = corpus.load(path)
-        try:
-            enroller.add(img, card, path.name)
-        except NoIndexError:
-            skipped.append(path.name)
-            continue
-        samples.append((path.name, img, card))
-    profile, report = verify(enroller.build(), samples)
-    return Enrolled(profile, report, skipped)
+    """Enrol ``photos.enrol`` (a photo with no index is skipped and named) and verify.
+
+    Where the deck has retakes (``photos.retakes``), a card's photo enrolment refuses is
+    replaced by its next retake, as a casino retakes it (docs/camera.md §5): one with no
+    index at once, and the ones read back unsure (or wrong) for the next round, up to
+    :data:`RETAKE_ROUNDS` times, the profile built again from the photos in use."""
+    chosen = {card: path for path, card in photos.enrol}
+    left = {card: list(paths) for card, paths in photos.retakes.items()}
+    skipped: list[str] = []
+    for _ in range(RETAKE_ROUNDS + 1):
+        enroller = Enroller(photos.name, "board", deck=photos.deck)
+        samples = []
+        for card in list(chosen):
+            while True:
+                path = chosen[card]
+                img, _ = corpus.load(path)
+                try:
+                    enroller.add(img, card, path.name)
+                except NoIndexError:
+                    if path.name not in skipped:
+                        skipped.append(path.name)
+                    if left.get(card):
+                        chosen[card] = left[card].pop(0)
+                        continue
+                    break
+                samples.append((path.name, img, card))
+                break
+        profile, report = verify(enroller.build(), samples)
+        by_name = {p.name: c for c, p in chosen.items()}
+        again = [by_name[item] for item, _ in report.failures
+                 if item in by_name and left.get(by_name[item])]
+        if report.passed or not again:
+            break
+        for card in again:
+            chosen[card] = left[card].pop(0)
+    first = {card: path for path, card in photos.enrol}
+    enrolled = {item for item, _, _ in samples}
+    retaken = [p for c, p in chosen.items() if p != first[c] and p.name in enrolled]
+    return Enrolled(profile, report, skipped, retaken)
 
 
 @dataclass
@@ -245,12 +289,15 @@ def deck_row(photos: DeckPhotos, design_step: int = 1) -> DeckRow:
     verdict is given beside it), and ``many_designs`` (designs never enrolled) with it."""
     enrolled = enrol(photos)
     rec = Recogniser(enrolled.profile.with_verification(True, "bench: read as if enabled"))
-    singles = read_singles(rec, photos.singles)
+    singles = read_singles(rec, [(p, c) for p, c in photos.singles
+                                 if p not in enrolled.retaken])
     scenes = read_scenes(rec, photos.scenes) if photos.scenes else None
     designs = corpus.read_singles(rec, corpus.designs()[::design_step])
     r = enrolled.report
     verdict = ("enabled" if r.passed else "enabled, some held back" if r.enabled
                else "not enabled")
     skipped = f", {len(enrolled.skipped)} photos with no index" if enrolled.skipped else ""
+    if enrolled.retaken:
+        skipped += f", {len(enrolled.retaken)} retaken"
     return DeckRow(photos.name, f"{r.correct}/{r.total} right, {r.wrong} wrong: {verdict}"
                    f"{skipped}", singles, scenes, designs)

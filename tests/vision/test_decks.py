@@ -57,7 +57,8 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
     was, a 4s as 4c, before the face checked the suit and the finder was shared)."""
     photos = decks.handheld_low(step=3)
     enrolled = decks.enrol(photos)
-    assert len(enrolled.skipped) <= 3, enrolled.skipped  # 3 measured (5 before)
+    # 0 measured (3 before the colour finder and the hysteresis cut; 5 before that)
+    assert len(enrolled.skipped) <= 1, enrolled.skipped
     rec = Recogniser(enrolled.profile.with_verification(True, "test"))
     for path, _ in photos.enrol:
         if path.name in enrolled.skipped:
@@ -65,3 +66,23 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
             assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
     singles = decks.read_singles(rec, photos.singles)
     assert singles.wrong == 0, singles.line()
+    # 4 of 56 measured (every 3rd photo; 13 of all 167, 8 before the colour finder and the
+    # hysteresis cut)
+    assert singles.right >= 3, singles.line()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not decks.available(decks.HANDHELD),
+                    reason=decks.skip_reason(decks.HANDHELD))
+def test_handheld_enrolled_with_retaken_photos() -> None:
+    """The bench's protocol (docs/camera.md §6): a card whose photo enrolment refuses (no
+    index, or read back unsure) is enrolled from its next photo, as a casino retakes it;
+    the profile then reads back whole and is enabled, and reads more, none wrong."""
+    photos = decks.handheld_low(step=3, retake=True)
+    enrolled = decks.enrol(photos)
+    assert enrolled.report.passed, enrolled.report.failures  # 20/20 measured, 6 retaken
+    rec = Recogniser(enrolled.profile)
+    singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
+                                       if p not in enrolled.retaken])
+    assert singles.wrong == 0, singles.line()
+    assert singles.right >= 5, singles.line()  # 6 of 54 measured (15 of all 161)

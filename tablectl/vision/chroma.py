@@ -1,0 +1,212 @@
+"""A card told from a background of its own brightness by its colour.
+
+Held up in a room, a card often stands before a wall as bright and as pale as itself
+(beige wallpaper, a white-washed wall): every brightness mask of
+:mod:`tablectl.vision.locate` merges the card with the wall. Their colours still differ:
+card paper is nearly grey, the wall, skin and wood are warm. The mask here is the
+frame's **bright** pixels (lightness above its Otsu cut) that lie on the **grey side of
+the frame's chroma cut**: the blue-yellow axis of CIE Lab (``b*``, 128 is grey) is cut
+by Otsu, and of its two sides the one that holds grey is the paper's. A frame whose
+``b*`` has no two sides (the cut is within :data:`SPLIT` of grey, or splits off too
+little) gives no mask: brightness alone is all there is.
+
+Computed on the unbalanced frame (white balance would make a warm wall grey and the
+card blue) and at half the search size (a card's outline needs no more).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.vision.locate import (
+    DETECT_MAX,
+    Found,
+    _box,
+    _candidates,
+    _is_cut,
+    _scaled,
+    _select,
+    _sides,
+    _white_balance,
+    box_iou,
+)
+from tablectl.vision.model import Image, Quad
+
+GREY: Final = 128
+"""``b*`` of grey in OpenCV's 8-bit Lab."""
+SPLIT: Final = 4
+"""A chroma cut this far or farther from grey leaves grey on one side, the paper's; a cut
+nearer grey may leave paper on either side, and both are searched."""
+SIDE: Final = 0.1
+"""The least share of the frame on each side of the chroma cut."""
+COVER: Final = 0.5
+"""Where a squared piece's side lies: its cover across first reaches this share of its
+typical cover (see :func:`squared`)."""
+FILL: Final = 0.8
+"""The least share of its rectangle a squared piece must fill."""
+SMALLEST: Final = 0.002
+"""Pieces of a mask under this share of the frame are not squared (no card)."""
+OPEN: Final = 60
+"""The masks are opened with a disc of 1/OPEN of the frame's short side: a card joined
+to a pale sleeve or a highlight by a thin strip comes apart (a card is much wider)."""
+
+
+def chroma_masks(small: Image) -> list[tuple[Image, Image]]:
+    """The frame's bright pixels on each side of its blue-yellow cut (see the module
+    docstring), each the size of ``small`` (BGR, unbalanced): ``(squared, paper)``, the
+    pieces squared off (:func:`squared`) and the mask itself; none for a side that holds
+    under :data:`SIDE` of the frame."""
+    if small.ndim != 3:
+        return []
+    h, w = small.shape[:2]
+    half = cv2.resize(small, (max(8, w // 2), max(8, h // 2)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(half, cv2.COLOR_BGR2Lab)
+    light, _, yb = cv2.split(lab)
+    yb = cv2.GaussianBlur(yb, (3, 3), 0)
+    t, warm = cv2.threshold(yb, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    _, bright = cv2.threshold(light, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    k = max(3, min(half.shape[:2]) // OPEN) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    out = []
+    sides = ([cv2.bitwise_not(warm)] if t >= GREY + SPLIT else [warm] if t <= GREY - SPLIT
+             else [cv2.bitwise_not(warm), warm])
+    for side in sides:
+        share = float(np.count_nonzero(side)) / side.size
+        if not SIDE <= share <= 1.0 - SIDE:
+            continue
+        mask = cv2.morphologyEx(cv2.bitwise_and(side, bright), cv2.MORPH_OPEN, kernel)
+        out.append((cv2.resize(squared(mask), (w, h), interpolation=cv2.INTER_NEAREST),
+                    cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)))
+    return out
+
+
+def squared(mask: Image) -> Image:
+    """Each piece of ``mask`` (its holes filled: pips, an index) replaced by the rectangle
+    that its row and column profiles give: a side lies where the piece's cover across it
+    first reaches :data:`COVER` of its typical cover. Fingers round a card's edge and a
+    thumb over it stick out of, or bite into, only a short stretch of a side: the
+    rectangle keeps to the card. The rectangle is taken along the piece's main axes or
+    along its least enclosing rectangle's, whichever it fits better (fingers along one
+    side turn the main axes). Pieces under :data:`SMALLEST` of the frame, or filling
+    under :data:`FILL` of their rectangle, are dropped."""
+    out = np.zeros_like(mask)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = SMALLEST * mask.shape[0] * mask.shape[1]
+    for c in cnts:
+        if cv2.contourArea(c) < least:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        blob = np.zeros((h, w), np.uint8)
+        cv2.drawContours(blob, [c - np.array([x, y])], -1, 1, -1)
+        ys, xs = np.nonzero(blob)
+        pts = np.stack([xs, ys], axis=1).astype(np.float32)
+        centre = pts.mean(axis=0)
+        d = pts - centre
+        _, vecs = np.linalg.eigh(d.T @ d / len(d))
+        angle = np.deg2rad(cv2.minAreaRect(c)[2])
+        box_axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        best = max((_profile_rect(d, axes) for axes in (vecs.T, box_axes)),
+                   key=lambda t: t[0])
+        _, fill, corners = best
+        if fill < FILL:
+            continue  # not a rectangle with bits round it: no card
+        quad = np.round(corners + centre + np.array([x, y])).astype(np.int32)
+        cv2.fillConvexPoly(out, quad, 255)
+    return out
+
+
+def _profile_rect(d: npt.NDArray[np.float32], axes: npt.NDArray[np.float64],
+                  ) -> tuple[float, float, npt.NDArray[np.float64]]:
+    """The rectangle along ``axes`` (rows: two unit directions) that the profiles of the
+    points ``d`` (centred) give: its IoU with the points, the share of it they fill, and
+    its corners (centred)."""
+    proj = d @ axes.T
+    lo_hi = []
+    for k in range(2):
+        p = proj[:, k]
+        base = float(p.min())
+        hist = np.bincount(np.round(p - base).astype(np.int64))
+        typical = float(np.percentile(hist[hist > 0], 90))
+        keep = np.flatnonzero(hist >= COVER * typical)
+        lo_hi.append((base + float(keep[0]) - 0.5, base + float(keep[-1]) + 0.5))
+    (u0, u1), (v0, v1) = lo_hi
+    area = (u1 - u0) * (v1 - v0)
+    corners = np.array([a * axes[0] + b * axes[1]
+                        for a, b in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))])
+    if area <= 0:
+        return 0.0, 0.0, corners
+    inside = float(np.count_nonzero((proj[:, 0] >= u0) & (proj[:, 0] <= u1)
+                                    & (proj[:, 1] >= v0) & (proj[:, 1] <= v1)))
+    return inside / (len(d) + area - inside), inside / area, corners
+
+
+COLOUR_SHAPE: Final = (1.2, 2.0)
+"""Long/short side ratio of a colour quad (a card is 1.4; the ratio of a round plate or a
+square box squared off is near 1)."""
+SAME_QUAD: Final = 0.8
+"""A quad of :func:`colour_cards` whose box overlaps a known quad's this much (IoU) is
+that card again."""
+
+
+def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
+                 ) -> list[Found]:
+    """The cards the colour masks find (:func:`chroma_masks`: a card before a wall of its
+    own brightness, which every brightness mask merges with it) that are not among
+    ``known`` (the quads :func:`~tablectl.vision.locate.locate_cards` gave), wholly inside
+    the frame (a piece of a colour mask running off it is mostly background: a wall, a
+    sleeve).
+    Searched only where those show no card (recognition: none accepted; enrolment: none
+    shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
+    mask is squared off, so its outline fits by construction: it is scored by how much of
+    its quad the mask covers instead."""
+    h, w = frame.shape[:2]
+    if frame.ndim != 3 or min(h, w) < 16:
+        return []
+    scale = min(1.0, DETECT_MAX / max(h, w))
+    raw = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
+                                                interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(_white_balance(raw))
+    lo = cv2.min(cv2.min(b, g), r)
+    white = cv2.subtract(lo, cv2.subtract(cv2.max(cv2.max(b, g), r), lo))
+    cands: list[tuple[float, Quad]] = []
+    for side, side_paper in chroma_masks(raw):
+        found: list[tuple[float, Quad]] = []
+        _candidates(side, side_paper, white, max(8.0, min_width * scale), out=found, seen=[])
+        cands.extend((min(score, _cover(side_paper, q)), q) for score, q in found)
+    sh, sw = raw.shape[:2]
+    boxes = [_box(q) for q in known]
+    out = []
+    for score, q in _select(cands, (sw, sh)):
+        full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
+        short, long_ = _sides(full)
+        if (not _is_cut(full, w, h, 0.75 / scale)
+                and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
+                and all(box_iou(_box(full), k) < SAME_QUAD for k in boxes)):
+            out.append(Found(full, False, score))
+    out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
+    return out
+
+
+def _cover(mask: Image, q: Quad) -> float:
+    """Share of ``q`` that ``mask`` (holes filled: pips, an index) covers: the score of a
+    quad squared off a colour mask (:mod:`tablectl.vision.chroma`), whose own outline fits
+    it perfectly by construction."""
+    pts = np.array(q, np.float32)
+    x, y, w, h = cv2.boundingRect(pts.astype(np.int32))
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, mask.shape[1]), min(y + h, mask.shape[0])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return 0.0
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cnts, _ = cv2.findContours(np.ascontiguousarray(mask[y0:y1, x0:x1]), cv2.RETR_EXTERNAL,
+                               cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(region, cnts, -1, 255, -1)
+    body = np.zeros_like(region)
+    cv2.fillConvexPoly(body, np.round(pts - [x0, y0]).astype(np.int32), 255)
+    n = cv2.countNonZero(body)
+    return float(cv2.countNonZero(cv2.bitwise_and(region, body))) / n if n else 0.0
