@@ -26,14 +26,14 @@ import numpy.typing as npt
 from tablectl.vision.locate import (
     DETECT_MAX,
     Found,
-    _box,
-    _candidates,
-    _is_cut,
-    _scaled,
-    _select,
-    _sides,
-    _white_balance,
     box_iou,
+    mask_candidates,
+    quad_bounds,
+    quad_sides,
+    runs_off,
+    scaled_quad,
+    select_quads,
+    white_balanced,
 )
 from tablectl.vision.model import Image, Quad
 
@@ -170,23 +170,23 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     scale = min(1.0, DETECT_MAX / max(h, w))
     raw = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
                                                 interpolation=cv2.INTER_AREA)
-    b, g, r = cv2.split(_white_balance(raw))
+    b, g, r = cv2.split(white_balanced(raw))
     lo = cv2.min(cv2.min(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(cv2.max(cv2.max(b, g), r), lo))
     cands: list[tuple[float, Quad]] = []
     for side, side_paper in chroma_masks(raw):
         found: list[tuple[float, Quad]] = []
-        _candidates(side, side_paper, white, max(8.0, min_width * scale), out=found, seen=[])
+        mask_candidates(side, side_paper, white, max(8.0, min_width * scale), out=found, seen=[])
         cands.extend((min(score, _cover(side_paper, q)), q) for score, q in found)
     sh, sw = raw.shape[:2]
-    boxes = [_box(q) for q in known]
+    boxes = [quad_bounds(q) for q in known]
     out = []
-    for score, q in _select(cands, (sw, sh)):
-        full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
-        short, long_ = _sides(full)
-        if (not _is_cut(full, w, h, 0.75 / scale)
+    for score, q in select_quads(cands, (sw, sh)):
+        full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)
+        short, long_ = quad_sides(full)
+        if (not runs_off(full, w, h, 0.75 / scale)
                 and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
-                and all(box_iou(_box(full), k) < SAME_QUAD for k in boxes)):
+                and all(box_iou(quad_bounds(full), k) < SAME_QUAD for k in boxes)):
             out.append(Found(full, False, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out

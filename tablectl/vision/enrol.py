@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
+from tablectl.vision.cardview import CARD_H, CARD_W, CORNER, CORNER_WIDE, corner_crops
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.face import Vec, face_vector
 from tablectl.vision.finder import card_views
@@ -40,14 +41,7 @@ from tablectl.vision.model import (
     Thresholds,
 )
 from tablectl.vision.profile import DeckProfile, Exemplar
-from tablectl.vision.recognise import (
-    CARD_H,
-    CARD_W,
-    CORNER,
-    CORNER_WIDE,
-    Recogniser,
-    corner_crops,
-)
+from tablectl.vision.recognise import Recogniser
 
 Mode = Literal["shoe", "board"]
 

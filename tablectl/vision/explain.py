@@ -15,8 +15,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.cardview import CARD_H, CARD_W, CORNER
 from tablectl.vision.model import FaceStatus, Image, Quad
-from tablectl.vision.recognise import CARD_H, CARD_W, CORNER, IndexRead
+from tablectl.vision.recognise import IndexRead
 
 COLOURS: Final = {
     FaceStatus.ACCEPTED: (40, 200, 40),

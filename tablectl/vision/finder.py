@@ -30,11 +30,11 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
+from tablectl.vision.cardview import is_card_crop, warp_card, whole_frame_quad
 from tablectl.vision.chroma import colour_cards
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import locate_cards
 from tablectl.vision.model import Image, Quad
-from tablectl.vision.recognise import is_card_crop, warp_card, whole_frame_quad
 
 
 def _area(q: Quad) -> float:

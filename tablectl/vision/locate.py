@@ -94,14 +94,14 @@ def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
     return (q[0][0], q[0][1]), (q[1][0], q[1][1]), (q[2][0], q[2][1]), (q[3][0], q[3][1])
 
 
-def _sides(q: Quad) -> tuple[float, float]:
+def quad_sides(q: Quad) -> tuple[float, float]:
     """Mean short and long side of a portrait quad."""
     a, b, c, d = (np.hypot(q[(i + 1) % 4][0] - q[i][0], q[(i + 1) % 4][1] - q[i][1])
                   for i in range(4))
     return float((a + c) / 2), float((b + d) / 2)
 
 
-def _white_balance(img: Image) -> Image:
+def white_balanced(img: Image) -> Image:
     """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
     small = img[::4, ::4].reshape(-1, 3)
     top = channel_percentiles(small, 97)
@@ -256,7 +256,7 @@ def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> flo
     return max(share, float(np.mean(inside >= 0.8 * ref)))
 
 
-def _box(q: Quad) -> tuple[float, float, float, float]:
+def quad_bounds(q: Quad) -> tuple[float, float, float, float]:
     xs, ys = [p[0] for p in q], [p[1] for p in q]
     return min(xs), min(ys), max(xs), max(ys)
 
@@ -277,7 +277,7 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 
 def quad_box(q: Quad) -> tuple[float, float, float, float]:
     """The axis-aligned bounding box ``(x0, y0, x1, y1)`` of a quad."""
-    return _box(q)
+    return quad_bounds(q)
 
 
 def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
@@ -331,7 +331,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     return best
 
 
-def _candidates(mask: Image, paper: Image, white: Image, min_width: float, *,
+def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *,
                 out: list[tuple[float, Quad]], seen: list[Box]) -> None:
     """Add the card-like outer contours of ``mask`` to ``out``; a contour whose box is
     already a candidate (found in an earlier mask) is not fitted again."""
@@ -352,9 +352,9 @@ def _candidates(mask: Image, paper: Image, white: Image, min_width: float, *,
             continue
         fill, quad = fitted
         q = order_quad(quad)
-        short, long_ = _sides(q)
+        short, long_ = quad_sides(q)
         # a card running off the frame shows only part of itself: any length will do
-        top = 4.0 if _is_cut(q, mask.shape[1], mask.shape[0], 0.75) else ASPECT[1]
+        top = 4.0 if runs_off(q, mask.shape[1], mask.shape[0], 0.75) else ASPECT[1]
         if short < min_width or not ASPECT[0] <= long_ / short <= top:
             continue
         if not _square_enough(quad):
@@ -388,7 +388,7 @@ def _contains(outer: Quad, inner: Quad) -> bool:
     return area_b > 0 and inter >= 0.8 * area_b
 
 
-def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
+def select_quads(cands: list[tuple[float, Quad]], size: tuple[int, int],
             ) -> list[tuple[float, Quad]]:
     """Non-maximum suppression; then nested quads are sorted out.
 
@@ -410,7 +410,7 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
     contains = functools.cache(_contains)  # asked again and again of the same pairs
     kept: list[tuple[float, Quad]] = []
     for score, q in sorted(cands, key=lambda c: -c[0]):
-        if all(box_iou(_box(q), _box(k)) < 0.5 for _, k in kept):
+        if all(box_iou(quad_bounds(q), quad_bounds(k)) < 0.5 for _, k in kept):
             kept.append((score, q))
     alive = []
     for score, q in kept:
@@ -418,12 +418,12 @@ def _select(cands: list[tuple[float, Quad]], size: tuple[int, int],
                  and (s > score or _along(k, q) >= 0.4)]
         if not _two_apart(inner):
             alive.append((score, q))
-    cut = {id(q) for _, q in alive if _is_cut(q, size[0], size[1], 0.75)}
+    cut = {id(q) for _, q in alive if runs_off(q, size[0], size[1], 0.75)}
 
     def card_in_cut(inner: Quad, outer: Quad) -> bool:
         # a whole card-shaped quad inside one running off the frame along two of its sides:
         # the card taken with the table up to the frame's edge, not a part of a card
-        short, long_ = _sides(inner)
+        short, long_ = quad_sides(inner)
         return (id(outer) in cut and id(inner) not in cut
                 and CARD_SHAPE[0] <= long_ / max(short, 1e-6) <= CARD_SHAPE[1])
 
@@ -449,7 +449,7 @@ def _framed(inner: Quad, outer: Quad, outer_cut: bool) -> bool:
     """``inner`` lies centred in a card-shaped ``outer`` that is wholly in the frame: a
     court card's picture inside its frame line, or the pips' block. Both stay; the reader
     keeps the card and drops what lies inside a card it accepted."""
-    short, long_ = _sides(outer)
+    short, long_ = quad_sides(outer)
     if outer_cut or not CARD_SHAPE[0] <= long_ / max(short, 1e-6) <= CARD_SHAPE[1]:
         return False
     ci = np.mean(np.array(inner), axis=0)
@@ -488,7 +488,7 @@ def _area(q: Quad) -> float:
     return float(cv2.contourArea(np.array(q, np.float32)))
 
 
-def _is_cut(q: Quad, w: int, h: int, margin: float) -> bool:
+def runs_off(q: Quad, w: int, h: int, margin: float) -> bool:
     return any(x < margin or y < margin or x > w - 1 - margin or y > h - 1 - margin
                for x, y in q)
 
@@ -503,29 +503,29 @@ def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
     scale = min(1.0, DETECT_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
                                                   interpolation=cv2.INTER_AREA)
-    small = _white_balance(small)
+    small = white_balanced(small)
     masks, paper, white, lines = _masks(small)
     cands: list[tuple[float, Quad]] = []
     seen: list[Box] = []
     for m in masks:
-        _candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
+        mask_candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
     sh, sw = small.shape[:2]
     out: list[Found] = []
-    kept = _select(cands, (sw, sh))
-    if all(_is_cut(q, sw, sh, 0.75) for _, q in kept):
+    kept = select_quads(cands, (sw, sh))
+    if all(runs_off(q, sw, sh, 0.75) for _, q in kept):
         for m in _bridged(masks):
-            _candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
-        kept = _select(cands, (sw, sh))
+            mask_candidates(m, paper, white, max(8.0, min_width * scale), out=cands, seen=seen)
+        kept = select_quads(cands, (sw, sh))
     kept = [(score, p) for score, q in kept
-            for p in ([q] if _is_cut(q, sw, sh, 0.75)
+            for p in ([q] if runs_off(q, sw, sh, 0.75)
                       else split_quads(q, lines, paper, white, max(8.0, min_width * scale)))]
     for score, q in kept:
-        full = q if scale == 1.0 else _scaled(q, 1.0 / scale)
-        cut = _is_cut(full, w, h, 0.75 / scale)
+        full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)
+        cut = runs_off(full, w, h, 0.75 / scale)
         inner = tightened(frame, full) if cut else None
         if inner is not None:  # a card inside the frame, taken with pale table up to its edge
             full = order_quad(inner)
-            cut = _is_cut(full, w, h, 0.75 / scale)
+            cut = runs_off(full, w, h, 0.75 / scale)
         out.append(Found(full, cut, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
@@ -538,7 +538,7 @@ def split_quads(q: Quad, lines: tuple[Image, Image, float], paper: Image, white:
     piece must be at least ``min_width`` wide with paper along its border, and where no
     piece is, ``q`` stays whole."""
     grey, edges, low = lines
-    short, long_ = _sides(q)
+    short, long_ = quad_sides(q)
     if depth == 2 and CARD_SHAPE[0] <= long_ / short <= CARD_SHAPE[1]:
         return [q]
     pts = np.array(q, np.float64)
@@ -551,13 +551,13 @@ def split_quads(q: Quad, lines: tuple[Image, Image, float], paper: Image, white:
     for piece in ((a, v[1], v[2], b), (b, v[3], v[0], a)):
         arr = np.array(piece, np.float32)
         pq = order_quad(arr)
-        short, _ = _sides(pq)
+        short, _ = quad_sides(pq)
         if short < min_width or _paper_border(paper, white, arr) < 0.6:
             continue
         out.extend(split_quads(pq, lines, paper, white, min_width, depth=depth - 1))
     return out or [q]
 
 
-def _scaled(q: Quad, k: float) -> Quad:
+def scaled_quad(q: Quad, k: float) -> Quad:
     a, b, c, d = ((x * k, y * k) for x, y in q)
     return (a, b, c, d)

@@ -10,10 +10,10 @@ import pytest
 from hardware_sim.camera import SimCamera, random_style, render_face
 from tablectl.domain.cards import Card
 from tablectl.vision import levels
+from tablectl.vision.cardview import CARD_H, CARD_W, corner_crops
 from tablectl.vision.face import KEEP, SHIFTS, face_cells, face_views
 from tablectl.vision.glyphs import _DILATE_K, _without_lines, ink_image
 from tablectl.vision.planes import planes
-from tablectl.vision.recognise import CARD_H, CARD_W, corner_crops
 
 
 def _rendered(code: str, seed: int) -> np.ndarray:

@@ -12,12 +12,12 @@ import numpy as np
 
 from hardware_sim.camera import SimCamera, random_style
 from tablectl.domain.cards import Card
+from tablectl.vision.cardview import CARD_H, CARD_W
 from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
 from tablectl.vision.face import FaceBook, face_vector
 from tablectl.vision.margins import IndexGate, closest_pairs, measure
 from tablectl.vision.profile import DeckProfile
-from tablectl.vision.recognise import CARD_H, CARD_W
 
 from .conftest import ENROLLED_SEED
 

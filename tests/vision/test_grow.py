@@ -9,11 +9,12 @@ import numpy as np
 
 from hardware_sim.camera import random_style, render_face
 from tablectl.domain.cards import Card
+from tablectl.vision.cardview import warp_card
 from tablectl.vision.grow import grown_quads, partial, squarish
 from tablectl.vision.locate import box_iou, locate_cards, quad_box
 from tablectl.vision.model import FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
-from tablectl.vision.recognise import Recogniser, warp_card
+from tablectl.vision.recognise import Recogniser
 
 from .conftest import ENROLLED_SEED
 
