@@ -3,13 +3,21 @@
 Importing this package loads nothing heavy; OpenCV is loaded by the modules that need it:
 
 * :mod:`~tablectl.vision.model` -- ``FaceRead``, ``FaceStatus``, ``Thresholds``, errors (no cv2)
-* :mod:`~tablectl.vision.profile` -- ``DeckProfile`` save/load (numpy only)
+* :mod:`~tablectl.vision.profile` -- ``DeckProfile`` save/load (numpy only), its files checked
+  by :mod:`~tablectl.vision.profile_check` before use
+* :mod:`~tablectl.vision.frame` -- any frame a camera hands over as 8-bit BGR, or none
 * :mod:`~tablectl.vision.glyphs` -- index segmentation and glyph normalisation
 * :mod:`~tablectl.vision.recognise` -- ``Recogniser`` (shoe window, board frames)
+* :mod:`~tablectl.vision.cardview` -- the canonical card picture: warp, index corners, a
+  photo that is the card itself
 * :mod:`~tablectl.vision.locate` -- finding cards by their outline (with
   :mod:`~tablectl.vision.split`, :mod:`~tablectl.vision.grow` and
   :mod:`~tablectl.vision.tighten`)
+* :mod:`~tablectl.vision.chroma` -- a card before a wall of its own brightness, found by
+  its colour
 * :mod:`~tablectl.vision.corners` -- finding cards by their index corner
+* :mod:`~tablectl.vision.levels`, :mod:`~tablectl.vision.planes` -- order statistics and
+  colour planes of whole frames, the cheaper way (numpy's and OpenCV's own values)
 * :mod:`~tablectl.vision.finder` -- the one finder of a single-card photo's card, shared by
   enrolment and recognition
 * :mod:`~tablectl.vision.cardlike` -- whether a quad that is not read is a card at all
