@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,23 @@ class Expected:
         self.bodies.append((env, compute(request)))
 
 
+def _normal_share_for_idle_children() -> None:
+    """Move this process's children in the idle scheduling class (the odds worker) to the
+    normal one."""
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            pid = int(entry.name)
+            if ppid == me and os.sched_getscheduler(pid) == os.SCHED_IDLE:
+                os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+        except (OSError, ValueError, IndexError):
+            continue
+
+
 class PacedDealer(WireDealer):
     """A :class:`WireDealer` that, after every card and command, waits for the odds."""
 
@@ -95,8 +113,14 @@ class PacedDealer(WireDealer):
         def done(raw: list[tuple[str, bytes]]) -> bool:
             odds = [json.loads(p)["data"] for t, p in raw if t == ODDS]
             return bool(odds) and odds[-1] == want
-        # the worker runs in the idle scheduling class: on a loaded machine it waits for a core
-        if not await asyncio.to_thread(self.recorder.wait_for, done, 60.0):
+        # the worker runs in the idle scheduling class, which on a loaded machine (this suite
+        # beside another) gets no core for minutes: this test checks what it computes, not
+        # that it yields (tests/odds/test_feed.py checks its class), so it gets a normal share
+        for _ in range(60):
+            _normal_share_for_idle_children()
+            if await asyncio.to_thread(self.recorder.wait_for, done, 1.0):
+                break
+        else:
             got = [json.loads(p)["data"] for t, p in self.recorder.raw if t == ODDS]
             pytest.fail(f"no odds message for {want}; the last one: {got[-1:]}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 from datetime import UTC, datetime
 from typing import Any
@@ -147,3 +148,22 @@ async def test_closing_the_process_worker_ends_its_child_at_once() -> None:
     for child in children:
         await asyncio.to_thread(child.join, 30)
         assert child.exitcode == -signal.SIGTERM, child.exitcode
+
+
+async def test_the_process_worker_computes_in_the_idle_scheduling_class() -> None:
+    """Odds never take a core from the table: the child runs in Linux's SCHED_IDLE (the
+    daemon's whole-stack tests give it a normal share back, to judge what it computes on a
+    loaded machine; this is where its class is checked)."""
+    loop = asyncio.get_running_loop()
+    got: asyncio.Queue[tuple[int, dict[str, object]]] = asyncio.Queue()
+    worker = ProcessWorker(lambda t, b: got.put_nowait((t, b)), loop)
+    try:
+        request = request_from_snapshot(_env(SEATS, ["2c", "7d", "9h", "Qc"], seq=1).data)
+        assert request is not None
+        worker.submit(1, request)
+        await asyncio.wait_for(got.get(), 120)     # the child's initializer ran before
+        children = list(worker._pool._processes.values())  # type: ignore[union-attr]
+        assert children and all(os.sched_getscheduler(c.pid) == os.SCHED_IDLE
+                                for c in children if c.pid is not None)
+    finally:
+        worker.close()
