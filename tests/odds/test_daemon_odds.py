@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from tests.daemon_extra.session import (
     WireDealer,
     write_config,
 )
+from tests.odds.priority import normal_share_for_idle_children
 
 ODDS = f"secure/v1/tables/{TABLE}/odds"
 PRECISION = 5.0
@@ -69,23 +69,6 @@ class Expected:
             return
         self.cleared = False
         self.bodies.append((env, compute(request)))
-
-
-def _normal_share_for_idle_children() -> None:
-    """Move this process's children in the idle scheduling class (the odds worker) to the
-    normal one."""
-    me = os.getpid()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            pid = int(entry.name)
-            if ppid == me and os.sched_getscheduler(pid) == os.SCHED_IDLE:
-                os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
-        except (OSError, ValueError, IndexError):
-            continue
 
 
 class PacedDealer(WireDealer):
@@ -117,7 +100,7 @@ class PacedDealer(WireDealer):
         # beside another) gets no core for minutes: this test checks what it computes, not
         # that it yields (tests/odds/test_feed.py checks its class), so it gets a normal share
         for _ in range(60):
-            _normal_share_for_idle_children()
+            normal_share_for_idle_children()
             if await asyncio.to_thread(self.recorder.wait_for, done, 1.0):
                 break
         else:
