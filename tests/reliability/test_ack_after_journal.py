@@ -45,11 +45,11 @@ async def test_the_ack_waits_for_the_consumer_only_when_asked(after_consumed: bo
                 # sent after it, its TAG_GONE on a slow machine, waits behind it)
                 assert shoe.session._oldest_unacked() == held.seq
                 more = asyncio.ensure_future(anext(events))  # done with it: the ACK goes out
-                await poll_until(lambda: shoe.session._oldest_unacked() != held.seq, 5)
+                await poll_until(lambda: shoe.session._oldest_unacked() != held.seq, 30)
                 more.cancel()
                 with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
                     await more
             else:
-                await poll_until(lambda: shoe.session.queued == 0, 5)
+                await poll_until(lambda: shoe.session.queued == 0, 30)
     finally:
         await port.aclose()
