@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
+from tablectl.domain.textfile import TextFileError, read_text_file
 from tablectl.vision.cardview import CARD_H, CARD_W, CORNER, CORNER_WIDE, corner_crops
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.face import Vec, face_vector
@@ -49,8 +50,6 @@ _AUGMENT_ANGLES: Final = (-6.0, 6.0)
 ENABLE_SHARE: Final = 0.9
 """Share of the verification reads that must be right (none wrong) for a profile to be
 enabled with the cards read back unsure held back."""
-MAX_LABELS_BYTES: Final = 1024 * 1024
-"""A labels CSV names a deck's photos: a few KiB (a larger file is refused unread)."""
 _LABEL_RE: Final = re.compile(r"^(10|[2-9TtJjQqKkAa])([cdhsCDHS])(?:$|[^A-Za-z0-9])")
 
 
@@ -80,19 +79,9 @@ def labels_from_csv(path: Path) -> dict[str, Card]:
     """
     out: dict[str, Card] = {}
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_LABELS_BYTES + 1)
-    except OSError as exc:
-        raise EnrolmentError(f"cannot read: {exc.strerror}", path.name) from exc
-    if len(raw) > MAX_LABELS_BYTES:
-        raise EnrolmentError(f"larger than {MAX_LABELS_BYTES // 1024} KiB: not a labels CSV",
-                             path.name)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise EnrolmentError(f"not UTF-8 text (byte {exc.start})", path.name) from None
-    if "\x00" in text:
-        raise EnrolmentError("a NUL byte: not a text file", path.name)
+        text = read_text_file(path).removeprefix("\ufeff")   # a spreadsheet's byte-order mark
+    except TextFileError as exc:
+        raise EnrolmentError(exc.said("labels CSV"), path.name) from None
     try:
         rows = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
