@@ -287,6 +287,12 @@ class TableDaemon:
             if isinstance(exc, JournalWriteError):
                 raise
             raise JournalWriteError("apply", self._journal_path(), str(exc)) from exc
+        except Exception:
+            # a fault in the table's own code while it handled this input: the transaction
+            # rolled the input back, so the controller (which may have taken part of it) is
+            # rebuilt from the journal and stands exactly as before the input came
+            self._undo(inp)
+            raise
         if self.metrics is not None:
             self.metrics.applied(inp, outcome, records, started=started,
                                  commit=time.perf_counter() - committing)
@@ -301,6 +307,17 @@ class TableDaemon:
         if self.tournament is not None:
             self.tournament.free_busted()
         return outcome
+
+    def _undo(self, inp: ControllerInput) -> None:
+        """Rebuild the controller from the journal after ``inp`` failed in the table's code
+        (the journal does not have it); a journal that cannot be read faults the table."""
+        _LOGGER.error("table %s: %s failed inside the controller and was not applied; the "
+                      "controller is rebuilt from the journal", self.table, type(inp).__name__,
+                      extra={"table": self.table})
+        try:
+            self._rebuild()
+        except JournalError as exc:
+            self._fault(f"the journal cannot be read back after a fault: {exc}")
 
     def _journal_path(self) -> str:
         return str(getattr(self.journal, "path", "journal"))
@@ -516,7 +533,8 @@ class TableDaemon:
         has it) then tells the device not to acknowledge it: the reader keeps the read and
         resends it to the restarted daemon, and this source ends (docs/reliability.md,
         "Reads during a journal fault"). A source without it (a camera) loses the event,
-        said in the log.
+        said in the log. An event that fails in the table's own code is not applied (the
+        controller stands as before it), is logged, and the next event is taken.
         """
         async for event in events:
             try:
@@ -530,3 +548,9 @@ class TableDaemon:
                               "unavailable; the reader keeps it for the restarted daemon",
                               self.table, type(event).__name__, extra={"table": self.table})
                 refuse()
+            except Exception as exc:
+                # a fault in the table's own code on this one event (apply rebuilt the
+                # controller): logged, the event lost as a command's would be, the next taken
+                _LOGGER.error("table %s: a %s from a source failed: %s: %s; going on",
+                              self.table, type(event).__name__, type(exc).__name__,
+                              bounded(str(exc)), exc_info=exc, extra={"table": self.table})
