@@ -68,6 +68,7 @@ from tablectl.history.phh_amounts import (
     ACTION,
     PhhError,
     amount,
+    arguments_fit,
     scale_of,
     short,
     short_text,
@@ -299,7 +300,7 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
     parsed = []
     for text in actions:
         m = ACTION.match(text)
-        if not m:
+        if not m or not arguments_fit(m.group("verb"), m.group("arg"), m.group("arg2")):
             raise PhhError(f"cannot parse action {short(text)}")
         parsed.append((m.group("actor"), m.group("verb"), m.group("arg"), m.group("arg2")))
     deals = [len(_cards(arg)) for _, verb, arg, _ in parsed if verb == "db" and arg]

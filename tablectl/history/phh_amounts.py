@@ -33,6 +33,17 @@ class PhhError(TablectlError, ValueError):
 ACTION: Final = re.compile(
     r"^\s*(?P<actor>d|p\d+)\s+(?P<verb>[a-z]+)(?:\s+(?P<arg>\S+))?(?:\s+(?P<arg2>\S+))?\s*$")
 
+ARGUMENTS: Final = {"dh": (2, 2), "db": (1, 1), "f": (0, 0), "cc": (0, 0), "pb": (0, 0),
+                    "cbr": (1, 1), "sm": (0, 1), "sd": (0, 1)}
+"""How many words follow each verb PHH defines (fewest, most): ``p3 f x`` is no fold."""
+
+
+def arguments_fit(verb: str, arg: str | None, arg2: str | None) -> bool:
+    """Whether a verb PHH defines has as many arguments as it takes (an unknown verb is
+    refused later, as unsupported)."""
+    low, high = ARGUMENTS.get(verb, (0, 2))
+    return low <= (arg is not None) + (arg2 is not None) <= high
+
 
 def scale_of(fields: Mapping[str, object]) -> int:
     """10**d for the most decimals any amount has (PHH allows decimal chip amounts)."""

@@ -6,7 +6,8 @@ with one bounded line naming the field, never a traceback and never a hand repla
 the file were sound. Before these checks: a string among ``finishing_stacks`` raised
 ``ValueError``; stacks of 2^63 or 1e308 and a raise of 1e400 were played as amounts no table
 holds; a stack of 1e-10 scaled every amount by 10^10 (1e-400: by 10^400); and a player
-showing cards other than those the file dealt him was replayed ``ok``.
+showing cards other than those the file dealt him was replayed ``ok``, and a fold with extra
+words (``p3 f x y``) was played as a fold.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ CASES: list[tuple[str, Edit, str]] = [
      "p2 shows AhAd but was dealt Tc9s"),
     ("shows more cards than it holds", _sub("'p2 sm Tc9s'", "'p2 sm Tc9sAhAd'"),
      "p2 shows Tc9sAhAd but was dealt Tc9s"),
+    ("a fold with extra words", _sub("'p3 f'", "'p3 f x y'"), r"cannot parse action 'p3 f x y'"),
+    ("a raise with no amount", _sub("'p4 cbr 400000'", "'p4 cbr'"),
+     r"cannot parse action 'p4 cbr'"),
+    ("a call with an amount", _sub("'p2 cc', 'd db", "'p2 cc 5', 'd db"),
+     r"cannot parse action 'p2 cc 5'"),
+    ("a board dealt to a player", _sub("'d db Kc'", "'d db p1 Kc'"),
+     r"cannot parse action 'd db p1 Kc'"),
+    ("hole cards dealt to nobody", _sub("'d dh p3 6s5h'", "'d dh 6s5h'"),
+     r"cannot parse action 'd dh 6s5h'"),
     ("an action of a megabyte", _sub("'p3 f'", "'p3 f\\u0001" + "x" * 1_000_000 + "'"),
      r"cannot parse action 'p3 f\S+x\.\.\.$"),
 ]
