@@ -33,3 +33,13 @@ Importing this package loads nothing heavy; OpenCV is loaded by the modules that
 
 See docs/camera.md.
 """
+
+import os as _os
+
+MAX_IMAGE_PIXELS = 64_000_000
+"""The most pixels an image file may have (a 48-megapixel phone photo has 48 million): a
+1 MB PNG can declare 1.2 billion, which OpenCV would decode into 3.6 GB. Set here, before
+any module of this package imports cv2, which reads it once when it loads; an operator's own
+``OPENCV_IO_MAX_IMAGE_PIXELS`` is kept."""
+
+_os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PIXELS))

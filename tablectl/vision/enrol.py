@@ -31,6 +31,7 @@ from tablectl.vision.cardview import CARD_H, CARD_W, CORNER, CORNER_WIDE, corner
 from tablectl.vision.corners import matching_corners
 from tablectl.vision.face import Vec, face_vector
 from tablectl.vision.finder import card_views
+from tablectl.vision.frame import ImageFileError, read_image
 from tablectl.vision.glyphs import CANON_H, IndexGlyphs, find_grown_index, find_index
 from tablectl.vision.model import (
     EnrolmentError,
@@ -429,14 +430,13 @@ def load_image(path: Path) -> Image:
     """Read a colour image file.
 
     Raises:
-        EnrolmentError: no such file, or not an image.
+        EnrolmentError: no such file, a folder, too large, or not an image
+            (:func:`~tablectl.vision.frame.read_image`).
     """
-    if not path.is_file():  # before OpenCV, which would also print a warning of its own
-        raise EnrolmentError("no such file", str(path))
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise EnrolmentError("cannot read as an image", str(path))
-    return img
+    try:
+        return read_image(path)
+    except ImageFileError as exc:
+        raise EnrolmentError(str(exc), str(path)) from None
 
 
 def enrol_images(deck_id: str, paths: Sequence[Path], mode: Mode = "board",

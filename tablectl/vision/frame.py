@@ -5,6 +5,7 @@ grey or 16-bit mode, a stream with an alpha channel, a frame decoded by other co
 Every stage of the reader assumes 8-bit BGR; fed anything else it raised deep inside OpenCV
 or numpy. :func:`as_bgr8` turns what can be read into 8-bit BGR and says ``None`` for what
 cannot (no pixels, more than four channels, not numbers), so that no frame ends a read.
+:func:`read_image` reads an image file an operator names, refusing what is not one in a line.
 
 >>> import numpy as np
 >>> as_bgr8(np.zeros((4, 6), np.uint16)).shape, as_bgr8(np.zeros((4, 6), np.uint16)).dtype
@@ -15,10 +16,51 @@ True
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Final
+
 import cv2
 import numpy as np
 
+from tablectl.vision import MAX_IMAGE_PIXELS
 from tablectl.vision.model import Image
+
+MAX_IMAGE_BYTES: Final = 64 * 1024 * 1024
+"""The largest image file read (a phone's photo is a few MB)."""
+
+
+class ImageFileError(ValueError):
+    """A file that is not an image this reader takes; the message says why, in a line."""
+
+
+def read_image(path: Path) -> Image:
+    """The colour image in the file ``path``, as 8-bit BGR.
+
+    Raises:
+        ImageFileError: no such file, a folder, larger than :data:`MAX_IMAGE_BYTES` or
+            :data:`MAX_IMAGE_PIXELS`, or not an image OpenCV decodes.
+    """
+    if path.is_dir():
+        raise ImageFileError("is a folder, not an image file")
+    if not path.is_file():   # before OpenCV, which would also print a warning of its own
+        raise ImageFileError("no such file")
+    size = path.stat().st_size
+    if size > MAX_IMAGE_BYTES:
+        raise ImageFileError(f"{size} bytes: an image file may have at most "
+                             f"{MAX_IMAGE_BYTES // (1024 * 1024)} MiB")
+    try:
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error as exc:    # the pixel limit is an assertion inside the decoder
+        if "MAX_IMAGE_PIXELS" in str(exc):
+            raise ImageFileError(f"more than {MAX_IMAGE_PIXELS:,} pixels: too large an "
+                                 "image") from None
+        raise ImageFileError("cannot read as an image") from None
+    if img is None:
+        raise ImageFileError("cannot read as an image")
+    if img.shape[0] * img.shape[1] > MAX_IMAGE_PIXELS:   # OpenCV loaded before this package
+        raise ImageFileError(f"{img.shape[1]}x{img.shape[0]} pixels: at most "
+                             f"{MAX_IMAGE_PIXELS:,}")
+    return np.asarray(img)
 
 
 def as_bgr8(image: object) -> Image | None:
