@@ -12,6 +12,7 @@ from tablectl.cli.camera_live import enrol_live, print_margins, print_unseen
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, print_json
 from tablectl.domain.cards import FULL_DECK, Card
+from tablectl.domain.numbers import whole
 
 if TYPE_CHECKING:
     from tablectl.vision.model import Image
@@ -148,7 +149,7 @@ def add_camera(sub: Subparsers) -> None:
                        help="enrol at the table from this camera (device index, file, RTSP or "
                             "HTTP MJPEG URL): the dealer shows each card, the console "
                             "confirms, then shows every card again for verification")
-    enrol.add_argument("--frames", type=int, default=2,
+    enrol.add_argument("--frames", type=whole(1, 50), default=2,
                        help="frames taken per card shown (live enrolment, default 2)")
     enrol.add_argument("images", nargs="*", metavar="IMAGE")
     enrol.set_defaults(handler=_camera_enrol)

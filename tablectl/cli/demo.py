@@ -10,6 +10,7 @@ import sys
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, count
+from tablectl.domain.numbers import number
 
 
 def _demo_engine_only(args: argparse.Namespace) -> int:
@@ -184,7 +185,7 @@ def add_demo(sub: Subparsers) -> None:
                    help="publish to this broker (mqtt://host:port) instead of starting a "
                         "private mosquitto")
     p.add_argument("--table", default="demo", help="table id (default demo)")
-    p.add_argument("--pace", type=float, default=None,
+    p.add_argument("--pace", type=number(0, 60), default=None,
                    help="seconds between the dealer's steps (default 0.4 live, 0.02 plain)")
     p.add_argument("--plain", action="store_true",
                    help="one line per hand even on a terminal")

@@ -14,6 +14,8 @@ from pathlib import Path
 from tablectl.cli.dialogue import TerminalDialogue
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, print_json
+from tablectl.config import MAX_SEATS
+from tablectl.domain.numbers import number, whole
 
 
 def _check_out(path: Path, force: bool, command: str) -> None:
@@ -183,7 +185,7 @@ def _add_reader_arguments(p: argparse.ArgumentParser, *, reader: bool = True) ->
     if reader:
         p.add_argument("--reader", choices=["shoe", "table"], default="shoe",
                        help="what the reader is: a card shoe (default) or table antennas")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=number(0, 86400, above=True), default=60.0, metavar="SECONDS",
                    help="give up after this long without a read or an answer (default 60)")
 
 
@@ -221,7 +223,7 @@ def add_deck(sub: Subparsers) -> None:
     ver.add_argument("--other", action="append", default=[], metavar="DECK",
                      help="another registered deck, to name the deck of a foreign tag "
                           "(repeatable)")
-    ver.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
+    ver.add_argument("--settle", type=number(0, 3600), default=1.0, metavar="SECONDS",
                      help="after the last card, wait this long for stray reads (default 1)")
     ver.add_argument("--json", action="store_true", help="print the report as JSON")
     ver.set_defaults(handler=_deck_verify)
@@ -240,10 +242,10 @@ def add_table(sub: Subparsers) -> None:
     cal.add_argument("--out", required=True, metavar="FILE",
                      help="the antenna map to write (config/antennas/NAME.toml)")
     cal.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    cal.add_argument("--seats", type=int, default=10, help="seats (default 10)")
-    cal.add_argument("--slots", type=int, default=1,
+    cal.add_argument("--seats", type=whole(1, MAX_SEATS), default=10, help="seats (default 10)")
+    cal.add_argument("--slots", type=whole(1, 4), default=1,
                      help="antennas per seat (default 1; 2 asks for 'seat N slot K')")
-    cal.add_argument("--board", type=int, default=5, help="board positions (default 5)")
+    cal.add_argument("--board", type=whole(0, 10), default=5, help="board positions (default 5)")
     cal.add_argument("--no-muck", action="store_true", help="the table has no muck antenna")
     cal.add_argument("--no-burn", action="store_true", help="the table has no burn antenna")
     cal.set_defaults(handler=_table_calibrate)

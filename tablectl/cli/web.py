@@ -9,6 +9,7 @@ from pathlib import Path
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers
 from tablectl.domain.errors import TablectlError
+from tablectl.domain.numbers import whole
 
 
 def _web(args: argparse.Namespace) -> int:
@@ -43,7 +44,8 @@ def add_web(sub: Subparsers) -> None:
                                    "overlay to browsers (config section [web])")
     p.add_argument("--config", metavar="FILE", help="the table config file")
     p.add_argument("--host", default=None, help="listen address (default: web.host)")
-    p.add_argument("--port", type=int, default=None, help="listen port (default: web.port)")
+    p.add_argument("--port", type=whole(0, 65535), default=None,
+                   help="listen port (default: web.port)")
     p.add_argument("--hash-password", action="store_true",
                    help="read a password (prompt or stdin) and print its hash for the "
                         "users file, then exit")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.numbers import number, whole
 from tablectl.floor.money import currency, money_format
 from tablectl.floor.pg_setup import where
 from tablectl.floor.rules import HouseRules
@@ -367,18 +368,18 @@ def add_floor(sub: _Subparsers) -> None:
                           "(default %(default)s)")
     run.add_argument("--rules", metavar="FILE",
                      help="house jackpot / high-hand rules (config/floor/house-rules.toml)")
-    run.add_argument("--batch-max", type=int, default=500, metavar="N",
+    run.add_argument("--batch-max", type=whole(1, 32767), default=500, metavar="N",
                      help="messages per transaction (default %(default)s)")
-    run.add_argument("--batch-wait", type=float, default=20.0, metavar="MS",
+    run.add_argument("--batch-wait", type=number(0, 60000), default=20.0, metavar="MS",
                      help="how long a batch waits for more messages (default 20 ms)")
-    run.add_argument("--db-wait", type=float, default=30.0, metavar="SECONDS",
+    run.add_argument("--db-wait", type=number(0, 86400), default=30.0, metavar="SECONDS",
                      help="how long to wait for the database at start (default 30 s)")
     run.add_argument("--no-stats", action="store_true",
                      help="do not publish the seated players' statistics after each hand "
                           "(poker/v1/floor/tables/T/stats, retained; docs/floor.md)")
     run.add_argument("--no-share", action="store_true",
                      help="a plain subscription (a single worker on a broker without $share)")
-    run.add_argument("--metrics-port", type=int, metavar="PORT",
+    run.add_argument("--metrics-port", type=whole(0, 65535), metavar="PORT",
                      help="serve Prometheus metrics on /metrics at this port (messages, "
                           "events applied, quarantined, store failures; default: none)")
     run.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST",
@@ -392,7 +393,7 @@ def add_floor(sub: _Subparsers) -> None:
     hands.add_argument("--table", help="only this table")
     hands.add_argument("--since", type=_since, metavar="TIME",
                        help="only hands started at or after this ISO time (UTC if no zone)")
-    hands.add_argument("--limit", type=int, default=1000, metavar="N",
+    hands.add_argument("--limit", type=whole(1, 10**7), default=1000, metavar="N",
                        help="at most this many hands, the oldest first (default %(default)s)")
     hands.add_argument("--json", action="store_true",
                        help="one JSON object per line, amounts in chip units as stored, with "
@@ -458,7 +459,7 @@ def add_floor(sub: _Subparsers) -> None:
     export.add_argument("--table", help="only this table")
     export.add_argument("--since", type=_since, metavar="TIME",
                         help="only hands started at or after this ISO time (UTC if no zone)")
-    export.add_argument("--limit", type=int, default=100000, metavar="N",
+    export.add_argument("--limit", type=whole(1, 10**7), default=100000, metavar="N",
                         help="at most this many hands, the oldest first (default %(default)s)")
     export.set_defaults(handler=_guard(_export))
 
@@ -469,7 +470,8 @@ def add_floor(sub: _Subparsers) -> None:
                      help="TOML file with username and password (a display user)")
     web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
     web.add_argument("--host", default="127.0.0.1", help="listen address (default %(default)s)")
-    web.add_argument("--port", type=int, default=8090, help="listen port (default %(default)s)")
+    web.add_argument("--port", type=whole(0, 65535), default=8090,
+                     help="listen port (default %(default)s)")
     web.set_defaults(handler=_guard(_web))
 
 

@@ -1,0 +1,57 @@
+"""Numbers on the command line are bounded before use (``tablectl.domain.numbers``).
+
+Before: ``demo --pace nan`` never dealt (the demo hung), ``equity --seed -5`` ended with
+numpy's ``ValueError`` traceback, ``table calibrate --seats 999999999`` built a billion
+positions, and ``deck verify --settle inf`` or ``floor run --db-wait nan`` took the value as
+a wait. Each is now argparse's usage line naming the option and its range, exit 2, before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tablectl.cli import main
+
+DEV = ["--device", "socket://127.0.0.1:1"]
+DB = ["--db", "postgresql://postgres@127.0.0.1:5432/x"]
+
+CASES: list[tuple[list[str], str, str]] = [
+    (["demo", "--hands", "1", "--plain"], "--pace", "nan"),
+    (["demo", "--hands", "1", "--plain"], "--pace", "-1"),
+    (["demo", "--hands", "1", "--plain"], "--pace", "1e308"),
+    (["equity", "--variant", "holdem", "AhAd", "KsKc"], "--seed", "-5"),
+    (["equity", "--variant", "holdem", "AhAd", "KsKc"], "--seed", "9" * 5000),
+    (["table", "calibrate", *DEV, "--out", "x.toml"], "--seats", "999999999"),
+    (["table", "calibrate", *DEV, "--out", "x.toml"], "--seats", "0"),
+    (["table", "calibrate", *DEV, "--out", "x.toml"], "--slots", "-2"),
+    (["table", "calibrate", *DEV, "--out", "x.toml"], "--board", "1e3"),
+    (["deck", "verify", "d.csv", *DEV], "--settle", "inf"),
+    (["deck", "verify", "d.csv", *DEV], "--timeout", "0"),
+    (["deck", "register", *DEV, "--out", "d.csv"], "--timeout", "nan"),
+    (["floor", "run", *DB], "--db-wait", "nan"),
+    (["floor", "run", *DB], "--batch-wait", "1e9"),
+    (["floor", "run", *DB], "--batch-max", "0"),
+    (["floor", "run", *DB], "--metrics-port", "70000"),
+    (["floor", "hands", *DB], "--limit", "-1"),
+    (["web", "--config", "c.toml"], "--port", "-1"),
+    (["camera", "enrol", "--deck-id", "x", "--out", "p", "--live", "0"], "--frames", "0"),
+]
+
+
+@pytest.mark.parametrize(("argv", "option", "value"), CASES,
+                         ids=[f"{c[0][0]} {c[1]} {c[2][:8]}" for c in CASES])
+def test_a_number_out_of_range_is_a_usage_error_before_anything_runs(
+        argv: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main([*argv, option, value])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"argument {option}: {value[:40]}: not a " in err, err
+    assert len(err) < 200
+
+
+def test_a_number_in_range_still_goes_through(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["equity", "--variant", "holdem", "AhAd", "KsKc", "--seed", "7",
+                 "--precision", "5"]) == 0
+    assert "AhAd" in capsys.readouterr().out
