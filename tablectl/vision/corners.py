@@ -26,7 +26,7 @@ decides which pairs to read and what to keep.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -70,6 +70,14 @@ SAME_INDEX: Final = 0.8
 """Glyph correlation at which two index corners are taken for the same card's."""
 
 
+View = tuple[float, float, float, float]
+"""How the table's plane is seen about a point of the frame: a 2x2 matrix (row-major, of
+determinant 1) taking directions on the table to frame directions. A camera looking at the
+table at a slant shortens everything along its line of sight."""
+FLAT: Final[View] = (1.0, 0.0, 0.0, 1.0)
+"""The table seen square on (or nothing known of the view)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GlyphPair:
     """Two glyph-sized marks on paper that may be a rank (``top``) over its suit.
@@ -77,10 +85,13 @@ class GlyphPair:
     Attributes:
         top: centre of the glyph taken for the rank (frame px).
         bottom: centre of the glyph taken for the suit.
+        view: how the table is seen there (:func:`table_view`); the upright crop and the
+            card placed from the index undo it.
     """
 
     top: tuple[float, float]
     bottom: tuple[float, float]
+    view: View = FLAT
 
     @property
     def down(self) -> npt.NDArray[np.float64]:
@@ -244,17 +255,25 @@ def by_scale(pairs: list[GlyphPair], spans: list[float]) -> list[GlyphPair]:
 
 def _axes(pair: GlyphPair) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
                                     npt.NDArray[np.float64], float, int]:
-    """The crop's frame geometry: centre, down and right unit vectors, frame px per crop
-    px, crop width."""
-    u = pair.down
-    v = np.array([u[1], -u[0]])  # right on the card's face (image y runs down)
+    """The crop's frame geometry: centre, down and right vectors (unit vectors on the
+    table, seen through ``pair.view``), frame px per crop px along them, crop width."""
+    if pair.view == FLAT:
+        u = pair.down
+        v = np.array([u[1], -u[0]])  # right on the card's face (image y runs down)
+        dist = pair.distance
+    else:  # the pair as it lies on the table, then seen again through the view
+        a = np.array(pair.view, np.float64).reshape(2, 2)
+        d = np.linalg.solve(a, np.subtract(pair.bottom, pair.top))
+        dist = max(float(np.hypot(*d)), 1e-6)
+        ut = d / dist
+        u, v = a @ ut, a @ np.array([ut[1], -ut[0]])
     span_w, span_h = _CROP_SPAN
-    k = span_h * pair.distance / CROP_H
+    k = span_h * dist / CROP_H
     cw = round(CROP_H * span_w / span_h)
     mid = (np.asarray(pair.top) + np.asarray(pair.bottom)) / 2
     # the index sits in the crop's upper left: its centre about 0.4 of the crop down and
     # 0.28 across, as in a corner crop of a standard card
-    centre = mid + u * (0.10 * span_h * pair.distance) + v * (0.113 * span_w * pair.distance)
+    centre = mid + u * (0.10 * span_h * dist) + v * (0.113 * span_w * dist)
     return centre, u, v, k, cw
 
 
@@ -279,7 +298,8 @@ def realigned(pair: GlyphPair, axis: tuple[float, float, float, float]) -> Glyph
     rx, ry, sx, sy = axis
     top = origin + k * (rx * v + ry * u)
     bottom = origin + k * (sx * v + sy * u)
-    return GlyphPair((float(top[0]), float(top[1])), (float(bottom[0]), float(bottom[1])))
+    return GlyphPair((float(top[0]), float(top[1])), (float(bottom[0]), float(bottom[1])),
+                     pair.view)
 
 
 def card_quad(pair: GlyphPair, box: tuple[int, int, int, int], tilt: float = 0.0,
@@ -303,6 +323,56 @@ def card_quad(pair: GlyphPair, box: tuple[int, int, int, int], tilt: float = 0.0
     c3 = c0 + card_h * down
     return ((float(c0[0]), float(c0[1])), (float(c1[0]), float(c1[1])),
             (float(c2[0]), float(c2[1])), (float(c3[0]), float(c3[1])))
+
+
+def table_view(quads: Sequence[Quad], at: tuple[float, float]) -> View:
+    """How the table is seen at the frame point ``at``, from the outlines of cards
+    accepted in the frame (``quads``, each a card of
+    :data:`~tablectl.vision.grow.CARD_ASPECT` whose first side is its top edge, as the
+    card was read): each outline is the image of a card-shaped rectangle on the table, so
+    the perspective map from one to the other tells how directions on the table are
+    stretched at any point of the frame (the far row of a table is shortened more than the
+    near one). Each card's map is taken at ``at`` (its derivative there), its metric
+    (``J J^T``: the card's own turn on the table drops out) scaled to determinant 1, the
+    metrics averaged, nearer cards counting more, and the symmetric square root taken.
+    :data:`FLAT` where no outline tells."""
+    metrics = []
+    weights = []
+    src = np.array([[0, 0], [1, 0], [1, CARD_ASPECT], [0, CARD_ASPECT]], np.float32)
+    pt = np.array(at, np.float64)
+    for q in quads:
+        p = np.array(q, np.float32)
+        hom = cv2.getPerspectiveTransform(src, p)
+        try:
+            back = np.linalg.inv(hom)
+        except np.linalg.LinAlgError:
+            continue
+        t = back @ np.array([pt[0], pt[1], 1.0])
+        if abs(t[2]) < 1e-12:
+            continue
+        x, y = t[0] / t[2], t[1] / t[2]
+        w = hom[2, 0] * x + hom[2, 1] * y + hom[2, 2]
+        if abs(w) < 1e-12:
+            continue
+        u = (hom[0, 0] * x + hom[0, 1] * y + hom[0, 2]) / w
+        v = (hom[1, 0] * x + hom[1, 1] * y + hom[1, 2]) / w
+        jac = np.array([[hom[0, 0] - u * hom[2, 0], hom[0, 1] - u * hom[2, 1]],
+                        [hom[1, 0] - v * hom[2, 0], hom[1, 1] - v * hom[2, 1]]]) / w
+        det = abs(float(np.linalg.det(jac)))
+        if det <= 1e-12:
+            continue
+        jac /= np.sqrt(det)
+        size = np.sqrt(det) * np.sqrt(CARD_ASPECT)
+        far = float(np.hypot(*(p.mean(axis=0) - pt)))
+        metrics.append(jac @ jac.T)
+        weights.append(1.0 / (far + size) ** 2)
+    if not metrics:
+        return FLAT
+    m = np.average(np.array(metrics), axis=0, weights=np.array(weights))
+    w, vecs = np.linalg.eigh(m)
+    root = vecs @ np.diag(np.sqrt(np.maximum(w, 1e-9))) @ vecs.T
+    root /= np.sqrt(float(np.linalg.det(root)))
+    return (float(root[0, 0]), float(root[0, 1]), float(root[1, 0]), float(root[1, 1]))
 
 
 PLACE_SCALES: Final = (1.0, 0.95, 1.05)

@@ -46,6 +46,7 @@ from tablectl.vision.corners import (
     inside_share,
     placements,
     realigned,
+    table_view,
     upright_crop,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
@@ -55,7 +56,7 @@ from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
-from tablectl.vision.outline import fits, parts_of, quad_area, within
+from tablectl.vision.outline import fits, long_side, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
@@ -71,6 +72,9 @@ CORNER_PAIRS: Final = 48
 """Glyph pairs the corner search considers when cards already read in the frame tell the
 index's likely size (:func:`~tablectl.vision.corners.by_scale`): those of that size are
 read first, within the same :data:`CORNER_READS`."""
+VIEW_READS: Final = 8
+"""Index reads a frame may spend on second looks through the table's view
+(:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -451,6 +455,23 @@ class Recogniser:
             return None
         return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
+    def _viewed(self, frame: Image, pair: GlyphPair, held: list[Quad],
+                hit: tuple[GlyphPair, IndexRead] | None, budget: list[int],
+                ) -> tuple[GlyphPair, IndexRead] | None:
+        """A pair read short of the index-only grade (``hit``, or ``None``) read again as it
+        lies on the table (:func:`~tablectl.vision.corners.table_view`, from the outlines
+        accepted, ``held``): a camera at a slant shortens an index along its line of sight,
+        and a crop cut square in the frame reads it squat. Kept if it grades higher; a look
+        reading another card cancels both. ``budget``: :data:`VIEW_READS` left."""
+        alt = self._corner_read(frame, replace(pair, view=table_view(held, pair.top)), budget)
+        if alt is None:
+            return hit
+        if hit is None:
+            return alt
+        if alt[1].card != hit[1].card:
+            return None
+        return alt if self._corner_grade(alt[1]) > self._corner_grade(hit[1]) else hit
+
     def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
         """A card found by its index corner, placed at ``q``, judged on its face: where the
         face leans to the card read but short of its gate, the placement is uncertain
@@ -498,10 +519,13 @@ class Recogniser:
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
-        spans = [RANK_SUIT * index_h * _long_side(q) for q, r in found
+        spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
         todo = by_scale(glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS),
                         spans)
+        # the cards accepted so far tell how the table is seen (a camera at a slant)
+        held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
+        view_budget = [VIEW_READS]
         while todo:
             pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
@@ -511,6 +535,9 @@ class Recogniser:
             if budget[0] <= 0:
                 break
             hit = self._corner_read(frame, pair, budget)
+            if (held and view_budget[0] > 0
+                    and (hit is None or self._corner_grade(hit[1]) < 2)):
+                hit = self._viewed(frame, pair, held, hit, view_budget)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)
@@ -565,12 +592,6 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
-
-
-def _long_side(q: Quad) -> float:
-    p = np.array(q, np.float64)
-    sides = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def _rank(r: IndexRead) -> tuple[int, bool, float]:
