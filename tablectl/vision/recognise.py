@@ -37,6 +37,7 @@ from tablectl.vision.cardview import (
 )
 from tablectl.vision.chroma import colour_cards
 from tablectl.vision.corners import (
+    FLAT,
     INDEX_ON_CARD,
     RANK_SUIT,
     GlyphPair,
@@ -463,11 +464,11 @@ class Recogniser:
         accepted, ``held``): a camera at a slant shortens an index along its line of sight,
         and a crop cut square in the frame reads it squat. Kept if it grades higher; a look
         reading another card cancels both. ``budget``: :data:`VIEW_READS` left."""
-        alt = self._corner_read(frame, replace(pair, view=table_view(held, pair.top)), budget)
-        if alt is None:
-            return hit
-        if hit is None:
-            return alt
+        view = table_view(held, pair.top)  # FLAT: seen square on, the same crop again
+        alt = None if view == FLAT else self._corner_read(frame, replace(pair, view=view),
+                                                          budget)
+        if alt is None or hit is None:
+            return hit or alt
         if alt[1].card != hit[1].card:
             return None
         return alt if self._corner_grade(alt[1]) > self._corner_grade(hit[1]) else hit
@@ -525,7 +526,7 @@ class Recogniser:
                         spans)
         # the cards accepted so far tell how the table is seen (a camera at a slant)
         held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
-        view_budget = [VIEW_READS]
+        view_budget, grade = [VIEW_READS], self._corner_grade
         while todo:
             pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
@@ -535,8 +536,7 @@ class Recogniser:
             if budget[0] <= 0:
                 break
             hit = self._corner_read(frame, pair, budget)
-            if (held and view_budget[0] > 0
-                    and (hit is None or self._corner_grade(hit[1]) < 2)):
+            if held and view_budget[0] > 0 and (hit is None or grade(hit[1]) < 2):
                 hit = self._viewed(frame, pair, held, hit, view_budget)
             if hit is not None:
                 hits.append(hit)
