@@ -18,7 +18,9 @@ marks on a box or a newspaper is never reported).
    on the card. Both orders are tried (which one is the rank is not known yet).
 4. Crop: the frame around the pair is resampled into an upright crop of the shape and
    scale the reader's index corner crops have (:func:`upright_crop`), and the card's outline
-   is estimated from where the index sits on a standard card (:func:`card_quad`).
+   is estimated from where the index sits on a standard card (:func:`card_quad`); both
+   can be cut as the index lies on the table (:func:`table_view`, from the outlines of the
+   cards already read), where a camera at a slant shortens it along its line of sight.
 
 Pure functions over arrays; the reader (:class:`~tablectl.vision.recognise.Recogniser`)
 decides which pairs to read and what to keep.
@@ -330,7 +332,7 @@ VIEW_STRETCH: Final = 1.1
 over its smaller) is as good as :data:`FLAT`: the crop cut through it differs by under 5%
 along each axis, well inside the index layout's gate (0.15 of the rank's height); the
 rendered tables of the bench, tilted up to 30 degrees, give 1.01-1.03, the webcam over the
-blackjack table 1.25-1.45."""
+blackjack table 1.15-1.5."""
 
 
 def stretch(view: View) -> float:
