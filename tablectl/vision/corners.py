@@ -341,56 +341,76 @@ def stretch(view: View) -> float:
     return float(s[0] / max(float(s[1]), 1e-9))
 
 
-def table_view(quads: Sequence[Quad], at: tuple[float, float]) -> View:
-    """How the table is seen at the frame point ``at``, from the outlines of cards
-    accepted in the frame (``quads``, each a card of
+CardMaps = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]
+"""The perspective maps of a frame's accepted cards (:func:`card_maps`): each card's map
+from a card-shaped rectangle to its outline, its inverse, and the outline's centre."""
+
+
+def card_maps(quads: Sequence[Quad]) -> CardMaps:
+    """The perspective map of each outline in ``quads`` (each a card of
     :data:`~tablectl.vision.grow.CARD_ASPECT` whose first side is its top edge, as the
-    card was read): each outline is the image of a card-shaped rectangle on the table, so
-    the perspective map from one to the other tells how directions on the table are
-    stretched at any point of the frame (the far row of a table is shortened more than the
-    near one). Each card's map is taken at ``at`` (its derivative there), its metric
-    (``J J^T``: the card's own turn on the table drops out) scaled to determinant 1, the
-    metrics averaged, nearer cards counting more, and the symmetric square root taken.
-    :data:`FLAT` where no outline tells, or the view stretches less than
-    :data:`VIEW_STRETCH`."""
-    metrics = []
-    weights = []
+    card was read): the image of a card-shaped rectangle on the table. Made once a frame;
+    :func:`view_at` evaluates them wherever a pair lies."""
     src = np.array([[0, 0], [1, 0], [1, CARD_ASPECT], [0, CARD_ASPECT]], np.float32)
-    pt = np.array(at, np.float64)
+    homs, backs, centres = [], [], []
     for q in quads:
         p = np.array(q, np.float32)
         hom = cv2.getPerspectiveTransform(src, p)
-        try:
-            back = np.linalg.inv(hom)
-        except np.linalg.LinAlgError:
+        if abs(float(np.linalg.det(hom))) < 1e-12:
             continue
-        t = back @ np.array([pt[0], pt[1], 1.0])
-        if abs(t[2]) < 1e-12:
-            continue
-        x, y = t[0] / t[2], t[1] / t[2]
-        w = hom[2, 0] * x + hom[2, 1] * y + hom[2, 2]
-        if abs(w) < 1e-12:
-            continue
-        u = (hom[0, 0] * x + hom[0, 1] * y + hom[0, 2]) / w
-        v = (hom[1, 0] * x + hom[1, 1] * y + hom[1, 2]) / w
-        jac = np.array([[hom[0, 0] - u * hom[2, 0], hom[0, 1] - u * hom[2, 1]],
-                        [hom[1, 0] - v * hom[2, 0], hom[1, 1] - v * hom[2, 1]]]) / w
-        det = abs(float(np.linalg.det(jac)))
-        if det <= 1e-12:
-            continue
-        jac /= np.sqrt(det)
-        size = np.sqrt(det) * np.sqrt(CARD_ASPECT)
-        far = float(np.hypot(*(p.mean(axis=0) - pt)))
-        metrics.append(jac @ jac.T)
-        weights.append(1.0 / (far + size) ** 2)
-    if not metrics:
+        homs.append(hom)
+        backs.append(np.linalg.inv(hom))
+        centres.append(p.mean(axis=0))
+    if not homs:
+        return np.zeros((0, 3, 3)), np.zeros((0, 3, 3)), np.zeros((0, 2))
+    return np.array(homs), np.array(backs), np.array(centres, np.float64)
+
+
+def view_at(maps: CardMaps, at: tuple[float, float]) -> View:
+    """How the table is seen at the frame point ``at``: each card's map (``maps``) taken
+    there (its derivative), its metric (``J J^T``: the card's own turn on the table drops
+    out) scaled to determinant 1, the metrics averaged, nearer cards counting more (the far
+    row of a table is shortened more than the near one), and the symmetric square root
+    taken. :data:`FLAT` where no card tells, or the view stretches less than
+    :data:`VIEW_STRETCH`."""
+    homs, backs, centres = maps
+    if not len(homs):
         return FLAT
-    m = np.average(np.array(metrics), axis=0, weights=np.array(weights))
-    w, vecs = np.linalg.eigh(m)
-    root = vecs @ np.diag(np.sqrt(np.maximum(w, 1e-9))) @ vecs.T
+    t = backs @ np.array([at[0], at[1], 1.0])
+    ok = np.abs(t[:, 2]) > 1e-12
+    x = t[:, 0] / np.where(ok, t[:, 2], 1.0)
+    y = t[:, 1] / np.where(ok, t[:, 2], 1.0)
+    h = homs
+    w = h[:, 2, 0] * x + h[:, 2, 1] * y + h[:, 2, 2]
+    ok &= np.abs(w) > 1e-12
+    w = np.where(ok, w, 1.0)
+    u = (h[:, 0, 0] * x + h[:, 0, 1] * y + h[:, 0, 2]) / w
+    v = (h[:, 1, 0] * x + h[:, 1, 1] * y + h[:, 1, 2]) / w
+    jac = np.stack([np.stack([h[:, 0, 0] - u * h[:, 2, 0], h[:, 0, 1] - u * h[:, 2, 1]], -1),
+                    np.stack([h[:, 1, 0] - v * h[:, 2, 0], h[:, 1, 1] - v * h[:, 2, 1]], -1)],
+                   1) / w[:, None, None]
+    det = np.abs(np.linalg.det(jac))
+    ok &= det > 1e-12
+    if not ok.any():
+        return FLAT
+    jac, det = jac[ok], det[ok]
+    jac = jac / np.sqrt(det)[:, None, None]
+    size = np.sqrt(det * CARD_ASPECT)
+    far = np.hypot(*(centres[ok] - np.array(at)).T)
+    m = np.average(jac @ jac.transpose(0, 2, 1), axis=0, weights=1.0 / (far + size) ** 2)
+    ev, vecs = np.linalg.eigh(m)
+    root = vecs @ np.diag(np.sqrt(np.maximum(ev, 1e-9))) @ vecs.T
     root /= np.sqrt(float(np.linalg.det(root)))
     view = (float(root[0, 0]), float(root[0, 1]), float(root[1, 0]), float(root[1, 1]))
     return view if stretch(view) >= VIEW_STRETCH else FLAT
+
+
+def table_view(quads: Sequence[Quad], at: tuple[float, float]) -> View:
+    """How the table is seen at ``at``, from the outlines ``quads`` of cards accepted in
+    the frame (:func:`card_maps`, :func:`view_at`): each outline is the image of a
+    card-shaped rectangle on the table, so the perspective map from one to the other tells
+    how directions on the table are stretched at any point of the frame."""
+    return view_at(card_maps(quads), at)
 
 
 PLACE_SCALES: Final = (1.0, 0.95, 1.05)

@@ -40,15 +40,17 @@ from tablectl.vision.corners import (
     FLAT,
     INDEX_ON_CARD,
     RANK_SUIT,
+    CardMaps,
     GlyphPair,
     by_scale,
+    card_maps,
     card_quad,
     glyph_pairs,
     inside_share,
     placements,
     realigned,
-    table_view,
     upright_crop,
+    view_at,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
@@ -456,17 +458,14 @@ class Recogniser:
             return None
         return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
-    def _viewed(self, frame: Image, pair: GlyphPair, held: list[Quad],
+    def _viewed(self, frame: Image, pair: GlyphPair, held: CardMaps,
                 hit: tuple[GlyphPair, IndexRead] | None, budget: list[int],
                 ) -> tuple[GlyphPair, IndexRead] | None:
-        """A pair read short of the index-only grade (``hit``, or ``None``) read again as it
-        lies on the table (:func:`~tablectl.vision.corners.table_view`, from the outlines
-        accepted, ``held``): a camera at a slant shortens an index along its line of sight,
-        and a crop cut square in the frame reads it squat. Kept if it grades higher; a look
-        reading another card cancels both. ``budget``: :data:`VIEW_READS` left."""
-        view = table_view(held, pair.top)  # FLAT: seen square on, the same crop again
-        alt = None if view == FLAT else self._corner_read(frame, replace(pair, view=view),
-                                                          budget)
+        """A pair read short of the index-only grade (``hit``) read again as it lies on the
+        table (:func:`~tablectl.vision.corners.view_at`; a slant shortens an index): kept if
+        it grades higher; a look reading another card cancels both."""
+        view = view_at(held, pair.top)  # FLAT: seen square on, the same crop again
+        alt = self._corner_read(frame, replace(pair, view=view), budget) if view != FLAT else None
         if alt is None or hit is None:
             return hit or alt
         if alt[1].card != hit[1].card:
@@ -526,6 +525,7 @@ class Recogniser:
                         spans)
         # the cards accepted so far tell how the table is seen (a camera at a slant)
         held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
+        maps: list[CardMaps] = []  # made once, where a second look is first wanted
         view_budget, grade = [VIEW_READS], self._corner_grade
         while todo:
             pair = todo.pop(0)
@@ -537,7 +537,8 @@ class Recogniser:
                 break
             hit = self._corner_read(frame, pair, budget)
             if held and view_budget[0] > 0 and (hit is None or grade(hit[1]) < 2):
-                hit = self._viewed(frame, pair, held, hit, view_budget)
+                maps = maps or [card_maps(held)]
+                hit = self._viewed(frame, pair, maps[0], hit, view_budget)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)
