@@ -237,6 +237,8 @@ def _real(step: int) -> dict[str, object]:
         "rank_wrong_accepted": ranks.accepted_wrong,
         "scene_cards": ranks.boxes, "scene_cards_found": ranks.cards,
         "scene_accepted_right_share": round(ranks.accepted_right / max(ranks.boxes, 1), 3),
+        "scene_accepted_right_share_iou": round(ranks.accepted_right_iou
+                                                / max(ranks.boxes, 1), 3),
         "held_out_right": held.right, "held_out_total": held.total, "held_out_wrong": held.wrong,
         "designs_accepted": designs.accepted, "designs_wrong": designs.wrong,
         "designs_wrong_share": round(designs.wrong_share, 3),

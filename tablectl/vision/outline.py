@@ -61,3 +61,10 @@ def fits(outline: Quad, estimate: Quad) -> bool:
 def quad_area(q: Quad) -> float:
     """The area of ``q`` (px²)."""
     return float(cv2.contourArea(np.array(q, np.float32)))
+
+
+def long_side(q: Quad) -> float:
+    """The mean length of a quad's two longer opposite sides (a card's length)."""
+    p = np.array(q, np.float64)
+    sides = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
+    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)

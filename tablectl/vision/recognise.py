@@ -37,16 +37,20 @@ from tablectl.vision.cardview import (
 )
 from tablectl.vision.chroma import colour_cards
 from tablectl.vision.corners import (
+    FLAT,
     INDEX_ON_CARD,
     RANK_SUIT,
+    CardMaps,
     GlyphPair,
     by_scale,
+    card_maps,
     card_quad,
     glyph_pairs,
     inside_share,
     placements,
     realigned,
     upright_crop,
+    view_at,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
@@ -55,7 +59,7 @@ from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
-from tablectl.vision.outline import fits, parts_of, quad_area, within
+from tablectl.vision.outline import fits, long_side, parts_of, quad_area, within
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
@@ -71,6 +75,9 @@ CORNER_PAIRS: Final = 48
 """Glyph pairs the corner search considers when cards already read in the frame tell the
 index's likely size (:func:`~tablectl.vision.corners.by_scale`): those of that size are
 read first, within the same :data:`CORNER_READS`."""
+VIEW_READS: Final = 8
+"""Index reads a frame may spend on second looks through the table's view
+(:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
 CORNER_INDEX: Final = 0.01
 """Likewise, how much more closely its whole index must match (added to
 ``Thresholds.index``)."""
@@ -451,6 +458,20 @@ class Recogniser:
             return None
         return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
+    def _viewed(self, frame: Image, pair: GlyphPair, held: CardMaps,
+                hit: tuple[GlyphPair, IndexRead] | None, budget: list[int],
+                ) -> tuple[GlyphPair, IndexRead] | None:
+        """A pair read short of the index-only grade (``hit``) read again as it lies on the
+        table (:func:`~tablectl.vision.corners.view_at`; a slant shortens an index): kept if
+        it grades higher; a look reading another card cancels both."""
+        view = view_at(held, pair.top)  # FLAT: seen square on, the same crop again
+        alt = self._corner_read(frame, replace(pair, view=view), budget) if view != FLAT else None
+        if alt is None or hit is None:
+            return hit or alt
+        if alt[1].card != hit[1].card:
+            return None
+        return alt if self._corner_grade(alt[1]) > self._corner_grade(hit[1]) else hit
+
     def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
         """A card found by its index corner, placed at ``q``, judged on its face: where the
         face leans to the card read but short of its gate, the placement is uncertain
@@ -498,10 +519,14 @@ class Recogniser:
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
-        spans = [RANK_SUIT * index_h * _long_side(q) for q, r in found
+        spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
         todo = by_scale(glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS),
                         spans)
+        # the cards accepted so far tell how the table is seen (a camera at a slant)
+        held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
+        maps: list[CardMaps] = []  # made once, where a second look is first wanted
+        view_budget, grade = [VIEW_READS], self._corner_grade
         while todo:
             pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
@@ -511,6 +536,9 @@ class Recogniser:
             if budget[0] <= 0:
                 break
             hit = self._corner_read(frame, pair, budget)
+            if held and view_budget[0] > 0 and (hit is None or grade(hit[1]) < 2):
+                maps = maps or [card_maps(held)]
+                hit = self._viewed(frame, pair, maps[0], hit, view_budget)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)
@@ -565,12 +593,6 @@ class Recogniser:
         :meth:`inspect_board` for ``whole_frame``)."""
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
-
-
-def _long_side(q: Quad) -> float:
-    p = np.array(q, np.float64)
-    sides = np.hypot(*(np.roll(p, -1, axis=0) - p).T)
-    return float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2)
 
 
 def _rank(r: IndexRead) -> tuple[int, bool, float]:
