@@ -18,7 +18,8 @@ all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card*
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 import cv2
@@ -46,6 +47,7 @@ from tablectl.vision.corners import (
     inside_share,
     placements,
     realigned,
+    same_index,
     upright_crop,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
@@ -53,9 +55,17 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
+from tablectl.vision.indexread import IndexRead
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
-from tablectl.vision.outline import fits, parts_of, quad_area, within
+from tablectl.vision.outline import (
+    PART_OF_CARD,
+    fits,
+    part_of_any,
+    parts_of,
+    quad_area,
+    within,
+)
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
@@ -90,49 +100,6 @@ _SMALLEST: Final = 16
 """A board frame with a side shorter than this (px) is not searched."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
-
-
-@dataclass(frozen=True, slots=True)
-class IndexRead:
-    """The classifier's full verdict on one index crop (for tuning and the verifier).
-
-    ``card`` is the best guess (``None`` when nothing index-like was found); the scores are
-    correlations; ``layout`` is a distance (lower is better).
-    """
-
-    card: Card | None
-    status: FaceStatus
-    confidence: float
-    rank_score: float = 0.0
-    suit_score: float = 0.0
-    rank_margin: float = 0.0
-    suit_margin: float = 0.0
-    index_score: float = 0.0
-    layout: float = 9.0
-    colour_ok: bool = True
-    deck_match: bool | None = None
-    """Whether the index's print (whole-index correlation and layout) matches this deck's
-    enrolment; ``None`` when the glyphs were too unsure to tell."""
-    separation: float = 0.0
-    """The weaker of the rank and suit separations (see :class:`Thresholds`)."""
-    box: tuple[int, int, int, int] | None = None
-    """Where the index lies in the crop it was read from (``x, y, w, h``, crop px scaled
-    to the reader's canonical crop height)."""
-    axis: tuple[float, float, float, float] | None = None
-    """The rank's and the suit's centres in the same crop px ``(rx, ry, sx, sy)``."""
-    tilt: float = 0.0
-    """How far the card's axes are turned from the crop's, in radians (positive: the
-    card's "down" leans towards the crop's right), judged from where the suit sits under
-    the rank compared with the enrolled layout."""
-    face: float | None = None
-    """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
-    face fits the card read than any card of another rank; ``None``: no face compared."""
-    evidence: str = ""
-    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
-    index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
-    face_only: bool = False
-    """The index's print comes near this deck's but short of its gate
-    (:data:`PRINT_SLACK`): accepted only if the face agrees, never on the index alone."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -345,8 +312,14 @@ class Recogniser:
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
+        # every outline read once first: what lies inside a card accepted there is that
+        # card's part, not worth its further looks (:meth:`_read_found`)
+        first = [(f, self._read_cut(frame, f.quad) if f.cut
+                  else (f.quad, self.read_card(warp_card(frame, f.quad))))
                  for f in located if not f.cut or card_like(frame, f.quad)]
+        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
+        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
+                 for f, qr in first]
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
@@ -381,13 +354,22 @@ class Recogniser:
                 return quad, r
         return quad, _CUT
 
-    def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
-        """Read a found card; a quad so near a square that which way up it is is a guess
-        (:func:`~tablectl.vision.grow.squarish`) and that is not accepted as it is is read
-        a quarter turn on as well, the better read kept; a quad squarer than a card that is
-        not accepted may be part of one (:mod:`tablectl.vision.grow`): the first of its
-        grown quads whose index is accepted replaces it."""
-        r = self.read_card(warp_card(frame, quad))
+    def _read_found(self, frame: Image, quad: Quad, first: IndexRead | None = None,
+                    cards: Sequence[Quad] = ()) -> tuple[Quad, IndexRead]:
+        """Read a found card (``first``: its read, where made already); a quad so near a
+        square that which way up it is is a guess (:func:`~tablectl.vision.grow.squarish`)
+        and that is not accepted as it is is read a quarter turn on as well, the better
+        read kept; a quad squarer than a card that is not accepted may be part of one
+        (:mod:`tablectl.vision.grow`): the first of its grown quads whose index is accepted
+        replaces it. Neither is tried, where the outline was read in a frame's first pass
+        (``first`` given), for a quad lying half inside one of ``cards`` (accepted in the
+        same frame, :data:`PART_OF_CARD`): a part of that card (its index box, a court
+        card's picture), which the frame reports once."""
+        r = self.read_card(warp_card(frame, quad)) if first is None else first
+        if (first is not None and r.status is not FaceStatus.ACCEPTED
+                and (squarish(quad) or partial(quad))
+                and part_of_any(quad, cards, PART_OF_CARD)):
+            return quad, r
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(warp_card(frame, across))
@@ -421,13 +403,15 @@ class Recogniser:
         return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
-                     ) -> tuple[GlyphPair, IndexRead] | None:
+                     missed: list[GlyphPair]) -> tuple[GlyphPair, IndexRead] | None:
         """Read a glyph pair as an index, then again along the rank-suit line that read
         found (:func:`realigned`: better placed, and upright where the first guess paired
         the suit with one digit of a ``10``). A sure read must not be contradicted by the
         second look; an unsure first read counts only if the second is sure and a third
         does not contradict it; of two sure looks the one graded higher
-        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame."""
+        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame;
+        an index read where no look was sure is added to ``missed`` (its rank and suit
+        as the first look read them)."""
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
@@ -444,10 +428,12 @@ class Recogniser:
                 return (again, r2) if grade(r2) >= grade(r) else (pair, r)
             return (pair, r) if r2.card in (None, r.card) else None
         if not grade(r2) or r2.axis is None:
+            missed.append(again)
             return None
         third = realigned(again, r2.axis)
         r3 = look(third)
         if r3.card not in (None, r2.card):
+            missed.append(again)
             return None
         return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
@@ -495,6 +481,7 @@ class Recogniser:
                 cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         hits: list[tuple[GlyphPair, IndexRead]] = []
+        missed: list[GlyphPair] = []
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
@@ -508,9 +495,11 @@ class Recogniser:
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
                    for p, _ in hits):
                 continue
+            if any(same_index(pair, m) for m in missed):
+                continue
             if budget[0] <= 0:
                 break
-            hit = self._corner_read(frame, pair, budget)
+            hit = self._corner_read(frame, pair, budget, missed)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)
