@@ -242,24 +242,6 @@ def by_scale(pairs: list[GlyphPair], spans: list[float]) -> list[GlyphPair]:
     return sorted(pairs, key=lambda p: not lo <= p.distance / expected <= hi)
 
 
-SAME_LOOK: Final = 0.8
-"""A corner-search pair whose glyphs both lie within this many rank-to-suit distances of
-the middle of an index the search has read and not accepted is not read (the same index
-looked at again: :func:`same_index`)."""
-
-
-def same_index(pair: GlyphPair, read: GlyphPair) -> bool:
-    """Both of ``pair``'s glyphs lie within :data:`SAME_LOOK` rank-to-suit distances of
-    the middle of an index already read (``read``: its rank's and suit's centres), at about
-    its scale: another pairing of the same glyphs (a ``10``'s one digit with the suit, the
-    suit with the rank), whose look would read the same index again."""
-    d = read.distance
-    mid = np.add(read.top, read.bottom) / 2
-    return (0.5 * d <= pair.distance <= 2.0 * d
-            and float(np.hypot(*np.subtract(pair.top, mid))) <= SAME_LOOK * d
-            and float(np.hypot(*np.subtract(pair.bottom, mid))) <= SAME_LOOK * d)
-
-
 def _axes(pair: GlyphPair) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64],
                                     npt.NDArray[np.float64], float, int]:
     """The crop's frame geometry: centre, down and right unit vectors, frame px per crop

@@ -32,7 +32,8 @@ class IndexRead:
     """Whether the index's print (whole-index correlation and layout) matches this deck's
     enrolment; ``None`` when the glyphs were too unsure to tell."""
     separation: float = 0.0
-    """The weaker of the rank and suit separations (see :class:`Thresholds`)."""
+    """The weaker of the rank and suit separations (see
+    :class:`~tablectl.vision.model.Thresholds`)."""
     box: tuple[int, int, int, int] | None = None
     """Where the index lies in the crop it was read from (``x, y, w, h``, crop px scaled
     to the reader's canonical crop height)."""
@@ -50,4 +51,5 @@ class IndexRead:
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
     face_only: bool = False
     """The index's print comes near this deck's but short of its gate
-    (:data:`PRINT_SLACK`): accepted only if the face agrees, never on the index alone."""
+    (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
+    never on the index alone."""

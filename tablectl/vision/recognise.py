@@ -47,7 +47,6 @@ from tablectl.vision.corners import (
     inside_share,
     placements,
     realigned,
-    same_index,
     upright_crop,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
@@ -403,15 +402,13 @@ class Recogniser:
         return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
-                     missed: list[GlyphPair]) -> tuple[GlyphPair, IndexRead] | None:
+                     ) -> tuple[GlyphPair, IndexRead] | None:
         """Read a glyph pair as an index, then again along the rank-suit line that read
         found (:func:`realigned`: better placed, and upright where the first guess paired
         the suit with one digit of a ``10``). A sure read must not be contradicted by the
         second look; an unsure first read counts only if the second is sure and a third
         does not contradict it; of two sure looks the one graded higher
-        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame;
-        an index read where no look was sure is added to ``missed`` (its rank and suit
-        as the first look read them)."""
+        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame."""
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
@@ -428,12 +425,10 @@ class Recogniser:
                 return (again, r2) if grade(r2) >= grade(r) else (pair, r)
             return (pair, r) if r2.card in (None, r.card) else None
         if not grade(r2) or r2.axis is None:
-            missed.append(again)
             return None
         third = realigned(again, r2.axis)
         r3 = look(third)
         if r3.card not in (None, r2.card):
-            missed.append(again)
             return None
         return (third, r3) if grade(r3) >= grade(r2) else (again, r2)
 
@@ -481,7 +476,6 @@ class Recogniser:
                 cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         hits: list[tuple[GlyphPair, IndexRead]] = []
-        missed: list[GlyphPair] = []
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
@@ -495,11 +489,9 @@ class Recogniser:
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
                    for p, _ in hits):
                 continue
-            if any(same_index(pair, m) for m in missed):
-                continue
             if budget[0] <= 0:
                 break
-            hit = self._corner_read(frame, pair, budget, missed)
+            hit = self._corner_read(frame, pair, budget)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)

@@ -1,6 +1,5 @@
 """Work a frame's reader leaves out: a part of a card already accepted is not read again in
-other shapes, an index the corner search has read is not read again through another pairing
-of its glyphs, and the finder's cheaper box overlaps are the plain ones."""
+other shapes; and the finder's cheaper box overlaps are the plain ones."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import numpy as np
 import pytest
 
 from tablectl.vision import recognise
-from tablectl.vision.corners import SAME_LOOK, GlyphPair, same_index
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.locate import _ious, box_iou
 from tablectl.vision.model import FaceStatus, Quad
@@ -28,25 +26,6 @@ def test_box_overlaps_in_one_pass_are_box_iou_bit_for_bit() -> None:
     for a in boxes[:40] + boxes[-3:]:
         got = _ious(a, boxes)
         assert got.tolist() == [box_iou(a, b) for b in boxes]
-
-
-def _pair(top: tuple[float, float], bottom: tuple[float, float]) -> GlyphPair:
-    return GlyphPair(top, bottom)
-
-
-def test_another_pairing_of_an_index_already_read_is_the_same_index() -> None:
-    """An index read at rank (100, 100) over suit (100, 120): the ``0`` of its ``10`` with
-    the suit, or the suit with the rank, are the same index; a pair a card's width away, or
-    pips twice the size around it, are not."""
-    read = _pair((100.0, 100.0), (100.0, 120.0))
-    same = same_index
-    assert same(_pair((106.0, 101.0), (100.0, 120.0)), read)   # the 0 of a 10 and the suit
-    assert same(_pair((100.0, 120.0), (100.0, 100.0)), read)   # upside down
-    assert not same(_pair((160.0, 100.0), (160.0, 120.0)), read)  # the next card's index
-    assert not same(_pair((100.0, 90.0), (100.0, 130.0)), read)   # pips, twice the size
-    d = read.distance
-    edge = 110.0 + SAME_LOOK * d
-    assert not same(_pair((100.0, edge + 1.0), (100.0, edge + 18.0)), read)
 
 
 def test_a_part_of_a_card_accepted_in_the_frame_is_not_read_in_other_shapes(
