@@ -363,11 +363,16 @@ class Recogniser:
         replaces it. Neither is tried, where the outline was read in a frame's first pass
         (``first`` given), for a quad lying half inside one of ``cards`` (accepted in the
         same frame, :data:`PART_OF_CARD`): a part of that card (its index box, a court
-        card's picture), which the frame reports once."""
+        card's picture), which the frame reports once; nor, where cards were accepted,
+        for one that is not light paper with print on it
+        (:func:`~tablectl.vision.cardlike.card_like`, which judges paper against the
+        frame's bright end: with cards accepted that is card paper, not a lamp or a wall
+        as bright as the card): a patch of table between the cards."""
         r = self.read_card(warp_card(frame, quad)) if first is None else first
         if (first is not None and r.status is not FaceStatus.ACCEPTED
                 and (squarish(quad) or partial(quad))
-                and part_of_any(quad, cards, PART_OF_CARD)):
+                and (part_of_any(quad, cards, PART_OF_CARD)
+                     or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
