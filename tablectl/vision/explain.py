@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.vision.cardview import CARD_H, CARD_W, CORNER
+from tablectl.vision.indexread import IndexRead
 from tablectl.vision.model import FaceStatus, Image, Quad
-from tablectl.vision.recognise import IndexRead
 
 COLOURS: Final = {
     FaceStatus.ACCEPTED: (40, 200, 40),

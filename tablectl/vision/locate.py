@@ -275,6 +275,19 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
     return inter / union if union > 0 else 0.0
 
 
+def _ious(a: Box, boxes: list[Box]) -> npt.NDArray[np.float64]:
+    """:func:`box_iou` of ``a`` with each of ``boxes`` (the same float64 arithmetic, in
+    one pass: asked of every contour of every mask against every candidate so far)."""
+    b = np.array(boxes, np.float64)
+    ix = np.maximum(0.0, np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0]))
+    iy = np.maximum(0.0, np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
+    out: npt.NDArray[np.float64] = np.divide(inter, union, out=np.zeros_like(inter),
+                                             where=union > 0)
+    return out
+
+
 def quad_box(q: Quad) -> tuple[float, float, float, float]:
     """The axis-aligned bounding box ``(x0, y0, x1, y1)`` of a quad."""
     return quad_bounds(q)
@@ -340,12 +353,14 @@ def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *
     min_area = min_width * min_width * 1.15
     for raw in cnts:
         pts = np.asarray(raw, np.int32)
+        x, y, w, h = cv2.boundingRect(pts)
+        if w * h < min_area:  # its hull lies inside this box: too small as well
+            continue
         hull_area = float(cv2.contourArea(cv2.convexHull(pts)))
         if hull_area < min_area or hull_area > 0.9 * frame_area:
             continue
-        x, y, w, h = cv2.boundingRect(pts)
         box = (float(x), float(y), float(x + w), float(y + h))
-        if any(box_iou(box, b) > 0.9 for b in seen):
+        if seen and _ious(box, seen).max() > 0.9:
             continue
         fitted = _fit_quad(pts, hull_area)
         if fitted is None or fitted[0] < _FILL:

@@ -22,24 +22,30 @@ overlap this much (IoU) and the outline is at most this much bigger."""
 PART_OF: Final = 0.8
 """A quad lying this much inside a card accepted in the same frame is part of that card."""
 
+PART_OF_CARD: Final = 0.5
+"""An outline not accepted that lies this much inside a card accepted in the same frame is
+taken for part of it: it is not read a quarter turn on nor grown
+(:meth:`~tablectl.vision.recognise.Recogniser._read_found`)."""
+
 
 def parts_of(found: Sequence[Quad], accepted: Sequence[bool]) -> list[bool]:
     """For each of ``found``, whether it is not accepted and lies inside a card accepted in
     the same frame (``accepted`` says which are): a court card's picture frame, its block
     of pips (:func:`~tablectl.vision.locate.locate_cards` keeps such a quad beside the
     card, since either may be the one that reads)."""
-    cards = [np.array(q, np.float32).reshape(-1, 1, 2) for q, a in zip(found, accepted,
-                                                                     strict=True) if a]
-    out = []
-    for q, a in zip(found, accepted, strict=True):
-        part = False
-        if cards and not a:
-            inner = np.array(q, np.float32).reshape(-1, 1, 2)
-            area = float(cv2.contourArea(inner))
-            part = area > 0 and any(
-                cv2.intersectConvexConvex(c, inner)[0] >= PART_OF * area for c in cards)
-        out.append(part)
-    return out
+    cards = [q for q, a in zip(found, accepted, strict=True) if a]
+    return [bool(cards) and not a and part_of_any(q, cards)
+            for q, a in zip(found, accepted, strict=True)]
+
+
+def part_of_any(q: Quad, cards: Sequence[Quad], share: float = PART_OF) -> bool:
+    """Whether ``q`` lies at least ``share`` inside one of ``cards`` (the cards accepted in
+    its frame)."""
+    inner = np.array(q, np.float32).reshape(-1, 1, 2)
+    area = float(cv2.contourArea(inner))
+    return area > 0 and any(
+        cv2.intersectConvexConvex(np.array(c, np.float32).reshape(-1, 1, 2), inner)[0]
+        >= share * area for c in cards)
 
 
 def within(outline: Quad, estimate: Quad) -> bool:

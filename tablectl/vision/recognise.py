@@ -18,7 +18,8 @@ all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card*
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 import cv2
@@ -57,9 +58,18 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
+from tablectl.vision.indexread import IndexRead
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
-from tablectl.vision.outline import fits, long_side, parts_of, quad_area, within
+from tablectl.vision.outline import (
+    PART_OF_CARD,
+    fits,
+    long_side,
+    part_of_any,
+    parts_of,
+    quad_area,
+    within,
+)
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
@@ -97,49 +107,6 @@ _SMALLEST: Final = 16
 """A board frame with a side shorter than this (px) is not searched."""
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
-
-
-@dataclass(frozen=True, slots=True)
-class IndexRead:
-    """The classifier's full verdict on one index crop (for tuning and the verifier).
-
-    ``card`` is the best guess (``None`` when nothing index-like was found); the scores are
-    correlations; ``layout`` is a distance (lower is better).
-    """
-
-    card: Card | None
-    status: FaceStatus
-    confidence: float
-    rank_score: float = 0.0
-    suit_score: float = 0.0
-    rank_margin: float = 0.0
-    suit_margin: float = 0.0
-    index_score: float = 0.0
-    layout: float = 9.0
-    colour_ok: bool = True
-    deck_match: bool | None = None
-    """Whether the index's print (whole-index correlation and layout) matches this deck's
-    enrolment; ``None`` when the glyphs were too unsure to tell."""
-    separation: float = 0.0
-    """The weaker of the rank and suit separations (see :class:`Thresholds`)."""
-    box: tuple[int, int, int, int] | None = None
-    """Where the index lies in the crop it was read from (``x, y, w, h``, crop px scaled
-    to the reader's canonical crop height)."""
-    axis: tuple[float, float, float, float] | None = None
-    """The rank's and the suit's centres in the same crop px ``(rx, ry, sx, sy)``."""
-    tilt: float = 0.0
-    """How far the card's axes are turned from the crop's, in radians (positive: the
-    card's "down" leans towards the crop's right), judged from where the suit sits under
-    the rank compared with the enrolled layout."""
-    face: float | None = None
-    """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
-    face fits the card read than any card of another rank; ``None``: no face compared."""
-    evidence: str = ""
-    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
-    index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
-    face_only: bool = False
-    """The index's print comes near this deck's but short of its gate
-    (:data:`PRINT_SLACK`): accepted only if the face agrees, never on the index alone."""
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
@@ -352,8 +319,14 @@ class Recogniser:
             r = self.read_card(warp_card(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        found = [self._read_cut(frame, f.quad) if f.cut else self._read_found(frame, f.quad)
+        # every outline read once first: what lies inside a card accepted there is that
+        # card's part, not worth its further looks (:meth:`_read_found`)
+        first = [(f, self._read_cut(frame, f.quad) if f.cut
+                  else (f.quad, self.read_card(warp_card(frame, f.quad))))
                  for f in located if not f.cut or card_like(frame, f.quad)]
+        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
+        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
+                 for f, qr in first]
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
@@ -388,13 +361,27 @@ class Recogniser:
                 return quad, r
         return quad, _CUT
 
-    def _read_found(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
-        """Read a found card; a quad so near a square that which way up it is is a guess
-        (:func:`~tablectl.vision.grow.squarish`) and that is not accepted as it is is read
-        a quarter turn on as well, the better read kept; a quad squarer than a card that is
-        not accepted may be part of one (:mod:`tablectl.vision.grow`): the first of its
-        grown quads whose index is accepted replaces it."""
-        r = self.read_card(warp_card(frame, quad))
+    def _read_found(self, frame: Image, quad: Quad, first: IndexRead | None = None,
+                    cards: Sequence[Quad] = ()) -> tuple[Quad, IndexRead]:
+        """Read a found card (``first``: its read, where made already); a quad so near a
+        square that which way up it is is a guess (:func:`~tablectl.vision.grow.squarish`)
+        and that is not accepted as it is is read a quarter turn on as well, the better
+        read kept; a quad squarer than a card that is not accepted may be part of one
+        (:mod:`tablectl.vision.grow`): the first of its grown quads whose index is accepted
+        replaces it. Neither is tried, where the outline was read in a frame's first pass
+        (``first`` given), for a quad lying half inside one of ``cards`` (accepted in the
+        same frame, :data:`PART_OF_CARD`): a part of that card (its index box, a court
+        card's picture), which the frame reports once; nor, where cards were accepted,
+        for one that is not light paper with print on it
+        (:func:`~tablectl.vision.cardlike.card_like`, which judges paper against the
+        frame's bright end: with cards accepted that is card paper, not a lamp or a wall
+        as bright as the card): a patch of table between the cards."""
+        r = self.read_card(warp_card(frame, quad)) if first is None else first
+        if (first is not None and r.status is not FaceStatus.ACCEPTED
+                and (squarish(quad) or partial(quad))
+                and (part_of_any(quad, cards, PART_OF_CARD)
+                     or (bool(cards) and not card_like(frame, quad)))):
+            return quad, r
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(warp_card(frame, across))

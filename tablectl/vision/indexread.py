@@ -1,0 +1,55 @@
+"""The reader's full verdict on one index crop (:class:`IndexRead`), kept apart from the
+reader itself (:mod:`tablectl.vision.recognise`) so that module stays one job: finding and
+reading cards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablectl.domain.cards import Card
+from tablectl.vision.model import FaceStatus
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRead:
+    """The classifier's full verdict on one index crop (for tuning and the verifier).
+
+    ``card`` is the best guess (``None`` when nothing index-like was found); the scores are
+    correlations; ``layout`` is a distance (lower is better).
+    """
+
+    card: Card | None
+    status: FaceStatus
+    confidence: float
+    rank_score: float = 0.0
+    suit_score: float = 0.0
+    rank_margin: float = 0.0
+    suit_margin: float = 0.0
+    index_score: float = 0.0
+    layout: float = 9.0
+    colour_ok: bool = True
+    deck_match: bool | None = None
+    """Whether the index's print (whole-index correlation and layout) matches this deck's
+    enrolment; ``None`` when the glyphs were too unsure to tell."""
+    separation: float = 0.0
+    """The weaker of the rank and suit separations (see
+    :class:`~tablectl.vision.model.Thresholds`)."""
+    box: tuple[int, int, int, int] | None = None
+    """Where the index lies in the crop it was read from (``x, y, w, h``, crop px scaled
+    to the reader's canonical crop height)."""
+    axis: tuple[float, float, float, float] | None = None
+    """The rank's and the suit's centres in the same crop px ``(rx, ry, sx, sy)``."""
+    tilt: float = 0.0
+    """How far the card's axes are turned from the crop's, in radians (positive: the
+    card's "down" leans towards the crop's right), judged from where the suit sits under
+    the rank compared with the enrolled layout."""
+    face: float | None = None
+    """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
+    face fits the card read than any card of another rank; ``None``: no face compared."""
+    evidence: str = ""
+    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
+    index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
+    face_only: bool = False
+    """The index's print comes near this deck's but short of its gate
+    (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
+    never on the index alone."""
