@@ -17,6 +17,9 @@ Then one table row per development deck (tests/vision/decks.py: ``webcam_deck``,
 the rest read (right, wrong accepted, refused, not found), its scenes, and ``many_designs``
 read with that deck's profile; ``handheld_low`` once more with the photos enrolment
 refused retaken (``handheld_low_retaken``). Each deck is judged on its own row, never pooled.
+Then ``webcam_deck`` and ``handheld_low`` enrolled on two and three photos per card
+(``_x2``, ``_x3``: photos ``_1``, ``_11`` (and ``_6``) of the webcam deck, the first two or
+three by number of the hand-held one) and read on the rest.
 ``--deck-step N`` reads every N-th single photo of a deck.
 
 Each timing is given as wall-clock median and p95 and as the median and p95 CPU time of
@@ -165,7 +168,12 @@ def _decks(step: int, design_step: int) -> dict[str, object]:
         (decks.WEBCAM, lambda: decks.webcam_deck(step)),
         (decks.BLACKJACK, decks.blackjack_webcam),
         (decks.HANDHELD, lambda: decks.handheld_low(step)),
-        (decks.HANDHELD, lambda: decks.handheld_low(step, retake=True))]
+        (decks.HANDHELD, lambda: decks.handheld_low(step, retake=True)),
+        # several photos per card (spread.py): the one-photo rows above stay beside them
+        (decks.WEBCAM, lambda: decks.webcam_deck(step, photos=(1, 11))),
+        (decks.WEBCAM, lambda: decks.webcam_deck(step, photos=(1, 6, 11))),
+        (decks.HANDHELD, lambda: decks.handheld_low(step, k=2)),
+        (decks.HANDHELD, lambda: decks.handheld_low(step, k=3))]
     for folder, photos in sets:
         if not decks.available(folder) or not corpus.available():
             print(f"{folder.name}: skipped, {decks.skip_reason(folder)}")

@@ -105,6 +105,7 @@ def print_margins(profile: DeckProfile, n: int = 8) -> None:
             verdict = ("too close to tell by the face: the index alone decides"
                        if margin is None else f"face margin {margin:.2f}")
             print(f"    {card}/{rival} {close:.3f}: {verdict}")
+    print_spread(profile)
     faceless = sorted(set(profile.cards) - set(profile.face_cards), key=lambda c: c.index)
     if faceless:
         print(f"  no face enrolled for {' '.join(map(str, faceless))} (no outline found in "
@@ -121,3 +122,29 @@ def print_unseen(profile: DeckProfile) -> None:
               "glyphs learnt apart and accepted only when both match as closely as a whole "
               "enrolled index; otherwise it goes to the dealer. Show them too for the "
               "most auto-accepts.")
+
+
+def print_spread(profile: DeckProfile, n: int = 8) -> None:
+    """Print what several photos per card told enrolment (:mod:`tablectl.vision.spread`):
+    each card's print gates measured from its own photos (the loosest first), and the
+    suits the photos could not tell apart by their glyphs."""
+    gates = profile.print_gates
+    if gates:
+        t = profile.thresholds
+        print(f"  spread between photos of the same card ({len(gates)} card(s) shown in two "
+              f"or more photos; the deck's gates: layout {t.layout:.2f}, index "
+              f"{t.index:.2f}; a read passing only its card's own is accepted only when "
+              "its face agrees):")
+        loosest = sorted(gates.items(), key=lambda cg: (cg[1].index - cg[1].layout,
+                                                        cg[0].index))
+        for card, g in loosest[:n]:
+            print(f"    {card}: layout {g.layout:.2f}, index {g.index:.2f} "
+                  f"({g.photos} photos)")
+    else:
+        print("  one photo per card: the deck's own spread between photos of a card is not "
+              "measured (two or three photos of each card let enrolment measure it)")
+    if profile.close_suits:
+        suits = " ".join(s.value for s in sorted(profile.close_suits, key=lambda s: s.value))
+        print(f"  suits too close to tell by their glyphs in these photos: {suits}: a read "
+              "of one is accepted only when its face fits it at least as well as the "
+              "other suits of its rank")

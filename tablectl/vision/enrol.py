@@ -255,6 +255,7 @@ class Enroller:
         self._seen: set[Card] = set()
         self._faces: list[tuple[Card, Vec]] = []
         self._captures = 0
+        self._photos = 0
 
     @property
     def cards(self) -> frozenset[Card]:
@@ -332,6 +333,7 @@ class Enroller:
             raise EnrolmentError(f"{card} is not in this deck", item)
         new: list[Exemplar] = []
         crops, scale, card_img = self._crops(frame, item)
+        self._photos += 1
         places: list[tuple[float, float, float]] = []
         for crop in crops:
             self._captures += 1
@@ -357,11 +359,13 @@ class Enroller:
                 if v is not None:
                     variants.append(v)
             new.extend(Exemplar(card, v.rank, v.suit, v.index, v.layout, v.chroma,
-                                self._captures, k > 0)
+                                self._captures, k > 0, self._photos)
                        for k, v in enumerate(variants))
         if not new:
             raise NoIndexError(f"no card index found for {card}", item)
-        if card_img is not None:
+        if card_img is not None and card not in self._seen:
+            # the card's first photo's face only: a later photo's face let another
+            # design's four of spades fit this deck's four of clubs (docs/camera.md §6)
             self._faces.append((card, face_vector(card_img)))
         self._places.extend(places)
         self._exemplars.extend(new)
@@ -381,7 +385,8 @@ class Enroller:
             place = (float(med[0]), float(med[1]), float(med[2]))
         return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
                                           thresholds, self.deck, index_on_card=place,
-                                          faces=self._faces)
+                                          faces=self._faces,
+                                          across_photos=self.mode == "shoe")
 
 
 def verify(profile: DeckProfile, samples: Iterable[tuple[str, Image, Card]],

@@ -18,6 +18,11 @@ accepted only if
   accepted on a weaker rank score than one whose nearest wrong card is close; a card whose
   index comes too close to another card's cannot pass it at all.
 
+A read of a suit the deck's enrolment photos could not tell from another by its glyph
+(``DeckProfile.close_suits``, :func:`tablectl.vision.spread.close_suits`) needs its face to
+fit the card read at least as well as the same rank of any other suit, and is never
+accepted on its index alone.
+
 A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
 :data:`FACE_MARGIN` the other way) refuses the read whatever the index says.
 
@@ -88,12 +93,17 @@ class Evidence:
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
-            if v.agrees:
+            # a suit whose glyph this deck's photos could not tell from another's: the
+            # face must not fit the same rank of another suit better (no slack)
+            suit_told = (card.suit not in self.profile.close_suits
+                         or v.suit_score <= v.score)
+            if v.agrees and suit_told:
                 return Judgement(True, "index+face", face)
             if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
                 return Judgement(False, "", face)  # the face is another rank's
         margin = self.index_margin(card)
         if (not face_only and margin is not None and rank_margin >= margin
+                and card.suit not in self.profile.close_suits
                 and glyphs[0] >= max(INDEX_ONLY_RANK, 1.0 - margin)
                 and glyphs[1] >= INDEX_ONLY_GLYPHS):
             return Judgement(True, "index", face)

@@ -36,6 +36,13 @@ from tablectl.vision.profile_check import (
     thresholds,
     unit_number,
 )
+from tablectl.vision.spread import (
+    Captures,
+    PrintGate,
+    close_suits,
+    kept,
+    print_gates,
+)
 
 Vecs = npt.NDArray[np.float32]
 
@@ -49,7 +56,8 @@ class Exemplar:
     """One enrolled index: its card and the measurements of :class:`IndexGlyphs`.
 
     ``capture`` numbers the crop it came from (one per corner per frame); ``derived`` marks
-    the rotated and blurred copies made from a capture.
+    the rotated and blurred copies made from a capture; ``photo`` numbers the frame (one
+    per :meth:`~tablectl.vision.enrol.Enroller.add`).
     """
 
     card: Card
@@ -60,17 +68,26 @@ class Exemplar:
     chroma: Vecs
     capture: int = 0
     derived: bool = False
+    photo: int = 0
 
 
-def calibrate(exemplars: Sequence[Exemplar], base: Thresholds) -> Thresholds:
+def calibrate(exemplars: Sequence[Exemplar], base: Thresholds, *,
+              across_photos: bool = True) -> Thresholds:
     """Loosen the print checks to the variation this rig really shows.
 
-    Two captures of the same card (the two corners of one photo, or two frames) differ only
-    by the camera. Where such pairs exist (at least 8), the glyph and layout gates are
-    relaxed so that 95% of those pairs would pass, within limits that keep them meaningful
-    (accept >= 0.70, layout <= 0.15). They are never tightened below ``base``. The
-    whole-index gate is not relaxed: on real photographs other deck designs' indices reach
-    0.93 against an enrolled one, so below that it tells nothing.
+    Two captures of the same card (the two corners of one photo, or two frames of a fixed
+    rig such as the shoe's) differ only by the camera. Where such pairs exist (at least
+    8), the glyph and layout gates are relaxed so that 95% of those pairs would pass,
+    within limits that keep them meaningful (accept >= 0.70, layout <= 0.15). They are
+    never tightened below ``base``. The whole-index gate is not relaxed: on real
+    photographs other deck designs' indices reach 0.93 against an enrolled one, so below
+    that it tells nothing.
+
+    Without ``across_photos`` (board photos, each its own view of the card) only the
+    captures of one photo are paired: two photos of a card differ by more (blur, tilt,
+    light), and that spread is measured card by card and bounded by the card's nearest
+    rival (:mod:`tablectl.vision.spread`), never deck-wide here (deck-wide, from
+    ``handheld_low``'s second photos, it let a blurred spade through as a club).
     """
     by_card: dict[Card, list[Exemplar]] = {}
     for e in exemplars:
@@ -80,7 +97,7 @@ def calibrate(exemplars: Sequence[Exemplar], base: Thresholds) -> Thresholds:
     for group in by_card.values():
         for i, a in enumerate(group):
             for b in group[i + 1:]:
-                if a.capture == b.capture:
+                if a.capture == b.capture or (a.photo != b.photo and not across_photos):
                     continue
                 glyph.append(min(float(a.rank @ b.rank), float(a.suit @ b.suit)))
                 layout.append(float(np.abs(a.layout - b.layout).max()))
@@ -147,6 +164,14 @@ class DeckProfile:
         gates: each enrolled card's index-only gate (:mod:`tablectl.vision.margins`);
             empty in a profile saved before they were measured.
         noise: the deck's capture-to-capture index noise the gates were set from.
+        print_gates: the layout and whole-index gates of each card enrolled from two or
+            more photos, measured from how far its photos lie from each other
+            (:mod:`tablectl.vision.spread`); a read that passes only these (not the
+            deck's ``thresholds``) is accepted only when its face agrees.
+        close_suits: the suits whose glyphs the enrolment photos could not tell apart
+            (:func:`~tablectl.vision.spread.close_suits`): a read of one is accepted only
+            if its face fits the card read at least as well as the same rank of any
+            other suit.
     """
 
     deck_id: str
@@ -167,6 +192,8 @@ class DeckProfile:
     face_vecs: Vecs | None = None
     gates: dict[Card, IndexGate] = field(default_factory=dict)
     noise: float = 0.0
+    print_gates: dict[Card, PrintGate] = field(default_factory=dict)
+    close_suits: frozenset[Suit] = frozenset()
 
     def vectors(self) -> dict[str, Vecs | None]:
         """The exemplar and face vectors by name (``rank``, ``suit``, ``index``, ``layout``,
@@ -187,9 +214,14 @@ class DeckProfile:
                        deck: Collection[Card] = FULL_DECK, *,
                        index_on_card: tuple[float, float, float] | None = None,
                        faces: Sequence[tuple[Card, Vecs]] = (),
+                       across_photos: bool = True,
                        ) -> DeckProfile:
         """Assemble a (not yet verified) profile of ``deck``; without ``thresholds``, the
-        defaults as :func:`calibrate` relaxes them for this rig.
+        defaults as :func:`calibrate` relaxes them for this rig. ``across_photos``: the
+        frames of a fixed rig (the shoe): every frame's glyphs are exemplars and the gates
+        are relaxed from pairs of frames; else (board photos) only each card's first
+        photo's glyphs are, and the later photos measure the card's own spread
+        (:mod:`tablectl.vision.spread`).
 
         Raises:
             ProfileError: an empty or overlong deck id, or one with control characters; no
@@ -200,7 +232,7 @@ class DeckProfile:
         if not exemplars:
             raise ProfileError("no exemplars: nothing was enrolled")
         cards = tuple(sorted(set(deck), key=lambda c: c.index))
-        order = sorted(exemplars, key=lambda e: e.card.index)
+        order = sorted(exemplars, key=lambda e: (e.card.index, e.photo))
         strays = sorted({e.card for e in order} - set(cards), key=lambda c: c.index)
         if strays:
             raise ProfileError("not in this deck: " + " ".join(map(str, strays)))
@@ -212,6 +244,16 @@ class DeckProfile:
             rows = np.stack([e.chroma for e in order if e.card.suit is s])
             med = np.median(rows, axis=0)
             chroma[s] = (float(med[0]), float(med[1]))
+        caps = Captures([e.card for e in order], photos=[e.photo for e in order],
+                        captures=[e.capture for e in order],
+                        derived=[e.derived for e in order],
+                        **{k: np.stack([getattr(e, k) for e in order]).astype(np.float32)
+                           for k in ("rank", "suit", "index", "layout")})
+        # a fixed rig's frames are all exemplars, as before; of board photos, each card's
+        # first (the later ones measure its spread: spread.py)
+        keep = np.ones(len(order), bool) if across_photos else kept(caps)
+        order = [e for e, k in zip(order, keep.tolist(), strict=True) if k]
+        th = thresholds or calibrate(order, Thresholds(), across_photos=across_photos)
         rank_vecs = np.stack([e.rank for e in order]).astype(np.float32)
         margins = measure([e.card for e in order], rank_vecs, [e.capture for e in order],
                           [e.derived for e in order])
@@ -225,13 +267,15 @@ class DeckProfile:
             layouts=np.stack([e.layout for e in order]).astype(np.float32),
             suit_chroma=chroma,
             shoe_roi=shoe_roi,
-            thresholds=thresholds or calibrate(order, Thresholds()),
+            thresholds=th,
             deck=cards,
             index_on_card=index_on_card,
             face_cards=tuple(c for c, _ in faces),
             face_vecs=np.stack([v for _, v in faces]).astype(np.float32) if faces else None,
             gates=margins.gates,
             noise=margins.noise,
+            print_gates=print_gates(caps, keep, th.layout, th.index),
+            close_suits=frozenset(Suit(s) for s in close_suits(caps, keep)),
         )
 
     @property
@@ -264,6 +308,8 @@ class DeckProfile:
             "held_back": [str(c) for c in self.held_back],
             "gates": {str(c): g.as_json() for c, g in self.gates.items()},
             "noise": round(self.noise, 4),
+            "print_gates": {str(c): g.as_json() for c, g in self.print_gates.items()},
+            "close_suits": sorted(s.value for s in self.close_suits),
         }
         arrays: dict[str, npt.NDArray[np.generic]] = {
             "cards": np.array([str(c) for c in self.cards]),
@@ -327,6 +373,9 @@ class DeckProfile:
                 gates={Card.parse(k): IndexGate.from_json(v)
                        for k, v in _object(meta.get("gates", {})).items()},
                 noise=unit_number(meta.get("noise", 0.0), "noise"),
+                print_gates={Card.parse(k): PrintGate.from_json(v)
+                             for k, v in _object(meta.get("print_gates", {})).items()},
+                close_suits=_suits(meta.get("close_suits", [])),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc
@@ -336,6 +385,12 @@ def _object(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"expected an object, got {value!r}")
     return value
+
+
+def _suits(value: object) -> frozenset[Suit]:
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ValueError(f"close_suits: expected a list of suits, got {value!r}")
+    return frozenset(Suit(s) for s in value)
 
 
 def _cards(value: object, where: str) -> tuple[Card, ...]:

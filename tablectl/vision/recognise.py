@@ -147,6 +147,7 @@ class Recogniser:
             self._card_rows[key] = (profile.index_vecs[same], profile.layouts[same])
         self._rank_layouts = {r: profile.layouts[ranks == r] for r in set(ranks.tolist())}
         self._held_back = frozenset(profile.held_back)
+        self._print_gates = profile.print_gates
         self._evidence = Evidence(profile)
         chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
         self._chroma = chroma
@@ -206,8 +207,10 @@ class Recogniser:
         tilt = lean(g.layout) - lean(layouts[int(np.argmin(dists))])
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
-        face_only = (glyphs_sure and not deck_match and self.profile.two_kinds
-                     and idx_score >= t.index - PRINT_SLACK and lay <= t.layout
+        own = self._print_gates.get(card)   # measured from the card's own photos
+        near = ((idx_score >= t.index - PRINT_SLACK and lay <= t.layout)
+                or (own is not None and idx_score >= own.index and lay <= own.layout))
+        face_only = (glyphs_sure and not deck_match and self.profile.two_kinds and near
                      and s_best >= INDEX_ONLY_GLYPHS)
         ok = (glyphs_sure and (bool(deck_match) or face_only) and self.profile.verified
               and card not in self._held_back)

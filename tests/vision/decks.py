@@ -12,6 +12,10 @@ each deck on one photo per card (where the set allows), read the rest, and count
   tells a casino to retake it), and that photo is not read.
 * ``cluttered_scenes`` (the 9-A Bicycle deck) is measured by :mod:`tests.vision.corpus`.
 
+Several photos per card (``webcam_deck(photos=(1, 11))``, ``handheld_low(k=2)``): every
+one enrolled (enrolment measures the deck's own photo-to-photo spread from them,
+``tablectl/vision/spread.py``), the others read, beside the one-photo rows.
+
 A change tuned on one deck is judged by the others: every deck gets its own row, never one
 pooled figure; ``many_designs`` is read with each deck's profile (designs never enrolled).
 """
@@ -73,13 +77,16 @@ class DeckPhotos:
     retake); the one used is then left out of ``singles``."""
 
 
-def webcam_deck(step: int = 1) -> DeckPhotos:
-    """Enrol photo ``_1`` of each card; read every ``step``-th of the others."""
+def webcam_deck(step: int = 1, photos: tuple[int, ...] = (1,)) -> DeckPhotos:
+    """Enrol photo ``_1`` of each card (or the photos numbered ``photos``: ``(1, 11)``
+    enrols two photos per card); read every ``step``-th of the others."""
     rows = [(p, Card.parse(c)) for p, c in _labels(WEBCAM)]
-    enrol = sorted(((p, c) for p, c in rows if _number(p) == 1), key=lambda t: t[1].index)
-    rest = sorted(((p, c) for p, c in rows if _number(p) != 1),
+    enrol = sorted(((p, c) for p, c in rows if _number(p) in photos),
+                   key=lambda t: (t[1].index, _number(t[0])))
+    rest = sorted(((p, c) for p, c in rows if _number(p) not in photos),
                   key=lambda t: (t[1].index, _number(t[0])))
-    return DeckPhotos("webcam_deck", parse_deck("full"), enrol, rest[::step])
+    name = "webcam_deck" + (f"_x{len(photos)}" if len(photos) > 1 else "")
+    return DeckPhotos(name, parse_deck("full"), enrol, rest[::step])
 
 
 def blackjack_webcam() -> DeckPhotos:
@@ -91,23 +98,24 @@ def blackjack_webcam() -> DeckPhotos:
     return DeckPhotos("blackjack_webcam", parse_deck("full"), enrol, [], scenes)
 
 
-def handheld_low(step: int = 1, retake: bool = False) -> DeckPhotos:
-    """Ranks 2-6: enrol the first photo of each card; read every ``step``-th other. With
-    ``retake``, a card whose first photo enrolment refuses is enrolled from the next of its
-    photos that enrolment accepts."""
+def handheld_low(step: int = 1, retake: bool = False, k: int = 1) -> DeckPhotos:
+    """Ranks 2-6: enrol the first photo of each card (the first ``k`` by number); read
+    every ``step``-th other. With ``retake``, a card's photo enrolment refuses is replaced
+    by the next of its photos (:func:`enrol`)."""
     rows = sorted(((p, Card.parse(c)) for p, c in _labels(HANDHELD)),
                   key=lambda t: (t[1].index, _number(t[0])))
-    first: dict[Card, Path] = {}
+    first: dict[Card, list[Path]] = {}
     for p, c in rows:
-        first.setdefault(c, p)
-    enrol = [(p, c) for c, p in first.items()]
-    rest = [(p, c) for p, c in rows if first[c] != p]
+        if len(first.setdefault(c, [])) < k:
+            first[c].append(p)
+    enrol = [(p, c) for c, ps in first.items() for p in ps]
+    rest = [(p, c) for p, c in rows if p not in first[c]]
     retakes: dict[Card, list[Path]] = {}
     if retake:
         for p, c in rest:
             retakes.setdefault(c, []).append(p)
-    return DeckPhotos("handheld_low_retaken" if retake else "handheld_low", parse_deck("2-6"),
-                      enrol, rest[::step], retakes=retakes)
+    name = "handheld_low" + (f"_x{k}" if k > 1 else "") + ("_retaken" if retake else "")
+    return DeckPhotos(name, parse_deck("2-6"), enrol, rest[::step], retakes=retakes)
 
 
 @dataclass
@@ -127,21 +135,22 @@ retakes), as docs/camera.md tells a casino to, before the profile is taken as it
 
 
 def enrol(photos: DeckPhotos) -> Enrolled:
-    """Enrol ``photos.enrol`` (a photo with no index is skipped and named) and verify.
+    """Enrol ``photos.enrol`` (one or several photos per card; a photo with no index is
+    skipped and named) and verify.
 
     Where the deck has retakes (``photos.retakes``), a card's photo enrolment refuses is
     replaced by its next retake, as a casino retakes it (docs/camera.md §5): one with no
     index at once, and the ones read back unsure (or wrong) for the next round, up to
     :data:`RETAKE_ROUNDS` times, the profile built again from the photos in use."""
-    chosen = {card: path for path, card in photos.enrol}
+    slots = [[path, card] for path, card in photos.enrol]
     left = {card: list(paths) for card, paths in photos.retakes.items()}
     skipped: list[str] = []
     for _ in range(RETAKE_ROUNDS + 1):
         enroller = Enroller(photos.name, "board", deck=photos.deck)
         samples = []
-        for card in list(chosen):
+        for slot in slots:
             while True:
-                path = chosen[card]
+                path, card = slot
                 img, _ = corpus.load(path)
                 try:
                     enroller.add(img, card, path.name)
@@ -149,22 +158,23 @@ def enrol(photos: DeckPhotos) -> Enrolled:
                     if path.name not in skipped:
                         skipped.append(path.name)
                     if left.get(card):
-                        chosen[card] = left[card].pop(0)
+                        slot[0] = left[card].pop(0)
                         continue
                     break
                 samples.append((path.name, img, card))
                 break
         profile, report = verify(enroller.build(), samples)
-        by_name = {p.name: c for c, p in chosen.items()}
+        by_name = {slot[0].name: slot for slot in slots}
         again = [by_name[item] for item, _ in report.failures
-                 if item in by_name and left.get(by_name[item])]
+                 if item in by_name and left.get(by_name[item][1])]
         if report.passed or not again:
             break
-        for card in again:
-            chosen[card] = left[card].pop(0)
-    first = {card: path for path, card in photos.enrol}
+        for slot in again:
+            if left.get(slot[1]):
+                slot[0] = left[slot[1]].pop(0)
+    first = {path for path, _ in photos.enrol}
     enrolled = {item for item, _, _ in samples}
-    retaken = [p for c, p in chosen.items() if p != first[c] and p.name in enrolled]
+    retaken = [slot[0] for slot in slots if slot[0] not in first and slot[0].name in enrolled]
     return Enrolled(profile, report, skipped, retaken)
 
 

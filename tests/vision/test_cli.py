@@ -150,3 +150,26 @@ def test_shoe_mode_enrol_with_roi_and_csv(tmp_path: Path,
     changed = (drawn != frame).any(axis=2)
     assert changed[y + h // 2, x - 1:x + 2].any(), "the index window is not drawn"
     assert not changed[y + 5:y + h - 5, x + 5:x + w - 5].all(), "the window is covered"
+
+
+def test_enrol_takes_every_photo_of_a_card_and_prints_the_spread(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two photos of each card named ``td_1.png``/``td_2.png``: both are enrolled, and
+    enrolment prints the spread it measured between them (tablectl/vision/spread.py)."""
+    cam = SimCamera(45, random_style(45), strength=0.3)
+    images = []
+    for card in FULL_DECK:
+        for n in (1, 2):
+            path = tmp_path / f"{str(card).lower()}_{n}.png"
+            cv2.imwrite(str(path), cam.shoe_frame(card))
+            images.append(str(path))
+    roi = ",".join(str(v) for v in SHOE_ROI)
+    out = tmp_path / "two-photos"
+    assert main(["camera", "enrol", "--deck-id", "two", "--out", str(out), "--mode", "shoe",
+                 "--roi", roi, *images]) == 0
+    enrolled = capsys.readouterr().out
+    assert "from 104 images" in enrolled
+    assert "spread between photos of the same card (52 card(s) shown in two" in enrolled
+    meta = json.loads((out / "profile.json").read_text())
+    assert {g["photos"] for g in meta["print_gates"].values()} == {2}
+    assert len(meta["print_gates"]) == 52

@@ -87,3 +87,17 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
     assert singles.right >= 5, singles.line()  # 6 of 54 measured (15 of all 161)
+
+
+@pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test
+@pytest.mark.skipif(not decks.available(decks.WEBCAM), reason=decks.skip_reason(decks.WEBCAM))
+def test_webcam_deck_enrolled_on_three_photos_per_card() -> None:
+    """Several photos per card (tablectl/vision/spread.py): photos _1, _6 and _11 of each
+    card enrolled, every fifth of the others read: none wrong (1 wrong before only the
+    first photo's glyphs and face were kept), and no design never enrolled accepted wrong."""
+    row = decks.deck_row(decks.webcam_deck(step=5, photos=(1, 6, 11)), design_step=8)
+    s = row.singles
+    assert s.total == 177
+    assert s.wrong == 0, s.line()
+    assert s.right >= 175, s.line()  # 177 of 177 measured (176 before, 1 wrong)
+    assert row.designs.wrong == 0 and row.designs.jokers_accepted == 0

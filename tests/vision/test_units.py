@@ -314,7 +314,9 @@ def test_a_print_short_of_the_decks_is_never_accepted_without_a_face(
     assert read.face_only and read.card == card
     assert read.status is FaceStatus.NEEDS_CONFIRMATION
     assert near.inspect_shoe(frame).status is FaceStatus.NEEDS_CONFIRMATION
-    far = Recogniser(replace(shoe_deck.profile, thresholds=replace(
+    # (without the per-card gates the deck's two frames per card measured, which a print
+    # this far off may pass: tablectl/vision/spread.py; the deck's gate alone here)
+    far = Recogniser(replace(shoe_deck.profile, print_gates={}, thresholds=replace(
         t, index=sure.index_score + 0.1)))
     assert not far.read_index(frame[y:y + h, x:x + w]).face_only
 
