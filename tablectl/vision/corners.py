@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.faint import faint_ranks
 from tablectl.vision.glyphs import IndexGlyphs, find_index
 from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.model import Image, Quad
@@ -94,6 +95,7 @@ class GlyphPair:
     top: tuple[float, float]
     bottom: tuple[float, float]
     view: View = FLAT
+    faint: bool = False
 
     @property
     def down(self) -> npt.NDArray[np.float64]:
@@ -147,7 +149,7 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
 
 
 def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
-                ) -> list[GlyphPair]:
+                span: float | None = None) -> list[GlyphPair]:
     """Possible rank-over-suit pairs in a BGR frame, the most index-like first (suit size
     and distance from the rank near what real indices show, few marks crowding round).
 
@@ -229,7 +231,16 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
             k = int(np.flatnonzero(side_by_side)[np.argmin(d[i][side_by_side])])
             out.append(GlyphPair(at((pts[i] + pts[k]) / 2), at(pts[j])))
         out.append(GlyphPair(at(pts[i]), at(pts[j])))
-    return out[:limit]
+    out = out[:limit]
+    if span is None and order.size:  # the likeliest pairs' own distance
+        span = float(np.median(d[ii[order[:8]], jj[order[:8]]])) / scale
+    if span is not None:
+        paired = np.zeros(idx.size, bool)
+        paired[ii] = True
+        paired[jj] = True
+        out += [GlyphPair(at(t), at(b), faint=True) for t, b in faint_ranks(
+            small, pts[~paired], sides[~paired], span * scale)]
+    return out
 
 
 PAIR_SCALE: Final = (0.6, 1.8)

@@ -85,6 +85,10 @@ CORNER_PAIRS: Final = 48
 """Glyph pairs the corner search considers when cards already read in the frame tell the
 index's likely size (:func:`~tablectl.vision.corners.by_scale`): those of that size are
 read first, within the same :data:`CORNER_READS`."""
+FAINT_READS: Final = 8
+"""Index reads a frame may spend on the pairs of a faint rank beside its suit
+(:func:`~tablectl.vision.faint.faint_ranks`, at most four), their second looks through
+the view included, beside :data:`CORNER_READS` and :data:`VIEW_READS`."""
 VIEW_READS: Final = 8
 """Index reads a frame may spend on second looks through the table's view
 (:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
@@ -511,13 +515,21 @@ class Recogniser:
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
         spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
-        todo = by_scale(glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS),
-                        spans)
+        pairs = glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS,
+                            float(np.median(spans)) if spans else None)
+        todo = by_scale([p for p in pairs if not p.faint], spans)
+        # a faint rank's pair (a second, local cut): after every ordinary one, on reads of
+        # its own (the fans spend the ordinary ones)
+        faint = [p for p in pairs if p.faint]
         # the cards accepted so far tell how the table is seen (a camera at a slant)
         held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
         maps: list[CardMaps] = []  # made once, where a second look is first wanted
         view_budget, grade = [VIEW_READS], self._corner_grade
-        while todo:
+        while todo or faint:
+            if not todo or budget[0] <= 0:
+                todo, faint, budget = faint, [], [FAINT_READS]
+                if not todo:
+                    break
             pair = todo.pop(0)
             if any(np.hypot(*np.subtract(pair.top, p.top)) < 1.5 * p.distance
                    or np.hypot(*np.subtract(pair.bottom, p.top)) < 1.5 * p.distance
@@ -526,13 +538,14 @@ class Recogniser:
             if budget[0] <= 0:
                 break
             hit = self._corner_read(frame, pair, budget)
-            if held and view_budget[0] > 0 and (hit is None or grade(hit[1]) < 2):
+            second = budget if pair.faint else view_budget
+            if held and second[0] > 0 and (hit is None or grade(hit[1]) < 2):
                 maps = maps or [card_maps(held)]
-                hit = self._viewed(frame, pair, maps[0], hit, view_budget)
+                hit = self._viewed(frame, pair, maps[0], hit, second)
             if hit is not None:
                 hits.append(hit)
                 spans.append(hit[0].distance)
-                todo = by_scale(todo, spans)
+                todo = by_scale(todo, spans) if not pair.faint else todo
         out = list(found)
         for pair, read in sorted(hits, key=lambda t: -t[1].confidence):
             if read.card in accepted or read.box is None:
