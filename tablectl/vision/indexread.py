@@ -5,6 +5,7 @@ reading cards."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from tablectl.domain.cards import Card
 from tablectl.vision.model import FaceStatus
@@ -53,3 +54,18 @@ class IndexRead:
     """The index's print comes near this deck's but short of its gate
     (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
     never on the index alone."""
+
+
+_PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
+                    FaceStatus.NO_CARD: 1, FaceStatus.OUT_OF_FRAME: 0}
+
+
+def read_rank(r: IndexRead) -> tuple[int, bool, float]:
+    """How good a read is, to choose among reads of one card: its status first, then a
+    print within the deck's gate over one that needs the face, then its confidence."""
+    return _PRIORITY[r.status], not r.face_only, r.confidence
+
+
+def better(a: IndexRead, b: IndexRead) -> bool:
+    """Whether read ``a`` is better than ``b`` (:func:`read_rank`)."""
+    return read_rank(a) > read_rank(b)

@@ -58,7 +58,7 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.indexread import IndexRead
+from tablectl.vision.indexread import IndexRead, better, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
@@ -115,8 +115,6 @@ _RANKS: Final = tuple(Rank)
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
 _CUT: Final = IndexRead(None, FaceStatus.OUT_OF_FRAME, 0.0)
-_PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
-                    FaceStatus.NO_CARD: 1, FaceStatus.OUT_OF_FRAME: 0}
 
 
 class Recogniser:
@@ -245,7 +243,7 @@ class Recogniser:
             first = bool(found) if first is None else first
             for g in found:
                 r = self._classify(g)
-                if _better(r, best):
+                if better(r, best):
                     best = r
             if best.status is FaceStatus.ACCEPTED and not best.face_only:
                 break
@@ -300,7 +298,7 @@ class Recogniser:
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
             b, seen_b = self._read_index(br, grown=True)
-            best = max((best, a, b), key=_rank)
+            best = max((best, a, b), key=read_rank)
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         return self.second_look(best, card_img)
@@ -392,7 +390,7 @@ class Recogniser:
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(warp_card(frame, across))
-            if _rank(ra) > _rank(r):
+            if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
@@ -597,10 +595,3 @@ class Recogniser:
         return [FaceRead(r.card, r.confidence, r.status, q, frame_time)
                 for q, r in self.inspect_board(frame, whole_frame)]
 
-
-def _rank(r: IndexRead) -> tuple[int, bool, float]:
-    return _PRIORITY[r.status], not r.face_only, r.confidence
-
-
-def _better(a: IndexRead, b: IndexRead) -> bool:
-    return _rank(a) > _rank(b)
