@@ -42,8 +42,9 @@ def number(low: float, high: float, *, above: bool = False) -> Callable[[str], f
     return parse
 
 
-def whole(low: int, high: int) -> Callable[[str], int]:
-    """A parser of a whole number in ``low..high``."""
+def whole(low: int, high: int, what: str | None = None) -> Callable[[str], int]:
+    """A parser of a whole number in ``low..high``; with ``what`` (``"a seat"``), the
+    refusal reads ``expected a seat 1..12, got '13'``."""
 
     def parse(text: str) -> int:
         try:
@@ -52,7 +53,8 @@ def whole(low: int, high: int) -> Callable[[str], int]:
             value = low - 1
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"{text[:40]}: not a whole number from {low} to {high}")
+                f"expected {what} {low}..{high}, got {text!r}" if what is not None
+                else f"{text[:40]}: not a whole number from {low} to {high}")
         return value
 
     return parse

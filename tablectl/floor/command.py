@@ -84,16 +84,6 @@ def _game(text: str) -> str:
     return text
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"expected a number 1..1000000, got {text!r}")
-    return value
-
-
 def mqtt_settings(url: str, *, user: str, credentials: Path | None,
                   cafile: Path | None, batch_max: int | None = None) -> MqttSettings:
     """A worker's connection: its username is its client id, the session persists a day
@@ -417,7 +407,7 @@ def add_floor(sub: _Subparsers) -> None:
                        help="only hands started at or after this ISO time (UTC if no zone)")
     stats.add_argument("--until", type=_since, metavar="TIME",
                        help="only hands started before this ISO time (UTC if no zone)")
-    stats.add_argument("--last", type=_positive, metavar="N",
+    stats.add_argument("--last", type=whole(1, 1_000_000, "a number"), metavar="N",
                        help="only each player's last N hands (within the other limits)")
     stats.add_argument("--by", choices=("player,game", "player", "game"),
                        default="player,game", metavar="BY",
@@ -439,7 +429,8 @@ def add_floor(sub: _Subparsers) -> None:
     quarantine.add_argument("--db", required=True, type=_check_db, metavar="URL",
                             help="the floor's database, postgresql://user@host:port/database")
     quarantine.add_argument("--table", help="only messages on this table's topics")
-    quarantine.add_argument("--limit", type=_positive, default=100, metavar="N",
+    quarantine.add_argument("--limit", type=whole(1, 1_000_000, "a number"), default=100,
+                            metavar="N",
                             help="at most this many, the most recent first (default "
                                  "%(default)s)")
     quarantine.add_argument("--json", action="store_true",

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from tablectl.clock import SystemClock
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.numbers import whole
 from tablectl.publish.errors import PublishError, PublishRefusedError
 from tablectl.tournament.balance import Plan
 from tablectl.tournament.clock import (
@@ -101,22 +102,10 @@ def parse_time(text: str) -> int:
     return -value if sign == "-" else value
 
 
-def _count(low: int, high: int, what: str) -> Callable[[str], int]:
-    def check(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {what} {low}..{high}, got {text!r}")
-        return value
-    return check
-
-
 def _button(text: str) -> tuple[int, int]:
     table, _, seat = text.partition(":")
     try:
-        return _count(1, 999, "a table")(table), _count(1, 12, "a seat")(seat)
+        return whole(1, 999, "a table")(table), whole(1, 12, "a seat")(seat)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected TABLE:SEAT such as 3:7, got {text!r}"
                                          ) from None
@@ -433,8 +422,8 @@ def _common(p: argparse.ArgumentParser, *, broker: bool = True) -> None:
 
 
 def _seat_args(p: argparse.ArgumentParser, required: bool = False) -> None:
-    p.add_argument("--table", type=_count(1, 999, "a table number"), required=required)
-    p.add_argument("--seat", type=_count(1, 12, "a seat"), required=required)
+    p.add_argument("--table", type=whole(1, 999, "a table number"), required=required)
+    p.add_argument("--seat", type=whole(1, 12, "a seat"), required=required)
 
 
 def add_tournament(sub: _Subparsers) -> None:
@@ -479,7 +468,7 @@ def add_tournament(sub: _Subparsers) -> None:
 
     level = inner.add_parser("level", help="move to the start of a level")
     _common(level)
-    level.add_argument("level", type=_count(1, 1000, "a level"), metavar="N")
+    level.add_argument("level", type=whole(1, 1000, "a level"), metavar="N")
     level.set_defaults(handler=_guard(_clock_handler(lambda a: MoveTo(a.level))))
 
     reg = inner.add_parser("register", help="register a player (seated by the house rule "
@@ -502,7 +491,7 @@ def add_tournament(sub: _Subparsers) -> None:
                                         "placed by their chips at the start of that hand.")
     _common(bust)
     bust.add_argument("player")
-    bust.add_argument("--start-chips", required=True, type=_count(1, 10**15, "chips"),
+    bust.add_argument("--start-chips", required=True, type=whole(1, 10**15, "chips"),
                       metavar="N", help="the player's chips at the start of the hand")
     bust.add_argument("--hand", metavar="ID",
                       help="the hand (e.g. t3#42); busts with the same --hand were one hand")
@@ -521,7 +510,7 @@ def add_tournament(sub: _Subparsers) -> None:
     bal.add_argument("--apply", action="store_true", help="make the moves now")
     bal.add_argument("--button", type=_button, action="append", metavar="TABLE:SEAT",
                      help="a table's button (the player in next hand's big blind moves)")
-    bal.add_argument("--break", dest="breaking", type=_count(1, 999, "a table number"),
+    bal.add_argument("--break", dest="breaking", type=whole(1, 999, "a table number"),
                      metavar="TABLE", help="break this table now (the floor's call: a broken "
                      "shoe, a dealer gone), then balance")
     bal.set_defaults(handler=_guard(_balance))
@@ -530,7 +519,7 @@ def add_tournament(sub: _Subparsers) -> None:
     _common(status, broker=False)
     status.add_argument("--json", action="store_true",
                         help="the published status with seating and ranking, one JSON line")
-    status.add_argument("--places", type=_count(0, 100000, "a count"), default=20,
+    status.add_argument("--places", type=whole(0, 100000, "a count"), default=20,
                         metavar="N", help="places to list (default %(default)s)")
     status.set_defaults(handler=_guard(_status))
 
@@ -543,7 +532,7 @@ def add_tournament(sub: _Subparsers) -> None:
     web.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
     web.add_argument("--host", default="127.0.0.1", help="address to serve on (default "
                                                          "%(default)s)")
-    web.add_argument("--port", type=_count(1, 65535, "a port"), default=8091,
+    web.add_argument("--port", type=whole(1, 65535, "a port"), default=8091,
                      help="port (default %(default)s)")
     web.set_defaults(handler=_guard(_web))
 
@@ -559,7 +548,7 @@ def add_tournament(sub: _Subparsers) -> None:
 
     run = inner.add_parser("run", help="keep the published status true (every level change)")
     _common(run)
-    run.add_argument("--refresh", type=_count(1, 3600, "seconds"), default=30,
+    run.add_argument("--refresh", type=whole(1, 3600, "seconds"), default=30,
                      metavar="SECONDS",
                      help="publish at least this often (default %(default)s)")
     run.set_defaults(handler=_guard(_run))
