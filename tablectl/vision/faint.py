@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.vision.model import Image
-from tablectl.vision.planes import planes
 
 FAINT_WINDOWS: Final = 4
 """Suit marks looked at again in one frame (a window each, well under a millisecond)."""
@@ -52,7 +51,7 @@ def faint_ranks(small: Image, pts: npt.NDArray[np.float64], sides: npt.NDArray[n
         x1, y1 = min(int(cx) + r + 1, w), min(int(cy) + r + 1, h)
         if x1 - x0 < r or y1 - y0 < r:
             continue
-        b, g, rr = planes(small[y0:y1, x0:x1])
+        b, g, rr = cv2.split(small[y0:y1, x0:x1])   # a crop: split is the cheaper here
         dark = cv2.min(cv2.min(b, g), rr)
         paper = float(np.percentile(dark, 90))
         for cut in _CUTS:
