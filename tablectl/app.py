@@ -13,7 +13,7 @@ import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
@@ -22,6 +22,7 @@ from tablectl.config_check import ensure_journal_folder
 from tablectl.config_games import first_game, rotation_of
 from tablectl.controller.table import PERMISSIONS, SeatState, TableSetup, TableState
 from tablectl.daemon import TableDaemon, status_payloads
+from tablectl.daemon.feeding import keep_feeding
 from tablectl.daemon.table import online_elsewhere
 from tablectl.domain.errors import ConfigError
 from tablectl.game import PRESETS, Stakes
@@ -36,7 +37,7 @@ from tablectl.publish.commands import bounded
 from tablectl.publish.errors import BirthRefusedError, PublishRefusedError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
-from tablectl.sources.base import CardSource, SourceEvent, load_antenna_map, refusal_of
+from tablectl.sources.base import CardSource, load_antenna_map
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 from tablectl.systemd import SdNotifier
@@ -294,42 +295,6 @@ async def serve_commands(daemon: TableDaemon, messages: AsyncIterator[IncomingMe
                           type(exc).__name__, bounded(str(exc)), where,
                           extra={"table": daemon.table})
             await daemon.answer_internal_error(msg)
-
-
-SOURCE_RETRY: Final = (1.0, 60.0)
-"""Seconds before a failed source's events are taken again: the first wait, the longest."""
-
-
-async def keep_feeding(daemon: TableDaemon, src: CardSource,
-                       retry: tuple[float, float] = SOURCE_RETRY) -> None:
-    """Feed ``src``'s events to ``daemon`` until the source ends.
-
-    A source whose events end in a fault of its own code (never a device's: the sources
-    turn those into device status) stops only itself, never the table: the fault is logged
-    and its events are taken again after ``retry[0]`` seconds, the wait doubling up to
-    ``retry[1]`` while it fails again before yielding anything.
-    """
-    wait = retry[0]
-    while True:
-        yielded = 0
-
-        async def counted(events: AsyncIterator[SourceEvent]) -> AsyncIterator[SourceEvent]:
-            nonlocal yielded
-            async for event in events:
-                yielded += 1
-                yield event
-
-        try:
-            await daemon.feed_source(counted(src.events()), refusal_of(src))
-            return
-        except Exception as exc:
-            wait = retry[0] if yielded else wait
-            where = "".join(traceback.format_tb(exc.__traceback__, limit=-4)).rstrip()
-            _LOGGER.error("table %s: source %s failed: %s: %s; its events are taken again in "
-                          "%g s\n%s", daemon.table, bounded(src.name), type(exc).__name__,
-                          bounded(str(exc)), wait, where, extra={"table": daemon.table})
-        await asyncio.sleep(wait)
-        wait = min(wait * 2, retry[1])
 
 
 def table_setup(config: TableConfig) -> TableSetup:

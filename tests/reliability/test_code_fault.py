@@ -9,6 +9,7 @@ the journal had rolled it back. The faults here are injected into the real contr
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -17,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from tablectl.app import initial_state, keep_feeding, table_setup
+from tablectl.app import initial_state, table_setup
 from tablectl.clock import ManualClock
 from tablectl.config import load_config
 from tablectl.controller import HandController
-from tablectl.controller.inputs import CardRead, ControllerInput
+from tablectl.controller.inputs import CardRead, ControllerInput, DeviceStatus
 from tablectl.controller.outcome import Outcome
 from tablectl.daemon import TableDaemon
+from tablectl.daemon.feeding import keep_feeding
 from tablectl.journal.sqlite import SqliteJournal
 from tablectl.publish.base import MemoryPublisher
 from tablectl.sources.base import SourceEvent
@@ -139,8 +141,36 @@ async def test_a_source_that_fails_is_taken_again_and_the_table_goes_on(
     with caplog.at_level(logging.ERROR):
         await keep_feeding(daemon, src, retry=(0.001, 0.004))  # type: ignore[arg-type]
     assert src.calls == 5
-    assert daemon.applied == applied + 2
+    journaled = list(daemon.journal.inputs())[-6:]
+    # the two reads, and the shoe shown offline while it was down, online once it read again
+    assert [(e.kind, e.payload.get("online")) for e in journaled] == [
+        ("device_status", False), ("device_status", True), ("card_read", None),
+        ("device_status", False), ("device_status", True), ("card_read", None)]
+    assert daemon.applied == applied + 6
+    devices = json.loads(json.dumps(daemon.controller.public_snapshot()["devices"]))
+    assert [d for d in devices if d["name"] == "shoe"] == [
+        {"name": "shoe", "kind": "rfid-shoe", "status": "online"}]
     waits = [r.getMessage().split("taken again in ")[1].split(" s")[0]
              for r in caplog.records if "taken again in" in r.getMessage()]
     # doubling while it fails before yielding anything; back to the first after a read
     assert waits == ["0.001", "0.002", "0.004", "0.001"]
+
+
+async def test_a_source_down_is_shown_offline_until_it_reads_again(
+        daemon: TableDaemon) -> None:
+    """A source that fails before yielding anything, and whose next events start with its own
+    status, is not shown online by the feeder: its status is the device's to say."""
+    uids = load_uids(daemon)
+
+    class Reports(Flaky):
+        async def _events(self, call: int) -> AsyncIterator[SourceEvent]:
+            if call == 1:
+                raise BugError("events call 1")
+            yield DeviceStatus("shoe", False, NOW, kind="rfid-shoe")
+            yield read(self.daemon, self.uids[1], 11)
+
+    src = Reports(daemon, uids, fail_first=1)
+    await keep_feeding(daemon, src, retry=(0.001, 0.004))  # type: ignore[arg-type]
+    journaled = list(daemon.journal.inputs())[-3:]
+    assert [(e.kind, e.payload.get("online")) for e in journaled] == [
+        ("device_status", False), ("device_status", False), ("card_read", None)]
