@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Final
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
@@ -20,6 +21,12 @@ from tablectl.domain.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
 _MAX_HEAD = 8192
+MAX_OPEN: Final = 16
+"""Connections answered at once; one past it is told ``503`` and closed. A scraper holds one;
+without a cap, connections sending nothing for their 10 s each could take every file
+descriptor of the process (the table daemon's: its journal, broker and readers)."""
+_BUSY: Final = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                b"Connection: close\r\n\r\n")
 
 
 async def _answer(registry: CollectorRegistry, reader: asyncio.StreamReader,
@@ -57,8 +64,24 @@ async def serve_metrics(registry: CollectorRegistry, host: str, port: int, *,
     Raises:
         ConfigError: the address cannot be bound (in use, not local), named by ``key``.
     """
+    open_now = 0
+    refused = 0
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _answer(registry, reader, writer)
+        nonlocal open_now, refused
+        if open_now >= MAX_OPEN:
+            refused += 1
+            if refused == 1 or refused % 1000 == 0:
+                _LOGGER.warning("metrics: %d connections refused: %d open already", refused,
+                                MAX_OPEN)
+            writer.write(_BUSY)
+            writer.close()
+            return
+        open_now += 1
+        try:
+            await _answer(registry, reader, writer)
+        finally:
+            open_now -= 1
 
     try:
         server = await asyncio.start_server(handle, host, port, limit=_MAX_HEAD)

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tablectl.web.guard import GuardedH11
 from tablectl.web.server import Hub
 
 HEADERS: Mapping[str, str] = {
@@ -78,7 +79,7 @@ class ReadOnlyPage:
         """Serve until :meth:`stop`, with :meth:`feeders` running beside."""
         config = uvicorn.Config(self.app, host=host, port=port, log_config=None,
                                 access_log=False, lifespan="off", ws="none",
-                                timeout_graceful_shutdown=2)
+                                timeout_graceful_shutdown=2, http=GuardedH11)
         self._server = _Server(config)
         tasks = [asyncio.create_task(c) for c in self.feeders()]
         try:

@@ -81,6 +81,7 @@ from tablectl.web.body import (
     read_body,
     token,
 )
+from tablectl.web.guard import GuardedH11
 from tablectl.web.link import CommandChannel, Feed, LinkChange, LinkState, Message
 from tablectl.web.recall import recall_text
 from tablectl.web.sync import OverlaySync, PublicSync
@@ -344,7 +345,7 @@ class WebServer:
     async def _run(self, host: str, port: int, sock: socket.socket | None) -> None:
         config = uvicorn.Config(self.app, host=host, port=port, log_config=None,
                                 access_log=False, lifespan="off", ws="none",
-                                timeout_graceful_shutdown=2, http="h11",
+                                timeout_graceful_shutdown=2, http=GuardedH11,
                                 h11_max_incomplete_event_size=MAX_HEAD)
         server = _Uvicorn(config)
         self._uvicorn = server
