@@ -264,6 +264,10 @@ def replay(phh: PhhHand, rules: RuleSet) -> ReplayResult:
     variant = phh.variant
     expected_raw = phh.fields.get("finishing_stacks")
     expected = list(expected_raw) if isinstance(expected_raw, list) else None
+    if "variant" not in phh.fields:
+        return ReplayResult(phh.source, variant, False, None, expected, None,
+                            "not a PHH hand: no variant" + (" (the file is empty)"
+                                                             if not phh.fields else ""))
     if variant in NOT_DEALT or variant not in VARIANTS:
         reason = "not dealt by tablectl" if variant in NOT_DEALT else "unknown variant"
         return ReplayResult(phh.source, variant, False, None, expected, None,

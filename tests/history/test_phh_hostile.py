@@ -38,6 +38,8 @@ def _sub(old: str, new: str) -> Edit:
 
 
 CASES: list[tuple[str, Edit, str]] = [
+    ("an empty file", lambda text: "", r"^not a PHH hand: no variant \(the file is empty\)$"),
+    ("no variant", _sub("variant = 'FT'\n", ""), "^not a PHH hand: no variant$"),
     ("a stack of 2^63",
      _sub("starting_stacks = [3175000", "starting_stacks = [9223372036854775807"),
      "starting_stacks: 9223372036854775807 is beyond the largest amount"),
