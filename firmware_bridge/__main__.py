@@ -97,8 +97,11 @@ def _encode(args: argparse.Namespace) -> int:
             if not isinstance(seq, int):
                 raise ValueError("seq must be an integer")
             frame = encode_message(message, seq, retx=bool(obj.get("retx", False)))
+        except RecursionError:
+            problems.append(f"encode: line {lineno}: nested too deep")
+            continue
         except (ValueError, TypeError, KeyError) as exc:
-            problems.append(f"encode: line {lineno}: {exc}")
+            problems.append(f"encode: line {lineno}: {str(exc)[:200]}")
             continue
         lines.append(encode_frame(frame).hex(" "))
     if problems:

@@ -229,7 +229,10 @@ class MqttConsole:
                 raw = await fut
         finally:
             self._pending.pop(corr, None)
-        reply = json.loads(raw)
+        try:
+            reply = json.loads(raw)
+        except RecursionError:
+            raise ValueError(f"reply to {name} is nested too deep") from None
         if not isinstance(reply, dict):
             raise ValueError(f"reply to {name} is not a JSON object: {raw[:80]!r}")
         return normalise_reply(reply)

@@ -119,8 +119,8 @@ class SnapshotWatch:
         """Take one state message; True when it became the snapshot kept."""
         try:
             env = json.loads(payload.decode("utf-8")) if payload else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return False
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return False        # not the table's: anyone may publish on an open broker
         if not isinstance(env, dict):
             return False
         data, seq = env.get("data"), env.get("seq")

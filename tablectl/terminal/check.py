@@ -34,7 +34,7 @@ from tablectl.publish.errors import PublishError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run
-from tablectl.terminal.follow import TableFollower, connect_within
+from tablectl.terminal.follow import TableFollower, connect_within, decode_feed
 from tablectl.terminal.view import JsonMap
 
 SEAT_FIELDS: Final = ("name", "stack", "bet", "status")
@@ -174,11 +174,8 @@ class DisplayCheck:
         self.follower.feed(topic, payload, now=now)
         if topic != self._state:
             return None
-        try:
-            published = json.loads(payload)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return None
-        if not isinstance(published, dict):
+        published = decode_feed(topic, payload)
+        if published is None:
             return None
         shown = self.shown()
         verdict = Verdict(Run.of(published), published.get("seq"), not shown.not_live,

@@ -24,19 +24,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
+from tablectl.domain.jsonvalue import JsonValue
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, decode_object
 from tablectl.publish import topics
+from tablectl.publish.commands import bounded
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import MqttSettings
 from tablectl.publish.runs import Run, RunOrder, RunTracker
 from tablectl.terminal.view import MAX_EVENTS, JsonMap, TableView
 
 _LOGGER = logging.getLogger(__name__)
+
+FEED_LIMITS: Final = JsonLimits(max_bytes=256 * 1024)
+"""What a display takes from the broker: the table's largest snapshot is 21.7 KB; anything
+deeper, longer or stranger (NaN, control characters such as a terminal's escape) is not the
+table's and is passed over (on an open broker anyone can publish on a table's topics)."""
 
 MIN_CONNECT_WAIT: Final = 2.0
 """Seconds :func:`follow_table` waits for the broker at least, however short its watch (a
@@ -126,12 +133,8 @@ class TableFollower:
 
     def feed(self, topic: str, payload: bytes, *, now: float) -> FollowUpdate:
         """Take one message; malformed payloads are logged and ignored."""
-        try:
-            data = json.loads(payload.decode("utf-8")) if payload else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            _LOGGER.warning("ignoring a payload on %s that is not JSON", topic)
-            return FollowUpdate(False)
-        if not isinstance(data, dict):
+        data = decode_feed(topic, payload)
+        if data is None:
             return FollowUpdate(False)
         run, seq = Run.of(data), data.get("seq")
         if run is None:
@@ -263,3 +266,15 @@ async def _watch_link(client: MqttPublisher, follower: TableFollower,
         if update.changed:
             await on_update(follower, update)
         await asyncio.sleep(LINK_POLL)
+
+
+def decode_feed(topic: str, payload: bytes) -> dict[str, JsonValue] | None:
+    """``payload`` as the JSON object the table publishes, or None (an empty retained
+    message, or what is not the table's: logged with why, and passed over)."""
+    if not payload:
+        return None
+    try:
+        return decode_object(payload, FEED_LIMITS)
+    except StrictJsonError as exc:
+        _LOGGER.warning("ignoring a payload on %s: %s", bounded(topic), exc)
+        return None

@@ -54,3 +54,11 @@ def test_bad_input_is_exit_2_with_the_line(monkeypatch: pytest.MonkeyPatch,
     assert code == 2 and not lines and "line 2" in err
     code, lines, err = run(monkeypatch, capsys, ["decode"], "zz")
     assert code == 2 and "not hex" in err
+
+
+def test_a_line_nested_past_the_parser_is_exit_2_with_the_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    code, lines, err = run(monkeypatch, capsys, ["encode"],
+                           f'{{"type": "ACK", "ack_seq": 1}}\n{deep}\n')
+    assert code == 2 and not lines and "line 2: nested too deep" in err

@@ -110,6 +110,7 @@ def test_the_watch_keeps_the_newest_snapshot_of_an_epoch() -> None:
 @pytest.mark.parametrize("payload", [
     b"", b"\xff\xfe", b"[1]", b"null", b'{"seq": 9}', b'{"seq": "9", "data": {}}',
     b'{"seq": true, "data": {}}', b'{"seq": 9, "data": []}',
+    b"[" * 100_000 + b"]" * 100_000,
 ])
 def test_the_watch_ignores_what_is_not_a_snapshot(payload: bytes) -> None:
     watch = SnapshotWatch()
