@@ -80,6 +80,7 @@ CI_VARIANTS = {("holdem", "no-limit"), ("omaha-hi-lo", "fixed-limit"), ("stud", 
 in ``.ci/test``; the other five take the ``soak`` marker and run in ``.ci/test --all``."""
 
 
+@pytest.mark.timeout(360)   # five daemon starts and 12 hands: 100 s alone at a load of 8 on 2 cores
 @pytest.mark.parametrize(("variant", "structure", "stakes"), [
     pytest.param(v, s, k, id=f"{v}-{s}",
                  marks=[] if (v, s) in CI_VARIANTS else [pytest.mark.soak])
