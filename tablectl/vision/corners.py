@@ -292,13 +292,16 @@ def _axes(pair: GlyphPair) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.floa
 
 def upright_crop(frame: Image, pair: GlyphPair) -> Image:
     """The frame around ``pair`` resampled upright (rank above suit) into a crop of
-    :data:`CROP_H` rows, the shape of the reader's index corner crop."""
+    :data:`CROP_H` rows, the shape of the reader's index corner crop. ``frame`` is BGR or
+    its :func:`~tablectl.vision.cardview.warp_source` (the crop is BGR either way)."""
     centre, u, v, k, cw = _axes(pair)
     ox = centre - k * (cw / 2 * v + CROP_H / 2 * u)
     m = np.array([[k * v[0], k * u[0], ox[0]], [k * v[1], k * u[1], ox[1]]], np.float64)
     out: Image = cv2.warpAffine(frame, m, (cw, CROP_H),
                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                 borderMode=cv2.BORDER_REPLICATE)
+    if out.ndim == 3 and out.shape[2] == 4:
+        return np.asarray(cv2.cvtColor(out, cv2.COLOR_BGRA2BGR))
     return out
 
 

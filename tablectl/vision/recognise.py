@@ -34,6 +34,7 @@ from tablectl.vision.cardview import (
     corner_crops,
     is_card_crop,
     warp_card,
+    warp_source,
     whole_frame_quad,
 )
 from tablectl.vision.chroma import colour_cards
@@ -158,6 +159,7 @@ class Recogniser:
         self._same_colour = d < 0.15
         other = d[~self._same_colour]
         self._group_gap = float(other.min()) if other.size else 0.0
+        self._source: tuple[Image, Image] | None = None  # the frame being read, to warp from
 
     # --- one index crop -------------------------------------------------------------------
 
@@ -317,17 +319,33 @@ class Recogniser:
         bgr = as_bgr8(frame)   # a grey, 16-bit, float or BGRA frame read as 8-bit BGR
         if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
             return []  # an empty or tiny frame, or no picture, holds no readable card
-        frame = bgr
+        self._source = (bgr, warp_source(bgr))
+        try:
+            return self._inspect(bgr, whole_frame)
+        finally:
+            self._source = None
+
+    def _source_of(self, frame: Image) -> Image:
+        """What to warp ``frame``'s cards and index crops from: its :func:`warp_source`,
+        made once by :meth:`inspect_board` for the frame it reads, else ``frame``."""
+        s = self._source
+        return s[1] if s is not None and s[0] is frame else frame
+
+    def _warp(self, frame: Image, quad: Quad) -> Image:
+        return warp_card(self._source_of(frame), quad)
+
+    def _inspect(self, frame: Image, whole_frame: bool) -> list[tuple[Quad, IndexRead]]:
+        """:meth:`inspect_board` of an 8-bit BGR frame."""
         located = locate_cards(frame)
         if whole_frame and is_card_crop(frame, [f.quad for f in located]):
             q = whole_frame_quad(frame)
-            r = self.read_card(warp_card(frame, q))
+            r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 return [(q, r)]
         # every outline read once first: what lies inside a card accepted there is that
         # card's part, not worth its further looks (:meth:`_read_found`)
         first = [(f, self._read_cut(frame, f.quad) if f.cut
-                  else (f.quad, self.read_card(warp_card(frame, f.quad))))
+                  else (f.quad, self.read_card(self._warp(frame, f.quad))))
                  for f in located if not f.cut or card_like(frame, f.quad)]
         cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
         found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
@@ -337,7 +355,7 @@ class Recogniser:
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
-            r = self.read_card(warp_card(frame, q))
+            r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 found = [(q, r)]
         parts = parts_of([q for q, _ in found],
@@ -361,7 +379,7 @@ class Recogniser:
         index is accepted."""
         h, w = frame.shape[:2]
         if one_corner_out(quad, w, h):
-            r = self.read_card(warp_card(frame, quad))
+            r = self.read_card(self._warp(frame, quad))
             if r.status is FaceStatus.ACCEPTED:
                 return quad, r
         return quad, _CUT
@@ -381,7 +399,7 @@ class Recogniser:
         (:func:`~tablectl.vision.cardlike.card_like`, which judges paper against the
         frame's bright end: with cards accepted that is card paper, not a lamp or a wall
         as bright as the card): a patch of table between the cards."""
-        r = self.read_card(warp_card(frame, quad)) if first is None else first
+        r = self.read_card(self._warp(frame, quad)) if first is None else first
         if (first is not None and r.status is not FaceStatus.ACCEPTED
                 and (squarish(quad) or partial(quad))
                 and (part_of_any(quad, cards, PART_OF_CARD)
@@ -389,13 +407,13 @@ class Recogniser:
             return quad, r
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
-            ra = self.read_card(warp_card(frame, across))
+            ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
         for g in grown_quads(quad, frame):
-            rg = self.read_card(warp_card(frame, g))
+            rg = self.read_card(self._warp(frame, g))
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
@@ -430,7 +448,7 @@ class Recogniser:
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
-            return self._read_index(upright_crop(frame, p))[0]
+            return self._read_index(upright_crop(self._source_of(frame), p))[0]
 
         grade = self._corner_grade
         r = look(pair)
@@ -471,7 +489,7 @@ class Recogniser:
         agrees is taken; else ``q`` with its own verdict."""
         out: tuple[Quad, IndexRead] | None = None
         for p in placements(q):
-            r = self.second_look(first, warp_card(frame, p))
+            r = self.second_look(first, self._warp(frame, p))
             if out is None:
                 out = (p, r)
                 if r.status is FaceStatus.ACCEPTED or r.face is None or r.face <= 0:
