@@ -59,7 +59,7 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.indexread import IndexRead, better, read_rank
+from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
@@ -75,10 +75,6 @@ from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
 
-CORNER_LAYOUT: Final = 0.8
-"""A card found by its index alone must match its enrolled index layout more closely than
-the gate asks (this share of ``Thresholds.layout``): the search tries many places in a
-frame, so a look-alike of another deck gets many chances to pass."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
@@ -93,9 +89,6 @@ the view included, beside :data:`CORNER_READS` and :data:`VIEW_READS`."""
 VIEW_READS: Final = 8
 """Index reads a frame may spend on second looks through the table's view
 (:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
-CORNER_INDEX: Final = 0.01
-"""Likewise, how much more closely its whole index must match (added to
-``Thresholds.index``)."""
 PRINT_SLACK: Final = 0.03
 """How far short of ``Thresholds.index`` a read's whole index may come and still be
 accepted, when its face agrees as well (``face_only``): the face is the second,
@@ -419,23 +412,8 @@ class Recogniser:
         return quad, r
 
     def _corner_grade(self, r: IndexRead) -> int:
-        """How a corner-search read may be accepted: 2 on its index (the full gate with the
-        stricter deck check :data:`CORNER_LAYOUT` and :data:`CORNER_INDEX`), 1 only if the
-        face of the card placed from it agrees (the ordinary deck check, and a suit glyph of
-        :data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`: the face is the second,
-        independent check, which a look-alike gets no second chance at), 0 not at all. A
-        print short of the deck's gate (``face_only``) gets 0 here: the corner search
-        gives a look-alike many chances, and one such read, a blurred four of spades read
-        as the club with its face agreeing on a four, was accepted wrong on
-        ``handheld_low``."""
-        if r.status is not FaceStatus.ACCEPTED or r.box is None or r.face_only:
-            return 0
-        if (r.layout <= CORNER_LAYOUT * self._t.layout
-                and r.index_score >= self._t.index + CORNER_INDEX):
-            return 2
-        # the face compares ranks and tells suits apart only coarsely: the suit glyph must
-        # stand on its own, as on an index-only read
-        return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0
+        """:func:`~tablectl.vision.indexread.corner_grade` at this deck's thresholds."""
+        return corner_grade(r, self._t)
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:
@@ -502,8 +480,9 @@ class Recogniser:
     def _with_corners(self, frame: Image, found: list[tuple[Quad, IndexRead]],
                       ) -> list[tuple[Quad, IndexRead]]:
         """``found`` with the cards whose index corner is seen outside every card accepted
-        so far (:mod:`tablectl.vision.corners`); only reads the full gate accepts (with
-        the stricter layout check :data:`CORNER_LAYOUT`) count, and each is read twice.
+        so far (:mod:`tablectl.vision.corners`); only reads the full gate accepts (with the
+        stricter layout check :data:`~tablectl.vision.indexread.CORNER_LAYOUT`) count, and
+        each is read twice.
 
         * Inside a found card read as the same card unsure: that read gives way (the
           outline stays if it :func:`~tablectl.vision.outline.fits` the card placed from its index).
