@@ -49,6 +49,7 @@ from tablectl.vision.corners import (
     card_quad,
     glyph_pairs,
     inside_share,
+    paper_left,
     placements,
     realigned,
     upright_crop,
@@ -494,7 +495,8 @@ class Recogniser:
           ``OUT_OF_FRAME``; read after all if the card placed from its index lies
           :data:`MOSTLY_IN` inside the frame (only a sliver outside), else not added.
         * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
-          out of the frame."""
+          out of the frame. Nothing is searched where every outline found was accepted
+          and no paper is left beside them (:func:`~tablectl.vision.corners.paper_left`)."""
         h, w = frame.shape[:2]
         skip = np.zeros((h, w), np.uint8)
         for q, r in found:
@@ -504,6 +506,10 @@ class Recogniser:
                 grown = mid + (pts - mid) * 1.08
                 cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
+        if (found and len(accepted) == len(found)
+                and all(r.status is FaceStatus.ACCEPTED for _, r in found)
+                and not paper_left(frame, skip)):
+            return list(found)  # every outline read, and no paper left for another index
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
