@@ -124,8 +124,10 @@ def test_cards_warped_from_the_warp_source_are_the_same() -> None:
     rng = np.random.default_rng(2)
     quads = [f.quad for f in locate_cards(frame)]
     assert len(quads) >= 4
-    quads += [tuple((x + dx, y + dy) for (x, y), (dx, dy)
-                    in zip(q, rng.normal(0, 3, (4, 2)), strict=True)) for q in quads]
+    for q in list(quads):
+        p = [(x + float(dx), y + float(dy)) for (x, y), (dx, dy)
+             in zip(q, rng.normal(0, 3, (4, 2)), strict=True)]
+        quads.append((p[0], p[1], p[2], p[3]))
     quads.append(((-40.0, -30.0), (120.0, -20.0), (130.0, 200.0), (-50.0, 190.0)))
     for q in quads:
         assert np.array_equal(warp_card(source, q), warp_card(frame, q))

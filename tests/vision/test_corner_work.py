@@ -48,8 +48,12 @@ def test_no_corner_search_where_every_outline_is_read_and_no_paper_is_left(
     looked for. Paper beside them, or an outline not accepted, and the search runs."""
     rec = Recogniser(board_profile)
     searched: list[int] = []
-    monkeypatch.setattr(recognise, "glyph_pairs",
-                        lambda *a, **k: searched.append(1) or [])
+
+    def glyph_pairs(*args: object, **kwargs: object) -> list[object]:
+        searched.append(1)
+        return []
+
+    monkeypatch.setattr(recognise, "glyph_pairs", glyph_pairs)
     frame = _table()
     assert rec._with_corners(frame, [(_CARD, _ACCEPTED)]) == [(_CARD, _ACCEPTED)]
     assert not searched
