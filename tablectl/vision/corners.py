@@ -148,6 +148,35 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
     return ink, cv2.threshold(paper, 127, 1, cv2.THRESH_BINARY)[1]
 
 
+PAPER_LEFT: Final = 16
+"""Pixels of paper at half size (:func:`paper_left`) below which no index can lie outside
+the cards read: an index is two glyphs of at least :data:`_MIN_GLYPH` px with a third of
+the box around each paper, about 80 px of paper at working scale, 20 at half."""
+_SPECK: Final = np.ones((3, 3), np.uint8)
+
+
+def paper_left(frame: Image, skip: Image) -> bool:
+    """Whether paper lies in ``frame`` (BGR) outside ``skip`` (non-zero where cards were
+    read): paper as :func:`ink_and_paper` finds it, judged on the frame at half size
+    (about a quarter of what :func:`glyph_pairs` costs a 1280x720 frame), specks under
+    three pixels across left out (cloth and wood show them). Without such paper no glyph
+    pair can be found there: :func:`glyph_pairs` takes only glyphs with paper round them."""
+    h, w = frame.shape[:2]
+    half = cv2.resize(frame, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(half)
+    dark = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    k = max(15, min(dark.shape[:2]) // 10) | 1
+    level = cv2.morphologyEx(dark, cv2.MORPH_CLOSE,
+                             cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    white = cv2.subtract(dark, cv2.LUT(cv2.subtract(hi, dark), _GREY_LUT))
+    paper = cv2.bitwise_and(cv2.compare(white, cv2.LUT(level, _NEAR_LUT), cv2.CMP_GE),
+                            cv2.compare(level, np.array([_PAPER_FLOOR]), cv2.CMP_GE))
+    sk = cv2.resize(skip, (paper.shape[1], paper.shape[0]), interpolation=cv2.INTER_NEAREST)
+    left = cv2.erode(cv2.bitwise_and(paper, cv2.bitwise_not(sk)), _SPECK)
+    return cv2.countNonZero(left) >= PAPER_LEFT
+
+
 def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
                 span: float | None = None) -> list[GlyphPair]:
     """Possible rank-over-suit pairs in a BGR frame, the most index-like first (suit size
@@ -292,13 +321,16 @@ def _axes(pair: GlyphPair) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.floa
 
 def upright_crop(frame: Image, pair: GlyphPair) -> Image:
     """The frame around ``pair`` resampled upright (rank above suit) into a crop of
-    :data:`CROP_H` rows, the shape of the reader's index corner crop."""
+    :data:`CROP_H` rows, the shape of the reader's index corner crop. ``frame`` is BGR or
+    its :func:`~tablectl.vision.cardview.warp_source` (the crop is BGR either way)."""
     centre, u, v, k, cw = _axes(pair)
     ox = centre - k * (cw / 2 * v + CROP_H / 2 * u)
     m = np.array([[k * v[0], k * u[0], ox[0]], [k * v[1], k * u[1], ox[1]]], np.float64)
     out: Image = cv2.warpAffine(frame, m, (cw, CROP_H),
                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                 borderMode=cv2.BORDER_REPLICATE)
+    if out.ndim == 3 and out.shape[2] == 4:
+        return np.asarray(cv2.cvtColor(out, cv2.COLOR_BGRA2BGR))
     return out
 
 

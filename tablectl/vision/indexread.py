@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from typing import Final
 
 from tablectl.domain.cards import Card
-from tablectl.vision.model import FaceStatus
+from tablectl.vision.evidence import INDEX_ONLY_GLYPHS
+from tablectl.vision.model import FaceStatus, Thresholds
+
+CORNER_LAYOUT: Final = 0.8
+"""A card found by its index alone must match its enrolled index layout more closely than
+the gate asks (this share of ``Thresholds.layout``): the search tries many places in a
+frame, so a look-alike of another deck gets many chances to pass."""
+CORNER_INDEX: Final = 0.01
+"""Likewise, how much more closely its whole index must match (added to
+``Thresholds.index``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +78,23 @@ def read_rank(r: IndexRead) -> tuple[int, bool, float]:
 def better(a: IndexRead, b: IndexRead) -> bool:
     """Whether read ``a`` is better than ``b`` (:func:`read_rank`)."""
     return read_rank(a) > read_rank(b)
+
+
+def corner_grade(r: IndexRead, t: Thresholds) -> int:
+    """How a corner-search read may be accepted, at a deck's thresholds ``t``: 2 on its
+    index (the full gate with the stricter deck check :data:`CORNER_LAYOUT` and
+    :data:`CORNER_INDEX`), 1 only if the face of the card placed from it agrees (the
+    ordinary deck check, and a suit glyph of
+    :data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`: the face is the second,
+    independent check, which a look-alike gets no second chance at), 0 not at all. A
+    print short of the deck's gate (``face_only``) gets 0 here: the corner search
+    gives a look-alike many chances, and one such read, a blurred four of spades read
+    as the club with its face agreeing on a four, was accepted wrong on
+    ``handheld_low``."""
+    if r.status is not FaceStatus.ACCEPTED or r.box is None or r.face_only:
+        return 0
+    if r.layout <= CORNER_LAYOUT * t.layout and r.index_score >= t.index + CORNER_INDEX:
+        return 2
+    # the face compares ranks and tells suits apart only coarsely: the suit glyph must
+    # stand on its own, as on an index-only read
+    return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0

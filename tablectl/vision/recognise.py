@@ -34,6 +34,7 @@ from tablectl.vision.cardview import (
     corner_crops,
     is_card_crop,
     warp_card,
+    warp_source,
     whole_frame_quad,
 )
 from tablectl.vision.chroma import colour_cards
@@ -48,6 +49,7 @@ from tablectl.vision.corners import (
     card_quad,
     glyph_pairs,
     inside_share,
+    paper_left,
     placements,
     realigned,
     upright_crop,
@@ -58,7 +60,7 @@ from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
-from tablectl.vision.indexread import IndexRead, better, read_rank
+from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
@@ -74,10 +76,6 @@ from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
 
-CORNER_LAYOUT: Final = 0.8
-"""A card found by its index alone must match its enrolled index layout more closely than
-the gate asks (this share of ``Thresholds.layout``): the search tries many places in a
-frame, so a look-alike of another deck gets many chances to pass."""
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
 index-like glyph pairs come first, so the budget bounds a cluttered frame's cost."""
@@ -92,9 +90,6 @@ the view included, beside :data:`CORNER_READS` and :data:`VIEW_READS`."""
 VIEW_READS: Final = 8
 """Index reads a frame may spend on second looks through the table's view
 (:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
-CORNER_INDEX: Final = 0.01
-"""Likewise, how much more closely its whole index must match (added to
-``Thresholds.index``)."""
 PRINT_SLACK: Final = 0.03
 """How far short of ``Thresholds.index`` a read's whole index may come and still be
 accepted, when its face agrees as well (``face_only``): the face is the second,
@@ -158,6 +153,7 @@ class Recogniser:
         self._same_colour = d < 0.15
         other = d[~self._same_colour]
         self._group_gap = float(other.min()) if other.size else 0.0
+        self._source: tuple[Image, Image] | None = None  # the frame being read, to warp from
 
     # --- one index crop -------------------------------------------------------------------
 
@@ -317,17 +313,33 @@ class Recogniser:
         bgr = as_bgr8(frame)   # a grey, 16-bit, float or BGRA frame read as 8-bit BGR
         if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
             return []  # an empty or tiny frame, or no picture, holds no readable card
-        frame = bgr
+        self._source = (bgr, warp_source(bgr))
+        try:
+            return self._inspect(bgr, whole_frame)
+        finally:
+            self._source = None
+
+    def _source_of(self, frame: Image) -> Image:
+        """What to warp ``frame``'s cards and index crops from: its :func:`warp_source`,
+        made once by :meth:`inspect_board` for the frame it reads, else ``frame``."""
+        s = self._source
+        return s[1] if s is not None and s[0] is frame else frame
+
+    def _warp(self, frame: Image, quad: Quad) -> Image:
+        return warp_card(self._source_of(frame), quad)
+
+    def _inspect(self, frame: Image, whole_frame: bool) -> list[tuple[Quad, IndexRead]]:
+        """:meth:`inspect_board` of an 8-bit BGR frame."""
         located = locate_cards(frame)
         if whole_frame and is_card_crop(frame, [f.quad for f in located]):
             q = whole_frame_quad(frame)
-            r = self.read_card(warp_card(frame, q))
+            r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 return [(q, r)]
         # every outline read once first: what lies inside a card accepted there is that
         # card's part, not worth its further looks (:meth:`_read_found`)
         first = [(f, self._read_cut(frame, f.quad) if f.cut
-                  else (f.quad, self.read_card(warp_card(frame, f.quad))))
+                  else (f.quad, self.read_card(self._warp(frame, f.quad))))
                  for f in located if not f.cut or card_like(frame, f.quad)]
         cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
         found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
@@ -337,7 +349,7 @@ class Recogniser:
         found = self._with_corners(frame, found)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
-            r = self.read_card(warp_card(frame, q))
+            r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 found = [(q, r)]
         parts = parts_of([q for q, _ in found],
@@ -361,7 +373,7 @@ class Recogniser:
         index is accepted."""
         h, w = frame.shape[:2]
         if one_corner_out(quad, w, h):
-            r = self.read_card(warp_card(frame, quad))
+            r = self.read_card(self._warp(frame, quad))
             if r.status is FaceStatus.ACCEPTED:
                 return quad, r
         return quad, _CUT
@@ -381,7 +393,7 @@ class Recogniser:
         (:func:`~tablectl.vision.cardlike.card_like`, which judges paper against the
         frame's bright end: with cards accepted that is card paper, not a lamp or a wall
         as bright as the card): a patch of table between the cards."""
-        r = self.read_card(warp_card(frame, quad)) if first is None else first
+        r = self.read_card(self._warp(frame, quad)) if first is None else first
         if (first is not None and r.status is not FaceStatus.ACCEPTED
                 and (squarish(quad) or partial(quad))
                 and (part_of_any(quad, cards, PART_OF_CARD)
@@ -389,35 +401,20 @@ class Recogniser:
             return quad, r
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
-            ra = self.read_card(warp_card(frame, across))
+            ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
         for g in grown_quads(quad, frame):
-            rg = self.read_card(warp_card(frame, g))
+            rg = self.read_card(self._warp(frame, g))
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
 
     def _corner_grade(self, r: IndexRead) -> int:
-        """How a corner-search read may be accepted: 2 on its index (the full gate with the
-        stricter deck check :data:`CORNER_LAYOUT` and :data:`CORNER_INDEX`), 1 only if the
-        face of the card placed from it agrees (the ordinary deck check, and a suit glyph of
-        :data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`: the face is the second,
-        independent check, which a look-alike gets no second chance at), 0 not at all. A
-        print short of the deck's gate (``face_only``) gets 0 here: the corner search
-        gives a look-alike many chances, and one such read, a blurred four of spades read
-        as the club with its face agreeing on a four, was accepted wrong on
-        ``handheld_low``."""
-        if r.status is not FaceStatus.ACCEPTED or r.box is None or r.face_only:
-            return 0
-        if (r.layout <= CORNER_LAYOUT * self._t.layout
-                and r.index_score >= self._t.index + CORNER_INDEX):
-            return 2
-        # the face compares ranks and tells suits apart only coarsely: the suit glyph must
-        # stand on its own, as on an index-only read
-        return 1 if r.suit_score >= INDEX_ONLY_GLYPHS else 0
+        """:func:`~tablectl.vision.indexread.corner_grade` at this deck's thresholds."""
+        return corner_grade(r, self._t)
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:
@@ -430,7 +427,7 @@ class Recogniser:
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
-            return self._read_index(upright_crop(frame, p))[0]
+            return self._read_index(upright_crop(self._source_of(frame), p))[0]
 
         grade = self._corner_grade
         r = look(pair)
@@ -471,7 +468,7 @@ class Recogniser:
         agrees is taken; else ``q`` with its own verdict."""
         out: tuple[Quad, IndexRead] | None = None
         for p in placements(q):
-            r = self.second_look(first, warp_card(frame, p))
+            r = self.second_look(first, self._warp(frame, p))
             if out is None:
                 out = (p, r)
                 if r.status is FaceStatus.ACCEPTED or r.face is None or r.face <= 0:
@@ -484,8 +481,9 @@ class Recogniser:
     def _with_corners(self, frame: Image, found: list[tuple[Quad, IndexRead]],
                       ) -> list[tuple[Quad, IndexRead]]:
         """``found`` with the cards whose index corner is seen outside every card accepted
-        so far (:mod:`tablectl.vision.corners`); only reads the full gate accepts (with
-        the stricter layout check :data:`CORNER_LAYOUT`) count, and each is read twice.
+        so far (:mod:`tablectl.vision.corners`); only reads the full gate accepts (with the
+        stricter layout check :data:`~tablectl.vision.indexread.CORNER_LAYOUT`) count, and
+        each is read twice.
 
         * Inside a found card read as the same card unsure: that read gives way (the
           outline stays if it :func:`~tablectl.vision.outline.fits` the card placed from its index).
@@ -497,7 +495,8 @@ class Recogniser:
           ``OUT_OF_FRAME``; read after all if the card placed from its index lies
           :data:`MOSTLY_IN` inside the frame (only a sliver outside), else not added.
         * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
-          out of the frame."""
+          out of the frame. Nothing is searched where every outline found was accepted
+          and no paper is left beside them (:func:`~tablectl.vision.corners.paper_left`)."""
         h, w = frame.shape[:2]
         skip = np.zeros((h, w), np.uint8)
         for q, r in found:
@@ -507,6 +506,10 @@ class Recogniser:
                 grown = mid + (pts - mid) * 1.08
                 cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
+        if (found and len(accepted) == len(found)
+                and all(r.status is FaceStatus.ACCEPTED for _, r in found)
+                and not paper_left(frame, skip)):
+            return list(found)  # every outline read, and no paper left for another index
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
