@@ -62,7 +62,9 @@ from tablectl.vision.indexread import IndexRead, better, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
+    COVERED,
     PART_OF_CARD,
+    covered,
     fits,
     long_side,
     part_of_any,
@@ -73,6 +75,7 @@ from tablectl.vision.outline import (
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
+from tablectl.vision.snap import snapped
 
 CORNER_LAYOUT: Final = 0.8
 """A card found by its index alone must match its enrolled index layout more closely than
@@ -387,6 +390,8 @@ class Recogniser:
                 and (part_of_any(quad, cards, PART_OF_CARD)
                      or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
+        if r.status is not FaceStatus.ACCEPTED:
+            quad, r = self._snapped(frame, quad, r)
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(warp_card(frame, across))
@@ -399,6 +404,15 @@ class Recogniser:
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
+
+    def _snapped(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
+        """``quad`` read ``r``, or its sides moved onto the card's edges
+        (:func:`~tablectl.vision.snap.snapped`) where that is accepted."""
+        s = snapped(frame, quad)
+        if s is None:
+            return quad, r
+        rs = self.read_card(warp_card(frame, s))
+        return (s, rs) if rs.status is FaceStatus.ACCEPTED else (quad, r)
 
     def _corner_grade(self, r: IndexRead) -> int:
         """How a corner-search read may be accepted: 2 on its index (the full gate with the
@@ -555,7 +569,11 @@ class Recogniser:
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
             # else the card's index-only gate decides, and a face of another rank refuses
-            q, r = self._placed(frame, q, first)
+            on_top = [fq for fq, fr in out if fr.status is FaceStatus.ACCEPTED]
+            if covered(q, on_top) >= COVERED:  # its face is the cards' above it
+                r = self.second_look(first, None)
+            else:
+                q, r = self._placed(frame, q, first)
             if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)
