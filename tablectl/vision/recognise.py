@@ -56,6 +56,7 @@ from tablectl.vision.corners import (
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
+from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, read_rank
@@ -75,7 +76,7 @@ from tablectl.vision.outline import (
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
-from tablectl.vision.snap import snapped
+from tablectl.vision.snap import read_snapped
 
 CORNER_LAYOUT: Final = 0.8
 """A card found by its index alone must match its enrolled index layout more closely than
@@ -338,6 +339,8 @@ class Recogniser:
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
+        found = with_free_corners(frame, found, lambda q: read_snapped(
+            frame, q, lambda s: self.read_card(warp_card(frame, s))), self._free_sure)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
@@ -390,8 +393,7 @@ class Recogniser:
                 and (part_of_any(quad, cards, PART_OF_CARD)
                      or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
-        if r.status is not FaceStatus.ACCEPTED:
-            quad, r = self._snapped(frame, quad, r)
+        quad, r = read_snapped(frame, quad, lambda q: self.read_card(warp_card(frame, q)), r)
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(warp_card(frame, across))
@@ -405,14 +407,12 @@ class Recogniser:
                 return g, rg
         return quad, r
 
-    def _snapped(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
-        """``quad`` read ``r``, or its sides moved onto the card's edges
-        (:func:`~tablectl.vision.snap.snapped`) where that is accepted."""
-        s = snapped(frame, quad)
-        if s is None:
-            return quad, r
-        rs = self.read_card(warp_card(frame, s))
-        return (s, rs) if rs.status is FaceStatus.ACCEPTED else (quad, r)
+    def _free_sure(self, r: IndexRead) -> bool:
+        """A card placed from a free corner (:mod:`tablectl.vision.freecorner`) is kept
+        if its face agrees, or on its index alone if that passes the corner search's
+        stricter check (:meth:`_corner_grade`): the corners of a fan give a look-alike
+        many chances, as the corner search's pairs do."""
+        return r.evidence == "index+face" or self._corner_grade(r) == 2
 
     def _corner_grade(self, r: IndexRead) -> int:
         """How a corner-search read may be accepted: 2 on its index (the full gate with the

@@ -17,13 +17,15 @@ reader keeps it only where its read is better than the found quad's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tablectl.vision.model import Image, Quad
+from tablectl.vision.indexread import IndexRead
+from tablectl.vision.model import FaceStatus, Image, Quad
 
 REACH: Final = 0.12
 """How far a side may move, either way: this share of the quad's longest side."""
@@ -97,3 +99,17 @@ def _edge(grey: Image, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
     on = base[strong] + offs[j[strong] + k][:, None] * n[None, :]
     vx, vy, x0, y0 = cv2.fitLine(on.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
     return np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)
+
+
+def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
+                 first: IndexRead | None = None) -> tuple[Quad, IndexRead]:
+    """``quad`` and its read (``first``, where made already, else ``read(quad)``); where
+    that is not accepted, its :func:`snapped` quad and read instead if that one is."""
+    r = read(quad) if first is None else first
+    if r.status is FaceStatus.ACCEPTED:
+        return quad, r
+    s = snapped(frame, quad)
+    if s is None:
+        return quad, r
+    rs = read(s)
+    return (s, rs) if rs.status is FaceStatus.ACCEPTED else (quad, r)
