@@ -13,7 +13,7 @@ the frame back to the table plane, in card widths. There a corner's two edges mu
 nearly a right angle (:data:`SQUARE`); the card is the rectangle of one card width by
 :data:`~tablectl.vision.grow.CARD_ASPECT` along them (either edge the short one, unless the
 one in view is longer than a card's width), mapped back into the frame. Each is only a
-hypothesis, read like a found card: the gates decide.
+hypothesis, read like a found outline: the gates decide.
 """
 
 from __future__ import annotations
@@ -47,12 +47,19 @@ snapped to its edges where that is not accepted: about 1 ms a read)."""
 
 def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
                       read: Callable[[Quad], tuple[Quad, IndexRead]],
-                      sure: Callable[[IndexRead], bool]) -> list[tuple[Quad, IndexRead]]:
+                      ) -> list[tuple[Quad, IndexRead]]:
     """``found`` (the frame's cards and their reads) with the cards placed from free
     corners (:func:`corner_cards`) whose ``read`` (the quad as read, and its read) is
-    accepted, ``sure`` (the reader's own check for a card found so), and not of a card
-    accepted in the frame already. A placed card lying half inside an accepted one
-    (:data:`~tablectl.vision.outline.PART_OF_CARD`) is that card's corner, not read."""
+    accepted and not of a card accepted in the frame already. A placed card lying half
+    inside an accepted one (:data:`~tablectl.vision.outline.PART_OF_CARD`) is that card's
+    corner, not read.
+
+    Such a card is read as a found outline is, with the same gates: its face must agree,
+    or, where the cards above it hide the face, its index must pass the card's own
+    index-only gate (measured at enrolment; the gate for a card of which only the index
+    shows). Unlike the corner search's glyph pairs, which a frame offers by the dozen and
+    which must pass a stricter check of the deck's print, a placed card stands on a
+    card-shaped corner of the paper, at most :data:`FREE_CARDS` a frame."""
     held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
     cards = {r.card for q, r in found if r.status is FaceStatus.ACCEPTED}
     out = list(found)
@@ -60,7 +67,7 @@ def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
         if part_of_any(placed, held, PART_OF_CARD):
             continue
         q, r = read(placed)
-        if r.status is FaceStatus.ACCEPTED and r.card not in cards and sure(r):
+        if r.status is FaceStatus.ACCEPTED and r.card not in cards:
             out.append((q, r))
             cards.add(r.card)
             held.append(q)

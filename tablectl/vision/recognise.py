@@ -339,8 +339,9 @@ class Recogniser:
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
+        # the cards of a fan still unread, placed from a corner of the paper in view
         found = with_free_corners(frame, found, lambda q: read_snapped(
-            frame, q, lambda s: self.read_card(warp_card(frame, s))), self._free_sure)
+            frame, q, lambda s: self.read_card(warp_card(frame, s))))
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(warp_card(frame, q))
@@ -406,13 +407,6 @@ class Recogniser:
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
-
-    def _free_sure(self, r: IndexRead) -> bool:
-        """A card placed from a free corner (:mod:`tablectl.vision.freecorner`) is kept
-        if its face agrees, or on its index alone if that passes the corner search's
-        stricter check (:meth:`_corner_grade`): the corners of a fan give a look-alike
-        many chances, as the corner search's pairs do."""
-        return r.evidence == "index+face" or self._corner_grade(r) == 2
 
     def _corner_grade(self, r: IndexRead) -> int:
         """How a corner-search read may be accepted: 2 on its index (the full gate with the
