@@ -40,6 +40,9 @@ SIMPLIFY: Final = 0.04
 """The pale shape's outline is simplified to within this share of a card's width."""
 LONGEST: Final = 1.15
 """An edge in view longer than this many card widths is the card's long side."""
+WORK_MAX: Final = 640
+"""The pale shapes are found in the frame shrunk to at most this size (longest side, px):
+a card's corner needs no finer place, the reader snaps the card to its edges."""
 FREE_CARDS: Final = 12
 """Cards placed from free corners read in one frame (each read once, and once more
 snapped to its edges where that is not accepted: about 1 ms a read)."""
@@ -85,17 +88,22 @@ def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int) -> list[Qua
     homs, backs, centres = card_maps(accepted)
     if not len(homs):
         return []
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_MAX / max(h, w))
+    small = frame if scale == 1.0 else cv2.resize(
+        frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     _, pale = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255,
                             cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     taken = np.zeros_like(pale)
     for q in accepted:
-        p = np.array(q, np.float64)
+        p = np.array(q, np.float64) * scale
         mid = p.mean(axis=0)
         cv2.fillConvexPoly(taken, np.round(mid + (p - mid) * 1.1).astype(np.int32), 255)
-    width = float(np.median([np.hypot(*(np.array(q[1]) - np.array(q[0]))) for q in accepted]))
+    width = scale * float(np.median([np.hypot(*np.subtract(q[1], q[0])) for q in accepted]))
     contours, _ = cv2.findContours(pale, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    found: list[tuple[float, Quad]] = []
+    corners: list[tuple[float, int]] = []   # edges in view (px), corner
+    polys: list[npt.NDArray[np.float64]] = []
     for c in contours:
         if cv2.contourArea(c) < 0.5 * width * width:
             continue
@@ -103,17 +111,25 @@ def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int) -> list[Qua
         orient = np.sign(_shoelace(poly))
         for i in range(len(poly)):
             v, a, b = poly[i], poly[i - 1], poly[(i + 1) % len(poly)]
-            if taken[int(np.clip(v[1], 0, taken.shape[0] - 1)),
-                     int(np.clip(v[0], 0, taken.shape[1] - 1))]:
+            if taken[min(int(v[1]), taken.shape[0] - 1), min(int(v[0]), taken.shape[1] - 1)]:
                 continue
             # convex on the outline: the turn at v goes the outline's own way round
             if np.sign(_cross(v - a, b - v)) != orient:
                 continue
-            k = int(np.argmin(np.hypot(*(centres - v).T)))
-            for seen, q in _placed(v, a, b, homs[k], backs[k]):
-                found.append((seen, q))
-    found.sort(key=lambda t: -t[0])
-    return [q for _, q in found[:limit]]
+            la, lb = float(np.hypot(*(a - v))), float(np.hypot(*(b - v)))
+            if min(la, lb) >= EDGE * width / 2:  # a loose bound before the table's
+                corners.append((la + lb, len(polys) * 4096 + i))
+        polys.append(poly / scale)
+    corners.sort(key=lambda t: -t[0])
+    out: list[Quad] = []
+    for _, key in corners:
+        poly, i = polys[key // 4096], key % 4096
+        v, a, b = poly[i], poly[i - 1], poly[(i + 1) % len(poly)]
+        k = int(np.argmin(np.hypot(*(centres - v).T)))
+        out += _placed(v, a, b, homs[k], backs[k])
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def _cross(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
@@ -121,10 +137,9 @@ def _cross(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
 
 
 def _shoelace(p: npt.NDArray[np.float64]) -> float:
-    """Twice the signed area of the polygon ``p``: positive where it runs clockwise in
-    the frame (y down)."""
-    q = np.roll(p, -1, axis=0)
-    return float(np.sum(p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]))
+    """The signed area of the polygon ``p``: positive where it runs clockwise in the
+    frame (y down)."""
+    return float(cv2.contourArea(p.astype(np.float32), oriented=True))
 
 
 def _to(hom: npt.NDArray[np.float64], p: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -134,9 +149,9 @@ def _to(hom: npt.NDArray[np.float64], p: npt.NDArray[np.float64]) -> npt.NDArray
 
 def _placed(v: npt.NDArray[np.float64], a: npt.NDArray[np.float64],
             b: npt.NDArray[np.float64], hom: npt.NDArray[np.float64],
-            back: npt.NDArray[np.float64]) -> list[tuple[float, Quad]]:
+            back: npt.NDArray[np.float64]) -> list[Quad]:
     """The cards with a corner at ``v`` whose edges run towards ``a`` and ``b`` (frame
-    px), with how much of their edges is in view (card widths)."""
+    px), on the table of the perspective map ``hom`` (``back`` its inverse)."""
     tv, ta, tb = _to(back, v), _to(back, a), _to(back, b)
     ea, eb = ta - tv, tb - tv
     la, lb = float(np.hypot(*ea)), float(np.hypot(*eb))
@@ -163,5 +178,5 @@ def _placed(v: npt.NDArray[np.float64], a: npt.NDArray[np.float64],
         # the first side a short one (a portrait card, its index corner first)
         first = int(np.argmin(short))
         q = np.roll(p, -first, axis=0)
-        out.append((la + lb, tuple((float(x), float(y)) for x, y in q)))
+        out.append(tuple((float(x), float(y)) for x, y in q))
     return out  # type: ignore[return-value]
