@@ -35,6 +35,10 @@ STEP: Final = 2.0
 """Distance (px) over which the fall from paper to table is measured."""
 DROP: Final = 20.0
 """Smallest fall (grey levels over :data:`STEP`) that counts as the card's edge."""
+SNAPPED_EVIDENCE: Final = "index+face"
+"""What a snapped quad's read must rest on to replace the quad's own: a second look at the
+same card gives a look-alike a second chance, so its face must agree as well (on its index
+alone, a club jack of a deck enrolled without it was accepted as the spade, snapped)."""
 _RES: Final = 0.5
 """Profile sampling (px)."""
 _AREA: Final = (0.7, 1.4)
@@ -104,7 +108,8 @@ def _edge(grey: Image, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
 def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
                  first: IndexRead | None = None) -> tuple[Quad, IndexRead]:
     """``quad`` and its read (``first``, where made already, else ``read(quad)``); where
-    that is not accepted, its :func:`snapped` quad and read instead if that one is."""
+    that is not accepted, its :func:`snapped` quad and read instead if that one is
+    accepted with its face agreeing (:data:`SNAPPED_EVIDENCE`)."""
     r = read(quad) if first is None else first
     if r.status is FaceStatus.ACCEPTED:
         return quad, r
@@ -112,4 +117,5 @@ def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
     if s is None:
         return quad, r
     rs = read(s)
-    return (s, rs) if rs.status is FaceStatus.ACCEPTED else (quad, r)
+    sure = rs.status is FaceStatus.ACCEPTED and rs.evidence == SNAPPED_EVIDENCE
+    return (s, rs) if sure else (quad, r)
