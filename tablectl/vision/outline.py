@@ -48,6 +48,23 @@ def part_of_any(q: Quad, cards: Sequence[Quad], share: float = PART_OF) -> bool:
         >= share * area for c in cards)
 
 
+COVERED: Final = 0.3
+"""A card placed from its index whose quad lies this much under cards accepted in the same
+frame shows too little of its face to be judged on it: its index-only gate decides."""
+
+
+def covered(q: Quad, cards: Sequence[Quad]) -> float:
+    """The share of ``q``'s area that lies under ``cards`` (the cards accepted in its
+    frame; where they overlap each other the share is overcounted, at most 1)."""
+    inner = np.array(q, np.float32).reshape(-1, 1, 2)
+    area = float(cv2.contourArea(inner))
+    if area <= 0:
+        return 0.0
+    under = sum(float(cv2.intersectConvexConvex(
+        np.array(c, np.float32).reshape(-1, 1, 2), inner)[0]) for c in cards)
+    return min(1.0, under / area)
+
+
 def within(outline: Quad, estimate: Quad) -> bool:
     """A found outline is part of the card placed from its index: it lies almost wholly
     inside it."""

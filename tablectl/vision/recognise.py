@@ -58,13 +58,16 @@ from tablectl.vision.corners import (
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
+from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
+    COVERED,
     PART_OF_CARD,
+    covered,
     fits,
     long_side,
     part_of_any,
@@ -75,6 +78,7 @@ from tablectl.vision.outline import (
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.scores import lean, top2
+from tablectl.vision.snap import read_snapped
 
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
@@ -347,6 +351,9 @@ class Recogniser:
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
         found = self._with_corners(frame, found)
+        # the cards of a fan still unread, placed from a corner of the paper in view
+        found = with_free_corners(frame, found, lambda q: read_snapped(
+            frame, q, lambda s: self.read_card(warp_card(frame, s))))
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -399,6 +406,7 @@ class Recogniser:
                 and (part_of_any(quad, cards, PART_OF_CARD)
                      or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
+        quad, r = read_snapped(frame, quad, lambda q: self.read_card(warp_card(frame, q)), r)
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(self._warp(frame, across))
@@ -558,7 +566,11 @@ class Recogniser:
             inside = inside_share(q, w, h)
             # the face as far as it is in the frame (outside it is black): it must agree,
             # else the card's index-only gate decides, and a face of another rank refuses
-            q, r = self._placed(frame, q, first)
+            on_top = [fq for fq, fr in out if fr.status is FaceStatus.ACCEPTED]
+            if covered(q, on_top) >= COVERED:  # its face is the cards' above it
+                r = self.second_look(first, None)
+            else:
+                q, r = self._placed(frame, q, first)
             if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)

@@ -62,11 +62,11 @@ def test_rank_reading_on_cluttered_scenes(bicycle: DeckProfile) -> None:
     assert t.cards > 120
     assert t.right >= 0.92 * t.cards, t.line()
     assert t.accepted >= 0.88 * t.cards, t.line()
-    # 151 of 171 (88.3%) measured, 8 of them matched as the visible strip of a card read
-    # whole; by IoU alone 143 (83.6%; 141 before the merged cost, scenes and hand-held
-    # changes, docs/camera.md §6)
-    assert t.accepted_right >= 0.86 * t.boxes, t.line()
-    assert t.accepted_right_iou >= 0.82 * t.boxes, t.line()
+    # 158 of 171 (92.4%) measured, 9 of them matched as the visible strip of a card read
+    # whole; by IoU alone 149 (87.1%; 151 and 143 before outlines were snapped to their
+    # edges and fans read from a free corner, docs/camera.md §6)
+    assert t.accepted_right >= 0.91 * t.boxes, t.line()
+    assert t.accepted_right_iou >= 0.86 * t.boxes, t.line()
     assert t.accepted_wrong == 0, t.line()
 
 
