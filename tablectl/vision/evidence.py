@@ -42,6 +42,7 @@ from typing import Final
 from tablectl.domain.cards import Card
 from tablectl.vision.face import FACE_ACCEPT, FaceBook
 from tablectl.vision.model import Image
+from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIP_SUIT_MARGIN, pip_suit, read_pips
 from tablectl.vision.profile import DeckProfile
 
 FACE_MARGIN: Final = 0.05
@@ -51,6 +52,11 @@ INDEX_ONLY_GLYPHS: Final = 0.95
 """On its index alone a read's suit glyph must correlate at least this well with the
 enrolled ones (the general gate asks 0.80 of a read whose face agrees): two suits of designs
 never enrolled, accepted wrong before this, reached 0.90 and 0.92 (docs/camera.md §6)."""
+PIPS_RANK: Final = 0.70
+"""The least rank correlation of an index read whose print is not this deck's, for its
+pips to decide it (:func:`pips_index`)."""
+PIPS_SUIT: Final = 0.80
+"""Likewise, the least suit correlation."""
 INDEX_ONLY_RANK: Final = 0.85
 """The least rank correlation an index-only read is accepted on, however far the card's
 nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.index_margin`)."""
@@ -80,8 +86,29 @@ class Evidence:
         self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
                       if profile.face_vecs is not None and profile.face_cards else None)
 
+    def pips_may_decide(self, card: Card) -> bool:
+        """Whether ``card``'s pips can be read and compared with this deck's enrolled pips
+        (a number card, a profile with faces, gates and enrolled pips)."""
+        return (card.rank in LAYOUTS and self.profile.two_kinds and self.faces is not None
+                and self.profile.pip_vecs is not None)
+
+    def pips_agree(self, card: Card, card_img: Image) -> bool | None:
+        """Whether the pips of ``card_img`` read as ``card``: its rank's layout, and a shape
+        that fits this deck's enrolled pips of its suit (:data:`PIP_MATCH`) better than any
+        other suit's by :data:`PIP_SUIT_MARGIN`. ``None``: no layout matched (pips covered
+        or cut, a court card); ``False``: another rank's layout or another suit's pips."""
+        p = read_pips(card_img)
+        if p.rank is None:
+            return None
+        if p.rank is not card.rank:
+            return False
+        s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
+        return (s.suit is card.suit and s.score >= PIP_MATCH
+                and s.margin >= PIP_SUIT_MARGIN)
+
     def judge(self, card: Card, rank_margin: float, glyphs: tuple[float, float],
-              card_img: Image | None, *, face_only: bool = False) -> Judgement:
+              card_img: Image | None, *, face_only: bool = False,
+              pips: bool = False) -> Judgement:
         """Judge the index read ``card`` (``rank_margin``: its rank glyph's correlation with
         the rank read minus that with the best other rank; ``glyphs``: its rank and suit
         correlations) and, where there is one, the warped canonical card ``card_img`` it was
@@ -90,6 +117,13 @@ class Evidence:
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
+        if pips:  # the index's print is not this deck's: its pips and its face decide
+            if card_img is None or self.faces is None or not self.faces.has(card):
+                return Judgement(False, "")
+            v = self.faces.judge(card, card_img)
+            ok = (v.score >= PIPS_FACE and v.margin > -FACE_MARGIN
+                  and self.pips_agree(card, card_img) is True)
+            return Judgement(ok, "index+pips" if ok else "", v.margin)
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
@@ -122,3 +156,18 @@ class Evidence:
                 return None
             return max(g.margin or 0.0 for g in same_rank)
         return gate.margin
+
+
+PIPS_FACE: Final = 0.80
+"""The least correlation of the face of a read its pips decide with the enrolled face of
+the card read: the pips' places on this deck's card (the pips say which card, the face
+that it is laid out as this deck's)."""
+
+
+def pips_index(rank: float, suit: float, rank_margin: float, suit_margin: float,
+               colour_ok: bool) -> bool:
+    """Whether an index read short of the deck's gates still names its card clearly enough
+    for the pips to decide it: each glyph nearest the card read, by at least the general
+    margin, at :data:`PIPS_RANK` and :data:`PIPS_SUIT`, in its suit's ink."""
+    return (rank >= PIPS_RANK and suit >= PIPS_SUIT and rank_margin > 0.0
+            and suit_margin > 0.0 and colour_ok)

@@ -54,6 +54,10 @@ class IndexRead:
     """The index's print comes near this deck's but short of its gate
     (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
     never on the index alone."""
+    pips: bool = False
+    """The index's glyphs name this card but its print is not this deck's at all, or its
+    glyphs are short of the gate (a blurred photo): accepted only if the card's pips
+    (:mod:`tablectl.vision.pips`) read as its rank and suit and its face fits it."""
 
 
 _PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,

@@ -54,7 +54,7 @@ from tablectl.vision.corners import (
     view_at,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
-from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
+from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence, pips_index
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
@@ -214,12 +214,16 @@ class Recogniser:
                 or (own is not None and idx_score >= own.index and lay <= own.layout))
         face_only = (glyphs_sure and not deck_match and self.profile.two_kinds and near
                      and s_best >= INDEX_ONLY_GLYPHS)
-        ok = (glyphs_sure and (bool(deck_match) or face_only) and self.profile.verified
-              and card not in self._held_back)
+        # short of every print gate: the pips must say the same card (evidence.py)
+        pips = (not (deck_match or face_only) and self._evidence.pips_may_decide(card)
+                and pips_index(r_best, s_best, r_margin, s_margin, colour_ok))
+        ok = (((glyphs_sure and (bool(deck_match) or face_only)) or pips)
+              and self.profile.verified and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, None if face_only else deck_match,
-                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only)
+                         lay, colour_ok, None if face_only or pips else deck_match,
+                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only or pips,
+                         pips=pips)
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR). No face is seen here: a read whose print
@@ -282,7 +286,7 @@ class Recogniser:
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
         j = self._evidence.judge(r.card, r.rank_margin, (r.rank_score, r.suit_score),
-                                 card_img, face_only=r.face_only)
+                                 card_img, face_only=r.face_only, pips=r.pips)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 

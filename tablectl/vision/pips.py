@@ -1,0 +1,184 @@
+"""Pip evidence for number cards: how many pips the card's face shows and where.
+
+A number card's index is 10-20 px on a poor photo and blur takes its strokes; its pips
+are three to four times larger and survive. The count and layout of the pips of a warped
+canonical card (``cardview.CARD_W`` x ``CARD_H``) tell its rank (2-10: two pips on the
+centre line, three, four at the corners, five with the centre, six in two columns of
+three, ...), and their shape, compared with the deck's own enrolled suit glyphs, its suit.
+No enrolled photo's sharpness enters: the layouts are the same on every standard deck, and
+a pip is large enough to compare with a suit glyph at the glyph's own size.
+
+Only numpy and OpenCV; no state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.glyphs import SUIT_BOX, fit_glyph
+from tablectl.vision.model import Image
+
+Vec = npt.NDArray[np.float32]
+
+_SIDE: Final = 0.30
+_MID: Final = 0.5
+LAYOUTS: Final[dict[Rank, tuple[tuple[float, float], ...]]] = {
+    Rank.TWO: ((_MID, 0.2), (_MID, 0.8)),
+    Rank.THREE: ((_MID, 0.2), (_MID, 0.5), (_MID, 0.8)),
+    Rank.FOUR: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.FIVE: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.5), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.SIX: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.5), (1 - _SIDE, 0.5), (_SIDE, 0.8),
+               (1 - _SIDE, 0.8)),
+    Rank.SEVEN: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.35), (_SIDE, 0.5), (1 - _SIDE, 0.5),
+                 (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.EIGHT: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.35), (_SIDE, 0.5), (1 - _SIDE, 0.5),
+                 (_MID, 0.65), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.NINE: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.4), (1 - _SIDE, 0.4), (_MID, 0.5),
+                (_SIDE, 0.6), (1 - _SIDE, 0.6), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.TEN: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.3), (_SIDE, 0.4), (1 - _SIDE, 0.4),
+               (_SIDE, 0.6), (1 - _SIDE, 0.6), (_MID, 0.7), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+}
+"""Where a standard deck's pips lie on the card (fractions of its width and height)."""
+PLACE: Final = (0.10, 0.09)
+"""How far (fraction of the card's width, height) a pip may lie from its layout's place."""
+INDEX_ZONE: Final = (0.20, 0.27)
+"""Each corner's index (fraction of width, height): its glyphs are not pips."""
+PIP_SIZE: Final = (0.45, 1.8)
+"""A pip's ink area against the median of the card's pip-sized marks."""
+PIP_LEAST: Final = 0.003
+"""The least pip area, as a share of the card's (a 200x280 card: 170 px, a 13x13 mark)."""
+PIP_MOST: Final = 0.06
+PIP_MATCH: Final = 0.95
+"""The least mean correlation of a card's pips with the deck's enrolled pips of its suit."""
+PIP_SUIT_MARGIN: Final = 0.015
+"""How much better the pips must fit their suit's enrolled pips than any other suit's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pips:
+    """What a card's pips say.
+
+    Attributes:
+        rank: the number card whose layout the pips match (``None``: no layout matches).
+        count: how many pips were found.
+        shapes: each pip's normalised glyph (``SUIT_BOX``), turned upright.
+    """
+
+    rank: Rank | None
+    count: int
+    shapes: npt.NDArray[np.float32]
+
+
+_CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (61, 61))
+"""Wider than a pip on the canonical card, so the closing is the paper under it."""
+
+
+def _ink(card: Image) -> npt.NDArray[np.float32]:
+    """Ink relative to the local paper (a shadow or a gradient across the card is paper)."""
+    grey = card if card.ndim == 2 else np.min(card, axis=2)
+    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K).astype(np.float32)
+    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper, 40.0)
+    return np.clip(ink, 0.0, 1.0)
+
+
+def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float], ...]) -> bool:
+    if len(points) != len(layout):
+        return False
+    left = list(layout)
+    for px, py in sorted(points, key=lambda p: (p[1], p[0])):
+        near = [(abs(px - lx) / PLACE[0] + abs(py - ly) / PLACE[1], i)
+                for i, (lx, ly) in enumerate(left)
+                if abs(px - lx) <= PLACE[0] and abs(py - ly) <= PLACE[1]]
+        if not near:
+            return False
+        left.pop(min(near)[1])
+    return True
+
+
+def read_pips(card: Image) -> Pips:
+    """The pips of a warped canonical card (BGR or grey)."""
+    h, w = card.shape[:2]
+    ink = _ink(card)
+    ink8 = (ink * 255).astype(np.uint8)
+    cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if cut < 40:
+        binary = (ink8 >= 40).astype(np.uint8) * 255
+    n, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    area_card = float(w * h)
+    zx, zy = INDEX_ZONE
+    marks = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
+            continue  # the card's edge, a finger, the table
+        if not PIP_LEAST * area_card <= area <= PIP_MOST * area_card:
+            continue
+        cx, cy = float(cent[i][0]) / w, float(cent[i][1]) / h
+        if (min(cx, 1 - cx) < zx) and (min(cy, 1 - cy) < zy):
+            continue  # an index glyph
+        if not 0.5 <= bw / max(bh, 1) <= 1.6:
+            continue
+        marks.append((i, area, cx, cy))
+    if not marks:
+        return Pips(None, 0, np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32))
+    typical = float(np.median([a for _, a, _, _ in marks]))
+    lo, hi = PIP_SIZE
+    pips = [m for m in marks if lo * typical <= m[1] <= hi * typical]
+    points = [(cx, cy) for _, _, cx, cy in pips]
+    rank = next((r for r, lay in LAYOUTS.items() if _matches(points, lay)), None)
+    shapes = []
+    for i, _, _, cy in pips:
+        x, y, bw, bh, _ = (int(v) for v in stats[i])
+        patch = ink[y:y + bh, x:x + bw] * (labels[y:y + bh, x:x + bw] == i)
+        if cy > 0.5 + 0.5 * PLACE[1]:
+            patch = patch[::-1, ::-1]  # the lower half's pips stand on their heads
+        elif abs(cy - 0.5) <= 0.5 * PLACE[1]:
+            continue  # a centre pip may stand either way
+        shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
+    out = (np.stack(shapes) if shapes
+           else np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32))
+    return Pips(rank, len(pips), out.astype(np.float32))
+
+
+def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
+    """The pip glyphs an enrolment photo of ``card`` gives: its pips' shapes where they
+    read as its own rank (a photo whose pips are cut or covered gives none)."""
+    if card.rank not in LAYOUTS:
+        return []
+    p = read_pips(card_img)
+    return list(p.shapes) if p.rank is card.rank else []
+
+
+@dataclass(frozen=True, slots=True)
+class PipSuit:
+    """Which suit a card's pips look like, against the deck's enrolled pips.
+
+    Attributes:
+        suit: the suit whose enrolled pips the read's pips fit best (``None``: no pips).
+        score: the mean over the read's pips of the best correlation with that suit's.
+        margin: ``score`` minus the next suit's.
+    """
+
+    suit: Suit | None
+    score: float
+    margin: float
+
+
+def pip_suit(shapes: npt.NDArray[np.float32], suits: tuple[Suit, ...],
+             vecs: npt.NDArray[np.float32] | None) -> PipSuit:
+    """The suit ``shapes`` (:attr:`Pips.shapes`) fit best among enrolled pips ``vecs``
+    labelled ``suits``."""
+    if vecs is None or not len(shapes) or not suits:
+        return PipSuit(None, 0.0, 0.0)
+    sims = vecs @ shapes.T
+    labels = np.array([s.value for s in suits])
+    per = sorted(((float(sims[labels == s.value].max(axis=0).mean()), s)
+                  for s in Suit if (labels == s.value).any()), key=lambda t: -t[0])
+    second = per[1][0] if len(per) > 1 else -1.0
+    return PipSuit(per[0][1], per[0][0], per[0][0] - second)
