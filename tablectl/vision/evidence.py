@@ -117,24 +117,22 @@ class Evidence:
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
-        if pips:  # the index's print is not this deck's: its pips and its face decide
-            if card_img is None or self.faces is None or not self.faces.has(card):
-                return Judgement(False, "")
-            v = self.faces.judge(card, card_img)
-            ok = (v.score >= PIPS_FACE and v.margin > -FACE_MARGIN
-                  and self.pips_agree(card, card_img) is True)
-            return Judgement(ok, "index+pips" if ok else "", v.margin)
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
+            told = self.pips_agree(card, card_img) if self.pips_may_decide(card) else None
+            if told is False or (v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN):
+                return Judgement(False, "", face)  # the pips or the face are another card's
+            if told and v.score >= PIPS_FACE:
+                return Judgement(True, "index+pips", face)
             # a suit whose glyph this deck's photos could not tell from another's: the
             # face must not fit the same rank of another suit better (no slack)
             suit_told = (card.suit not in self.profile.close_suits
                          or v.suit_score <= v.score)
-            if v.agrees and suit_told:
+            if v.agrees and suit_told and not pips:
                 return Judgement(True, "index+face", face)
-            if v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN:
-                return Judgement(False, "", face)  # the face is another rank's
+        if pips:  # the index's print is not this deck's: only its pips decide
+            return Judgement(False, "", face)
         margin = self.index_margin(card)
         if (not face_only and margin is not None and rank_margin >= margin
                 and card.suit not in self.profile.close_suits
