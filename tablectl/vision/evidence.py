@@ -42,7 +42,7 @@ from typing import Final
 from tablectl.domain.cards import Card
 from tablectl.vision.face import FACE_ACCEPT, FaceBook
 from tablectl.vision.model import Image
-from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIP_SUIT_MARGIN, pip_suit, read_pips
+from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIPS_BLUR, PIP_SUIT_MARGIN, pip_suit, read_pips
 from tablectl.vision.profile import DeckProfile
 
 FACE_MARGIN: Final = 0.05
@@ -92,19 +92,26 @@ class Evidence:
         return (card.rank in LAYOUTS and self.profile.two_kinds and self.faces is not None
                 and self.profile.pip_vecs is not None)
 
-    def pips_agree(self, card: Card, card_img: Image) -> bool | None:
+    def pips_agree(self, card: Card, card_img: Image, *, blurred: bool = False,
+                   ) -> bool | None:
         """Whether the pips of ``card_img`` read as ``card``: its rank's layout, and a shape
         that fits this deck's enrolled pips of its suit (:data:`PIP_MATCH`) better than any
         other suit's by :data:`PIP_SUIT_MARGIN`. ``None``: no layout matched (pips covered
-        or cut, a court card); ``False``: another rank's layout or another suit's pips."""
+        or cut, a court card), pips that fit no suit of this deck's clearly, or with
+        ``blurred`` a card sharp enough (:data:`~tablectl.vision.pips.PIPS_BLUR`) for its
+        index's print to be checked; ``False``: another rank's layout or another suit's
+        pips."""
         p = read_pips(card_img)
         if p.rank is None:
             return None
         if p.rank is not card.rank:
             return False
+        if blurred and p.edge < PIPS_BLUR:
+            return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
-        return (s.suit is card.suit and s.score >= PIP_MATCH
-                and s.margin >= PIP_SUIT_MARGIN)
+        if s.score < PIP_MATCH or s.margin < PIP_SUIT_MARGIN:
+            return None  # not clearly any suit of this deck's
+        return s.suit is card.suit
 
     def judge(self, card: Card, rank_margin: float, glyphs: tuple[float, float],
               card_img: Image | None, *, face_only: bool = False,
@@ -120,7 +127,8 @@ class Evidence:
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
-            told = self.pips_agree(card, card_img) if self.pips_may_decide(card) else None
+            told = (self.pips_agree(card, card_img, blurred=pips)
+                    if self.pips_may_decide(card) else None)
             if told is False or (v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN):
                 return Judgement(False, "", face)  # the pips or the face are another card's
             if told and v.score >= PIPS_FACE:

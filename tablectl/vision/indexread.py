@@ -64,10 +64,11 @@ _PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
                     FaceStatus.NO_CARD: 1, FaceStatus.OUT_OF_FRAME: 0}
 
 
-def read_rank(r: IndexRead) -> tuple[int, bool, float]:
+def read_rank(r: IndexRead) -> tuple[int, bool, bool, float]:
     """How good a read is, to choose among reads of one card: its status first, then a
-    print within the deck's gate over one that needs the face, then its confidence."""
-    return _PRIORITY[r.status], not r.face_only, r.confidence
+    print within the deck's gate over one that needs the face, and one near it over one
+    that needs the pips, then its confidence."""
+    return _PRIORITY[r.status], not r.face_only, not r.pips, r.confidence
 
 
 def better(a: IndexRead, b: IndexRead) -> bool:

@@ -56,6 +56,12 @@ PIP_LEAST: Final = 0.003
 PIP_MOST: Final = 0.06
 PIP_MATCH: Final = 0.95
 """The least mean correlation of a card's pips with the deck's enrolled pips of its suit."""
+PIPS_BLUR: Final = 3.75
+"""The least pip edge width (:attr:`Pips.edge`) at which a card's index is taken as too
+blurred for its print to be checked against the enrolled one (its strokes are about as
+wide): only then may the pips decide a read whose print is not this deck's. Sharp prints
+of other designs measure 2.1-3.6 (``many_designs``), blurred hand-held photos 3.9-7.7
+(docs/camera.md §6)."""
 PIP_SUIT_MARGIN: Final = 0.015
 """How much better the pips must fit their suit's enrolled pips than any other suit's."""
 
@@ -68,11 +74,16 @@ class Pips:
         rank: the number card whose layout the pips match (``None``: no layout matches).
         count: how many pips were found.
         shapes: each pip's normalised glyph (``SUIT_BOX``), turned upright.
+        size: the pips' median ink area as a share of the card's (0: no pips).
     """
 
     rank: Rank | None
     count: int
     shapes: npt.NDArray[np.float32]
+    size: float = 0.0
+    edge: float = 0.0
+    """How wide the pips' edges are (canonical card px from paper to full ink): a sharp
+    print about 2, a blurred photo or a card warped up from a few px wider."""
 
 
 _CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (61, 61))
@@ -143,7 +154,23 @@ def read_pips(card: Image) -> Pips:
         shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
     out = (np.stack(shapes) if shapes
            else np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32))
-    return Pips(rank, len(pips), out.astype(np.float32))
+    size = float(np.median([a for _, a, _, _ in pips])) / area_card
+    return Pips(rank, len(pips), out.astype(np.float32), size, _edge(ink, labels, pips))
+
+
+def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+          pips: list[tuple[int, int, float, float]]) -> float:
+    """The width of the pips' edges: their ink over the steepest slope across their rims."""
+    if not pips:
+        return 0.0
+    mask = np.isin(labels, [i for i, _, _, _ in pips]).astype(np.uint8)
+    k = np.ones((5, 5), np.uint8)
+    rim = cv2.dilate(mask, k).astype(bool) & ~cv2.erode(mask, k).astype(bool)
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    slope = float(np.percentile(np.hypot(gx, gy)[rim], 90))
+    full = float(np.percentile(ink[mask.astype(bool)], 75))
+    return full / max(slope, 1e-3)
 
 
 def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
