@@ -52,7 +52,7 @@ INDEX_ONLY_GLYPHS: Final = 0.95
 """On its index alone a read's suit glyph must correlate at least this well with the
 enrolled ones (the general gate asks 0.80 of a read whose face agrees): two suits of designs
 never enrolled, accepted wrong before this, reached 0.90 and 0.92 (docs/camera.md §6)."""
-PIPS_RANK: Final = 0.70
+PIPS_RANK: Final = 0.55
 """The least rank correlation of an index read whose print is not this deck's, for its
 pips to decide it (:func:`pips_index`)."""
 PIPS_SUIT: Final = 0.80
@@ -129,15 +129,20 @@ class Evidence:
             face = v.margin
             told = (self.pips_agree(card, card_img, blurred=pips)
                     if self.pips_may_decide(card) else None)
-            if told is False or (v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN):
-                return Judgement(False, "", face)  # the pips or the face are another card's
-            if told and v.score >= PIPS_FACE:
+            rival = v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN
+            # on a blurred card (``pips``) the face's coarse cells no longer tell one pip
+            # more or less (a 2 from a 3); the pips count them: the face need only fit
+            if told and v.score >= PIPS_FACE and (pips or not rival):
                 return Judgement(True, "index+pips", face)
+            if rival:
+                return Judgement(False, "", face)  # the face is another rank's
             # a suit whose glyph this deck's photos could not tell from another's: the
             # face must not fit the same rank of another suit better (no slack)
             suit_told = (card.suit not in self.profile.close_suits
                          or v.suit_score <= v.score)
-            if v.agrees and suit_told and not pips:
+            # pips of another card: the face does not decide (an overlapped card's warp
+            # shows its neighbour's pips; the index-only gate may still accept it)
+            if v.agrees and suit_told and not pips and told is not False:
                 return Judgement(True, "index+face", face)
         if pips:  # the index's print is not this deck's: only its pips decide
             return Judgement(False, "", face)
@@ -164,7 +169,7 @@ class Evidence:
         return gate.margin
 
 
-PIPS_FACE: Final = 0.80
+PIPS_FACE: Final = FACE_ACCEPT
 """The least correlation of the face of a read its pips decide with the enrolled face of
 the card read: the pips' places on this deck's card (the pips say which card, the face
 that it is laid out as this deck's)."""
