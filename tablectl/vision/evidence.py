@@ -101,7 +101,7 @@ class Evidence:
         ``blurred`` a card sharp enough (:data:`~tablectl.vision.pips.PIPS_BLUR`) for its
         index's print to be checked; ``False``: another rank's layout or another suit's
         pips."""
-        p = read_pips(card_img)
+        p = read_pips(card_img, card.rank, edge=blurred)
         if p.rank is None:
             return None
         if p.rank is not card.rank:

@@ -56,12 +56,12 @@ PIP_LEAST: Final = 0.003
 PIP_MOST: Final = 0.06
 PIP_MATCH: Final = 0.95
 """The least mean correlation of a card's pips with the deck's enrolled pips of its suit."""
-PIPS_BLUR: Final = 3.75
+PIPS_BLUR: Final = 3.9
 """The least pip edge width (:attr:`Pips.edge`) at which a card's index is taken as too
 blurred for its print to be checked against the enrolled one (its strokes are about as
-wide): only then may the pips decide a read whose print is not this deck's. Sharp prints
-of other designs measure 2.1-3.6 (``many_designs``), blurred hand-held photos 3.9-7.7
-(docs/camera.md §6)."""
+wide): only then may the pips decide a read whose print is not this deck's. The number
+cards of other designs (``many_designs``, sharp scans and photos) measure 1.7-3.85,
+blurred hand-held photos 3.5-7.4, nine in ten above 4.0 (docs/camera.md §6)."""
 PIP_SUIT_MARGIN: Final = 0.015
 """How much better the pips must fit their suit's enrolled pips than any other suit's."""
 
@@ -74,28 +74,35 @@ class Pips:
         rank: the number card whose layout the pips match (``None``: no layout matches).
         count: how many pips were found.
         shapes: each pip's normalised glyph (``SUIT_BOX``), turned upright.
-        size: the pips' median ink area as a share of the card's (0: no pips).
     """
 
     rank: Rank | None
     count: int
     shapes: npt.NDArray[np.float32]
-    size: float = 0.0
     edge: float = 0.0
     """How wide the pips' edges are (canonical card px from paper to full ink): a sharp
     print about 2, a blurred photo or a card warped up from a few px wider."""
 
 
-_CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (61, 61))
-"""Wider than a pip on the canonical card, so the closing is the paper under it."""
+_CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31))
+"""Wider than a pip on the half-size card, so the closing is the paper under it."""
 
 
 def _ink(card: Image) -> npt.NDArray[np.float32]:
-    """Ink relative to the local paper (a shadow or a gradient across the card is paper)."""
-    grey = card if card.ndim == 2 else np.min(card, axis=2)
-    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _CLOSE_K).astype(np.float32)
-    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper, 40.0)
-    return np.clip(ink, 0.0, 1.0)
+    """Ink relative to the local paper (a shadow or a gradient across the card is paper),
+    the paper taken at half size (a quarter of the work)."""
+    h, w = card.shape[:2]
+    if card.ndim == 3:
+        b, g, r = cv2.split(card)
+        grey = cv2.min(cv2.min(b, g), r)
+    else:
+        grey = card
+    half = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    paper = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE, _CLOSE_K), (w, h),
+                       interpolation=cv2.INTER_LINEAR)
+    paper = cv2.max(paper, 40)
+    ink = cv2.divide(grey, paper, dtype=cv2.CV_32F)
+    return cv2.max(cv2.subtract(1.0, ink), 0.0)
 
 
 def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float], ...]) -> bool:
@@ -112,50 +119,47 @@ def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float
     return True
 
 
-def read_pips(card: Image) -> Pips:
-    """The pips of a warped canonical card (BGR or grey)."""
+def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
+    """The pips of a warped canonical card (BGR or grey). With ``want``, the pips' shapes
+    are measured only where they read as that rank (else none: cheaper); with ``edge``,
+    their edge width as well."""
     h, w = card.shape[:2]
     ink = _ink(card)
-    ink8 = (ink * 255).astype(np.uint8)
+    ink8 = cv2.convertScaleAbs(ink, alpha=255.0)
     cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if cut < 40:
-        binary = (ink8 >= 40).astype(np.uint8) * 255
+        binary = cv2.threshold(ink8, 39, 255, cv2.THRESH_BINARY)[1]
     n, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
     area_card = float(w * h)
+    x, y, bw, bh, area = (stats[1:, k] for k in range(5))
+    cx, cy = cent[1:, 0] / w, cent[1:, 1] / h
     zx, zy = INDEX_ZONE
-    marks = []
-    for i in range(1, n):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
-        if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
-            continue  # the card's edge, a finger, the table
-        if not PIP_LEAST * area_card <= area <= PIP_MOST * area_card:
-            continue
-        cx, cy = float(cent[i][0]) / w, float(cent[i][1]) / h
-        if (min(cx, 1 - cx) < zx) and (min(cy, 1 - cy) < zy):
-            continue  # an index glyph
-        if not 0.5 <= bw / max(bh, 1) <= 1.6:
-            continue
-        marks.append((i, area, cx, cy))
-    if not marks:
-        return Pips(None, 0, np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32))
-    typical = float(np.median([a for _, a, _, _ in marks]))
+    ok = ((x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)  # not the edge, a finger, table
+          & (area >= PIP_LEAST * area_card) & (area <= PIP_MOST * area_card)
+          & ~((np.minimum(cx, 1 - cx) < zx) & (np.minimum(cy, 1 - cy) < zy))  # an index
+          & (bw >= 0.5 * bh) & (bw <= 1.6 * np.maximum(bh, 1)))
+    none = np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32)
+    if not ok.any():
+        return Pips(None, 0, none)
+    typical = float(np.median(area[ok]))
     lo, hi = PIP_SIZE
-    pips = [m for m in marks if lo * typical <= m[1] <= hi * typical]
-    points = [(cx, cy) for _, _, cx, cy in pips]
+    keep = np.flatnonzero(ok & (area >= lo * typical) & (area <= hi * typical))
+    points = [(float(cx[i]), float(cy[i])) for i in keep]
     rank = next((r for r, lay in LAYOUTS.items() if _matches(points, lay)), None)
+    if want is not None and rank is not want:
+        return Pips(rank, len(keep), none)
+    pips = [(int(i) + 1, int(area[i]), float(cx[i]), float(cy[i])) for i in keep]
     shapes = []
-    for i, _, _, cy in pips:
-        x, y, bw, bh, _ = (int(v) for v in stats[i])
-        patch = ink[y:y + bh, x:x + bw] * (labels[y:y + bh, x:x + bw] == i)
-        if cy > 0.5 + 0.5 * PLACE[1]:
+    for i, _, _, py in pips:
+        px0, py0, pw, ph = (int(v) for v in stats[i, :4])
+        patch = ink[py0:py0 + ph, px0:px0 + pw] * (labels[py0:py0 + ph, px0:px0 + pw] == i)
+        if py > 0.5 + 0.5 * PLACE[1]:
             patch = patch[::-1, ::-1]  # the lower half's pips stand on their heads
-        elif abs(cy - 0.5) <= 0.5 * PLACE[1]:
+        elif abs(py - 0.5) <= 0.5 * PLACE[1]:
             continue  # a centre pip may stand either way
         shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
-    out = (np.stack(shapes) if shapes
-           else np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32))
-    size = float(np.median([a for _, a, _, _ in pips])) / area_card
-    return Pips(rank, len(pips), out.astype(np.float32), size, _edge(ink, labels, pips))
+    out = np.stack(shapes).astype(np.float32) if shapes else none
+    return Pips(rank, len(pips), out, _edge(ink, labels, pips) if edge else 0.0)
 
 
 def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
@@ -178,7 +182,7 @@ def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
     read as its own rank (a photo whose pips are cut or covered gives none)."""
     if card.rank not in LAYOUTS:
         return []
-    p = read_pips(card_img)
+    p = read_pips(card_img, card.rank)
     return list(p.shapes) if p.rank is card.rank else []
 
 

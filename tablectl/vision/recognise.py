@@ -295,17 +295,21 @@ class Recogniser:
         the first was accepted (the card may lie either way up); the better read wins. If
         neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
         indices). An accepted index is then judged on the face (:meth:`second_look`)."""
-        best = _NONE
+        best, other = _NONE, _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl, grown=True)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
             b, seen_b = self._read_index(br, grown=True)
-            best = max((best, a, b), key=read_rank)
+            best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
-        return self.second_look(best, card_img)
+        r = self.second_look(best, card_img)
+        if r.status is FaceStatus.ACCEPTED or not (best.pips and other.pips):
+            return r
+        # a blurred card's two corners read as two cards: the one its pips say
+        return self.second_look(other, card_img)
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
