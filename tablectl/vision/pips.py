@@ -145,7 +145,9 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
     lo, hi = PIP_SIZE
     keep = np.flatnonzero(ok & (area >= lo * typical) & (area <= hi * typical))
     points = [(float(cx[i]), float(cy[i])) for i in keep]
-    rank = next((r for r, lay in LAYOUTS.items() if _matches(points, lay)), None)
+    turned = [(1.0 - px, 1.0 - py) for px, py in points]  # a card lying the other way up
+    rank = next((r for r, lay in LAYOUTS.items()
+                 if _matches(points, lay) or _matches(turned, lay)), None)
     if want is not None and rank is not want:
         return Pips(rank, len(keep), none)
     pips = [(int(i) + 1, int(area[i]), float(cx[i]), float(cy[i])) for i in keep]
