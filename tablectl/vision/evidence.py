@@ -24,7 +24,20 @@ fit the card read at least as well as the same rank of any other suit, and is ne
 accepted on its index alone.
 
 A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
-:data:`FACE_MARGIN` the other way) refuses the read whatever the index says.
+:data:`FACE_MARGIN` the other way) refuses the read whatever the index says, except on a
+blurred card whose pips decide (below).
+
+**Pips** (:mod:`tablectl.vision.pips`) are the second kind of evidence for a number card
+(2-10) where the face does not settle it: their count and layout give the rank, their
+shape against this deck's enrolled pips the suit (a club from a spade, where a blurred
+index suit glyph cannot; so a close suit may be accepted on them). A read whose face is
+unsure is accepted where its pips agree and its face fits the card (:data:`PIPS_FACE`).
+An index read whose print misses every gate of the deck (``IndexRead.pips``: a blurred
+hand-held photo, where blur changes stroke width from photo to photo) is accepted only
+where the card is blurred past checking its print
+(:data:`~tablectl.vision.pips.PIPS_BLUR`; a sharp card whose print is not this deck's is
+another design) and its pips read as its rank and suit and its face fits; never on its
+index alone, nor in the corner search.
 
 A card of the deck that was never enrolled (a partial enrolment) has no face and no gate of
 its own: it passes on its index alone only if no enrolled card of its rank has a rival too
@@ -54,9 +67,14 @@ enrolled ones (the general gate asks 0.80 of a read whose face agrees): two suit
 never enrolled, accepted wrong before this, reached 0.90 and 0.92 (docs/camera.md §6)."""
 PIPS_RANK: Final = 0.55
 """The least rank correlation of an index read whose print is not this deck's, for its
-pips to decide it (:func:`pips_index`)."""
+pips to decide it (:meth:`Evidence.pips_index`)."""
 PIPS_SUIT: Final = 0.80
 """Likewise, the least suit correlation."""
+PIPS_FACE: Final = FACE_ACCEPT
+"""The least correlation of the face of a read its pips decide with the enrolled face of
+the card read: the pips say which card, the face that it is laid out as this deck's (on a
+blurred card its coarse cells cannot tell a 2 from a 3, so no margin over other ranks is
+asked there)."""
 INDEX_ONLY_RANK: Final = 0.85
 """The least rank correlation an index-only read is accepted on, however far the card's
 nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.index_margin`)."""
@@ -91,6 +109,16 @@ class Evidence:
         (a number card, a profile with faces, gates and enrolled pips)."""
         return (card.rank in LAYOUTS and self.profile.two_kinds and self.faces is not None
                 and self.profile.pip_vecs is not None)
+
+    def pips_index(self, card: Card, glyphs: tuple[float, float],
+                   margins: tuple[float, float], colour_ok: bool) -> bool:
+        """Whether an index read of ``card`` short of the deck's print gates still names
+        it clearly enough for its pips to decide it (``IndexRead.pips``): a number card of
+        a deck with enrolled pips, each glyph (``glyphs``: rank and suit correlations)
+        nearest the card read (``margins`` over the next class) at :data:`PIPS_RANK` and
+        :data:`PIPS_SUIT`, in its suit's ink."""
+        return (self.pips_may_decide(card) and glyphs[0] >= PIPS_RANK
+                and glyphs[1] >= PIPS_SUIT and min(margins) > 0.0 and colour_ok)
 
     def pips_agree(self, card: Card, card_img: Image, *, blurred: bool = False,
                    ) -> bool | None:
@@ -127,6 +155,14 @@ class Evidence:
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
+            # a suit whose glyph this deck's photos could not tell from another's: the
+            # face must not fit the same rank of another suit better (no slack)
+            suit_told = (card.suit not in self.profile.close_suits
+                         or v.suit_score <= v.score)
+            if v.agrees and suit_told and not pips:
+                return Judgement(True, "index+face", face)
+            # the face does not settle it: the pips, where a number card's can be read (not
+            # before: they cost about 1 ms a card)
             told = (self.pips_agree(card, card_img, blurred=pips)
                     if self.pips_may_decide(card) else None)
             rival = v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN
@@ -136,14 +172,6 @@ class Evidence:
                 return Judgement(True, "index+pips", face)
             if rival:
                 return Judgement(False, "", face)  # the face is another rank's
-            # a suit whose glyph this deck's photos could not tell from another's: the
-            # face must not fit the same rank of another suit better (no slack)
-            suit_told = (card.suit not in self.profile.close_suits
-                         or v.suit_score <= v.score)
-            # pips of another card: the face does not decide (an overlapped card's warp
-            # shows its neighbour's pips; the index-only gate may still accept it)
-            if v.agrees and suit_told and not pips and told is not False:
-                return Judgement(True, "index+face", face)
         if pips:  # the index's print is not this deck's: only its pips decide
             return Judgement(False, "", face)
         margin = self.index_margin(card)
@@ -168,17 +196,3 @@ class Evidence:
             return max(g.margin or 0.0 for g in same_rank)
         return gate.margin
 
-
-PIPS_FACE: Final = FACE_ACCEPT
-"""The least correlation of the face of a read its pips decide with the enrolled face of
-the card read: the pips' places on this deck's card (the pips say which card, the face
-that it is laid out as this deck's)."""
-
-
-def pips_index(rank: float, suit: float, rank_margin: float, suit_margin: float,
-               colour_ok: bool) -> bool:
-    """Whether an index read short of the deck's gates still names its card clearly enough
-    for the pips to decide it: each glyph nearest the card read, by at least the general
-    margin, at :data:`PIPS_RANK` and :data:`PIPS_SUIT`, in its suit's ink."""
-    return (rank >= PIPS_RANK and suit >= PIPS_SUIT and rank_margin > 0.0
-            and suit_margin > 0.0 and colour_ok)

@@ -54,7 +54,7 @@ from tablectl.vision.corners import (
     view_at,
 )
 from tablectl.vision.edge import MOSTLY_IN, one_corner_out
-from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence, pips_index
+from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
@@ -214,16 +214,15 @@ class Recogniser:
                 or (own is not None and idx_score >= own.index and lay <= own.layout))
         face_only = (glyphs_sure and not deck_match and self.profile.two_kinds and near
                      and s_best >= INDEX_ONLY_GLYPHS)
-        # short of every print gate: the pips must say the same card (evidence.py)
-        pips = (not (deck_match or face_only) and self._evidence.pips_may_decide(card)
-                and pips_index(r_best, s_best, r_margin, s_margin, colour_ok))
-        ok = (((glyphs_sure and (bool(deck_match) or face_only)) or pips)
+        pips = not (deck_match or face_only) and self._evidence.pips_index(  # evidence.py
+            card, (r_best, s_best), (r_margin, s_margin), colour_ok)
+        face_only = face_only or pips
+        ok = ((glyphs_sure and (bool(deck_match) or face_only) or pips)
               and self.profile.verified and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, None if face_only or pips else deck_match,
-                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only or pips,
-                         pips=pips)
+                         lay, colour_ok, None if face_only else deck_match, min(r_sep, s_sep),
+                         g.box, g.axis, tilt, face_only=face_only, pips=pips)
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR). No face is seen here: a read whose print
@@ -294,7 +293,8 @@ class Recogniser:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
         the first was accepted (the card may lie either way up); the better read wins. If
         neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
-        indices). An accepted index is then judged on the face (:meth:`second_look`)."""
+        indices). An accepted index is then judged on the face (:meth:`second_look`); of
+        a blurred card whose two corners read as two cards (``pips``), each."""
         best, other = _NONE, _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
@@ -306,10 +306,9 @@ class Recogniser:
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         r = self.second_look(best, card_img)
-        if r.status is FaceStatus.ACCEPTED or not (best.pips and other.pips):
-            return r
-        # a blurred card's two corners read as two cards: the one its pips say
-        return self.second_look(other, card_img)
+        if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
+            r = self.second_look(other, card_img)  # the corner that reads as its pips do
+        return r
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
