@@ -28,16 +28,16 @@ A face that clearly fits a card of another rank (:data:`FACE_ACCEPT` and
 blurred card whose pips decide (below).
 
 **Pips** (:mod:`tablectl.vision.pips`) are the second kind of evidence for a number card
-(2-10) where the face does not settle it: their count and layout give the rank, their
+(2-10) on a card too blurred for its print and face to be checked
+(:data:`~tablectl.vision.pips.PIPS_BLUR`; a sharp card of another design has the same
+pips) where the face does not settle it: their count and layout give the rank, their
 shape against this deck's enrolled pips the suit (a club from a spade, where a blurred
 index suit glyph cannot; so a close suit may be accepted on them). A read whose face is
 unsure is accepted where its pips agree and its face fits the card (:data:`PIPS_FACE`).
 An index read whose print misses every gate of the deck (``IndexRead.pips``: a blurred
 hand-held photo, where blur changes stroke width from photo to photo) is accepted only
-where the card is blurred past checking its print
-(:data:`~tablectl.vision.pips.PIPS_BLUR`; a sharp card whose print is not this deck's is
-another design) and its pips read as its rank and suit and its face fits; never on its
-index alone, nor in the corner search.
+where its pips read as its rank and suit and its face fits; never on its index alone,
+nor in the corner search.
 
 A card of the deck that was never enrolled (a partial enrolment) has no face and no gate of
 its own: it passes on its index alone only if no enrolled card of its rank has a rival too
@@ -120,21 +120,21 @@ class Evidence:
         return (self.pips_may_decide(card) and glyphs[0] >= PIPS_RANK
                 and glyphs[1] >= PIPS_SUIT and min(margins) > 0.0 and colour_ok)
 
-    def pips_agree(self, card: Card, card_img: Image, *, blurred: bool = False,
-                   ) -> bool | None:
+    def pips_agree(self, card: Card, card_img: Image) -> bool | None:
         """Whether the pips of ``card_img`` read as ``card``: its rank's layout, and a shape
         that fits this deck's enrolled pips of its suit (:data:`PIP_MATCH`) better than any
         other suit's by :data:`PIP_SUIT_MARGIN`. ``None``: no layout matched (pips covered
-        or cut, a court card), pips that fit no suit of this deck's clearly, or with
-        ``blurred`` a card sharp enough (:data:`~tablectl.vision.pips.PIPS_BLUR`) for its
-        index's print to be checked; ``False``: another rank's layout or another suit's
-        pips."""
-        p = read_pips(card_img, card.rank, edge=blurred)
+        or cut, a court card), pips that fit no suit of this deck's clearly, or a card
+        sharp enough (:data:`~tablectl.vision.pips.PIPS_BLUR`) for its index's print and
+        face to be checked (pips are the same on every standard design: on a sharp card
+        they would let another design's card through); ``False``: another rank's layout or
+        another suit's pips."""
+        p = read_pips(card_img, card.rank, edge=True)
         if p.rank is None:
             return None
         if p.rank is not card.rank:
             return False
-        if blurred and p.edge < PIPS_BLUR:
+        if p.edge < PIPS_BLUR:
             return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
         if s.score < PIP_MATCH or s.margin < PIP_SUIT_MARGIN:
@@ -163,8 +163,7 @@ class Evidence:
                 return Judgement(True, "index+face", face)
             # the face does not settle it: the pips, where a number card's can be read (not
             # before: they cost about 1 ms a card)
-            told = (self.pips_agree(card, card_img, blurred=pips)
-                    if self.pips_may_decide(card) else None)
+            told = self.pips_agree(card, card_img) if self.pips_may_decide(card) else None
             rival = v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN
             # on a blurred card (``pips``) the face's coarse cells no longer tell one pip
             # more or less (a 2 from a 3); the pips count them: the face need only fit
