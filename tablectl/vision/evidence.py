@@ -55,7 +55,7 @@ from typing import Final
 from tablectl.domain.cards import Card
 from tablectl.vision.face import FACE_ACCEPT, FaceBook
 from tablectl.vision.model import Image
-from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIPS_BLUR, PIP_SUIT_MARGIN, pip_suit, read_pips
+from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIP_SUIT_MARGIN, PIPS_BLUR, pip_suit, read_pips
 from tablectl.vision.profile import DeckProfile
 
 FACE_MARGIN: Final = 0.05
@@ -86,7 +86,8 @@ class Judgement:
 
     Attributes:
         accept: whether the read stays accepted.
-        evidence: ``"index+face"``, ``"index"`` (the index-only gate) or ``""`` (refused,
+        evidence: ``"index+face"``, ``"index+pips"`` (a blurred number card's pips),
+            ``"index"`` (the index-only gate) or ``""`` (refused,
             or a profile without faces and gates).
         face: the face's margin, ``None`` when no face was compared.
     """
@@ -152,6 +153,8 @@ class Evidence:
         if not self.profile.two_kinds:
             return Judgement(True, "")
         face: float | None = None
+        if pips and (card_img is None or not self.pips_agree(card, card_img)):
+            return Judgement(False, "")  # pips first: cheaper than the face, and needed
         if card_img is not None and self.faces is not None and self.faces.has(card):
             v = self.faces.judge(card, card_img)
             face = v.margin
@@ -163,7 +166,8 @@ class Evidence:
                 return Judgement(True, "index+face", face)
             # the face does not settle it: the pips, where a number card's can be read (not
             # before: they cost about 1 ms a card)
-            told = self.pips_agree(card, card_img) if self.pips_may_decide(card) else None
+            told = (True if pips else self.pips_agree(card, card_img)
+                    if self.pips_may_decide(card) else None)
             rival = v.rival_score >= FACE_ACCEPT and v.margin <= -FACE_MARGIN
             # on a blurred card (``pips``) the face's coarse cells no longer tell one pip
             # more or less (a 2 from a 3); the pips count them: the face need only fit

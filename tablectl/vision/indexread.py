@@ -48,7 +48,8 @@ class IndexRead:
     """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
     face fits the card read than any card of another rank; ``None``: no face compared."""
     evidence: str = ""
-    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
+    """What an accepted read rests on: ``"index+face"``, ``"index+pips"`` (a blurred
+    number card's pips, :mod:`tablectl.vision.evidence`), ``"index"`` (the card's
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
     face_only: bool = False
     """The index's print comes near this deck's but short of its gate

@@ -100,9 +100,9 @@ def _ink(card: Image) -> npt.NDArray[np.float32]:
     half = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     paper = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE, _CLOSE_K), (w, h),
                        interpolation=cv2.INTER_LINEAR)
-    paper = cv2.max(paper, 40)
-    ink = cv2.divide(grey, paper, dtype=cv2.CV_32F)
-    return cv2.max(cv2.subtract(1.0, ink), 0.0)
+    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper, 40).astype(np.float32)
+    out: npt.NDArray[np.float32] = np.maximum(ink, 0.0, out=ink)
+    return out
 
 
 def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float], ...]) -> bool:
@@ -129,7 +129,7 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
     cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if cut < 40:
         binary = cv2.threshold(ink8, 39, 255, cv2.THRESH_BINARY)[1]
-    n, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    _, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
     area_card = float(w * h)
     x, y, bw, bh, area = (stats[1:, k] for k in range(5))
     cx, cy = cent[1:, 0] / w, cent[1:, 1] / h
@@ -161,7 +161,8 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
             continue  # a centre pip may stand either way
         shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
     out = np.stack(shapes).astype(np.float32) if shapes else none
-    return Pips(rank, len(pips), out, _edge(ink, labels, pips) if edge else 0.0)
+    width = _edge(ink, np.asarray(labels, np.int32), pips) if edge else 0.0
+    return Pips(rank, len(pips), out, width)
 
 
 def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],

@@ -217,7 +217,7 @@ class Recogniser:
         pips = not (deck_match or face_only) and self._evidence.pips_index(  # evidence.py
             card, (r_best, s_best), (r_margin, s_margin), colour_ok)
         face_only = face_only or pips
-        ok = ((glyphs_sure and (bool(deck_match) or face_only) or pips)
+        ok = (((glyphs_sure and (bool(deck_match) or face_only)) or pips)
               and self.profile.verified and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
