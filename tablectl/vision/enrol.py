@@ -25,7 +25,7 @@ from typing import Final, Literal
 import cv2
 import numpy as np
 
-from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, parse_cards
+from tablectl.domain.cards import FULL_DECK, Card, CardParseError, Rank, Suit, parse_cards
 from tablectl.domain.textfile import TextFileError, read_text_file
 from tablectl.vision.cardview import CARD_H, CARD_W, CORNER, CORNER_WIDE, corner_crops
 from tablectl.vision.corners import matching_corners
@@ -42,6 +42,7 @@ from tablectl.vision.model import (
     ProfileError,
     Thresholds,
 )
+from tablectl.vision.pips import enrolled_pips
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import Recogniser
 
@@ -254,6 +255,7 @@ class Enroller:
         self._places: list[tuple[float, float, float]] = []
         self._seen: set[Card] = set()
         self._faces: list[tuple[Card, Vec]] = []
+        self._pips: list[tuple[Suit, Vec]] = []
         self._captures = 0
         self._photos = 0
 
@@ -367,6 +369,7 @@ class Enroller:
             # the card's first photo's face only: a later photo's face let another
             # design's four of spades fit this deck's four of clubs (docs/camera.md §6)
             self._faces.append((card, face_vector(card_img)))
+            self._pips.extend((card.suit, v) for v in enrolled_pips(card, card_img))
         self._places.extend(places)
         self._exemplars.extend(new)
         self._seen.add(card)
@@ -385,7 +388,7 @@ class Enroller:
             place = (float(med[0]), float(med[1]), float(med[2]))
         return DeckProfile.from_exemplars(self.deck_id, self._exemplars, self.shoe_roi,
                                           thresholds, self.deck, index_on_card=place,
-                                          faces=self._faces,
+                                          faces=self._faces, pips=self._pips,
                                           across_photos=self.mode == "shoe")
 
 

@@ -105,7 +105,7 @@ def _union(comps: list[_Comp]) -> tuple[int, int, int, int]:
     return x0, y0, x1 - x0, y1 - y0
 
 
-def _fit(patch: npt.NDArray[np.float32], size: tuple[int, int]) -> Vec:
+def fit_glyph(patch: npt.NDArray[np.float32], size: tuple[int, int]) -> Vec:
     bw, bh = size
     h, w = patch.shape
     s = min(bw / w, bh / h)
@@ -130,7 +130,7 @@ def _glyph(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32], comps: l
     for c in comps[1:]:
         mask |= lab == c.label
     grown = cv2.dilate(mask.view(np.uint8), _DILATE_K)
-    return _fit(ink[y:y + h, x:x + w] * grown, size)
+    return fit_glyph(ink[y:y + h, x:x + w] * grown, size)
 
 
 def ink_image(crop: Image) -> tuple[Image, npt.NDArray[np.float32]]:

@@ -57,22 +57,28 @@ class IndexRead:
     """The face's margin (:class:`~tablectl.vision.face.FaceVerdict`): how much better the
     face fits the card read than any card of another rank; ``None``: no face compared."""
     evidence: str = ""
-    """What an accepted read rests on: ``"index+face"``, ``"index"`` (the card's
+    """What an accepted read rests on: ``"index+face"``, ``"index+pips"`` (a blurred
+    number card's pips, :mod:`tablectl.vision.evidence`), ``"index"`` (the card's
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
     face_only: bool = False
     """The index's print comes near this deck's but short of its gate
     (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
     never on the index alone."""
+    pips: bool = False
+    """The index's glyphs name this card but its print is not this deck's at all, or its
+    glyphs are short of the gate (a blurred photo): accepted only if the card's pips
+    (:mod:`tablectl.vision.pips`) read as its rank and suit and its face fits it."""
 
 
 _PRIORITY: Final = {FaceStatus.ACCEPTED: 3, FaceStatus.NEEDS_CONFIRMATION: 2,
                     FaceStatus.NO_CARD: 1, FaceStatus.OUT_OF_FRAME: 0}
 
 
-def read_rank(r: IndexRead) -> tuple[int, bool, float]:
+def read_rank(r: IndexRead) -> tuple[int, bool, bool, float]:
     """How good a read is, to choose among reads of one card: its status first, then a
-    print within the deck's gate over one that needs the face, then its confidence."""
-    return _PRIORITY[r.status], not r.face_only, r.confidence
+    print within the deck's gate over one that needs the face, and one near it over one
+    that needs the pips, then its confidence."""
+    return _PRIORITY[r.status], not r.face_only, not r.pips, r.confidence
 
 
 def better(a: IndexRead, b: IndexRead) -> bool:

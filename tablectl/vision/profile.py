@@ -172,6 +172,10 @@ class DeckProfile:
             (:func:`~tablectl.vision.spread.close_suits`): a read of one is accepted only
             if its face fits the card read at least as well as the same rank of any
             other suit.
+        pip_suits, pip_vecs: the pips of the enrolled number cards whose pips read as
+            their rank (:mod:`tablectl.vision.pips`), one normalised glyph per pip turned
+            upright, and each one's suit: the deck's own pip shapes, to tell a read's suit
+            by its pips.
     """
 
     deck_id: str
@@ -194,6 +198,8 @@ class DeckProfile:
     noise: float = 0.0
     print_gates: dict[Card, PrintGate] = field(default_factory=dict)
     close_suits: frozenset[Suit] = frozenset()
+    pip_suits: tuple[Suit, ...] = ()
+    pip_vecs: Vecs | None = None
 
     def vectors(self) -> dict[str, Vecs | None]:
         """The exemplar and face vectors by name (``rank``, ``suit``, ``index``, ``layout``,
@@ -214,6 +220,7 @@ class DeckProfile:
                        deck: Collection[Card] = FULL_DECK, *,
                        index_on_card: tuple[float, float, float] | None = None,
                        faces: Sequence[tuple[Card, Vecs]] = (),
+                       pips: Sequence[tuple[Suit, Vecs]] = (),
                        across_photos: bool = True,
                        ) -> DeckProfile:
         """Assemble a (not yet verified) profile of ``deck``; without ``thresholds``, the
@@ -276,6 +283,8 @@ class DeckProfile:
             noise=margins.noise,
             print_gates=print_gates(caps, keep, th.layout, th.index),
             close_suits=frozenset(Suit(s) for s in close_suits(caps, keep)),
+            pip_suits=tuple(s for s, _ in pips),
+            pip_vecs=np.stack([v for _, v in pips]).astype(np.float32) if pips else None,
         )
 
     @property
@@ -318,6 +327,9 @@ class DeckProfile:
         if self.face_vecs is not None:
             arrays["face_cards"] = np.array([str(c) for c in self.face_cards])
             arrays["face"] = self.face_vecs
+        if self.pip_vecs is not None:
+            arrays["pip_suits"] = np.array([s.value for s in self.pip_suits])
+            arrays["pips"] = self.pip_vecs
         np.savez_compressed(directory / _NPZ, allow_pickle=False, **arrays)
         (directory / _JSON).write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -337,6 +349,9 @@ class DeckProfile:
                 if "face" in data:  # absent in profiles saved before faces were enrolled
                     arrays["face"] = data["face"]
                     arrays["face_cards"] = data["face_cards"]
+                if "pips" in data:  # absent in profiles saved before pips were enrolled
+                    arrays["pips"] = data["pips"]
+                    arrays["pip_suits"] = data["pip_suits"]
         except ProfileError:
             raise
         except FileNotFoundError as exc:
@@ -376,6 +391,8 @@ class DeckProfile:
                 print_gates={Card.parse(k): PrintGate.from_json(v)
                              for k, v in _object(meta.get("print_gates", {})).items()},
                 close_suits=_suits(meta.get("close_suits", [])),
+                pip_suits=tuple(Suit(str(x)) for x in arrays.get("pip_suits", ())),
+                pip_vecs=(arrays["pips"].astype(np.float32) if "pips" in arrays else None),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ProfileError(f"inconsistent deck profile: {exc}", str(directory)) from exc

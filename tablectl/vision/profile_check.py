@@ -80,7 +80,7 @@ def check_arrays(arrays: Mapping[str, np.ndarray]) -> None:
         ValueError: what is wrong, naming the array.
     """
     n = len(arrays["cards"])
-    for key in (*_ROWS, "face"):
+    for key in (*_ROWS, "face", "pips"):
         if key not in arrays:
             continue
         a = arrays[key]
@@ -94,6 +94,9 @@ def check_arrays(arrays: Mapping[str, np.ndarray]) -> None:
     if "face" in arrays and len(arrays["face"]) != len(arrays["face_cards"]):
         raise ValueError(f"face: {len(arrays['face'])} rows for "
                          f"{len(arrays['face_cards'])} face cards")
+    if "pips" in arrays and len(arrays["pips"]) != len(arrays["pip_suits"]):
+        raise ValueError(f"pips: {len(arrays['pips'])} rows for "
+                         f"{len(arrays['pip_suits'])} pip suits")
 
 
 def unit_number(value: object, where: str, low: float = 0.0, high: float = 1.0) -> float:

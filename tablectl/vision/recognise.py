@@ -214,12 +214,15 @@ class Recogniser:
                 or (own is not None and idx_score >= own.index and lay <= own.layout))
         face_only = (glyphs_sure and not deck_match and self.profile.two_kinds and near
                      and s_best >= INDEX_ONLY_GLYPHS)
-        ok = (glyphs_sure and (bool(deck_match) or face_only) and self.profile.verified
-              and card not in self._held_back)
+        pips = not (deck_match or face_only) and self._evidence.pips_index(  # evidence.py
+            card, (r_best, s_best), (r_margin, s_margin), colour_ok)
+        face_only = face_only or pips
+        ok = (((glyphs_sure and (bool(deck_match) or face_only)) or pips)
+              and self.profile.verified and card not in self._held_back)
         status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
         return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, None if face_only else deck_match,
-                         min(r_sep, s_sep), g.box, g.axis, tilt, face_only=face_only)
+                         lay, colour_ok, None if face_only else deck_match, min(r_sep, s_sep),
+                         g.box, g.axis, tilt, face_only=face_only, pips=pips)
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR). No face is seen here: a read whose print
@@ -282,7 +285,7 @@ class Recogniser:
         if r.status is not FaceStatus.ACCEPTED or r.card is None:
             return r
         j = self._evidence.judge(r.card, r.rank_margin, (r.rank_score, r.suit_score),
-                                 card_img, face_only=r.face_only)
+                                 card_img, face_only=r.face_only, pips=r.pips)
         status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
         return replace(r, status=status, face=j.face, evidence=j.evidence)
 
@@ -290,18 +293,22 @@ class Recogniser:
         """Read a warped canonical card: the top-left index, and the bottom-right one unless
         the first was accepted (the card may lie either way up); the better read wins. If
         neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
-        indices). An accepted index is then judged on the face (:meth:`second_look`)."""
-        best = _NONE
+        indices). An accepted index is then judged on the face (:meth:`second_look`); of
+        a blurred card whose two corners read as two cards (``pips``), each."""
+        best, other = _NONE, _NONE
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl, grown=True)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
             b, seen_b = self._read_index(br, grown=True)
-            best = max((best, a, b), key=read_rank)
+            best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
-        return self.second_look(best, card_img)
+        r = self.second_look(best, card_img)
+        if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
+            r = self.second_look(other, card_img)  # the corner that reads as its pips do
+        return r
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:

@@ -69,9 +69,10 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
             assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
     singles = decks.read_singles(rec, photos.singles)
     assert singles.wrong == 0, singles.line()
-    # 4 of 56 measured (every 3rd photo; 13 of all 167, 8 before the colour finder and the
+    # 30 of 56 measured (every 3rd photo; 4 before a blurred card's pips were read,
+    # tablectl/vision/pips.py; 13 of all 167 then, 8 before the colour finder and the
     # hysteresis cut)
-    assert singles.right >= 3, singles.line()
+    assert singles.right >= 28, singles.line()
 
 
 @pytest.mark.timeout(300)
@@ -83,12 +84,13 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     the profile then reads back whole and is enabled, and reads more, none wrong."""
     photos = decks.handheld_low(step=3, retake=True)
     enrolled = decks.enrol(photos)
-    assert enrolled.report.passed, enrolled.report.failures  # 20/20 measured, 6 retaken
+    assert enrolled.report.passed, enrolled.report.failures  # 20/20 measured, 5 retaken
     rec = Recogniser(enrolled.profile)
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    assert singles.right >= 5, singles.line()  # 6 of 54 measured (15 of all 161)
+    # 38 of 54 measured (6 before a blurred card's pips were read; 15 of all 161 then)
+    assert singles.right >= 36, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test

@@ -1,0 +1,218 @@
+"""Pip evidence for number cards: how many pips the card's face shows and where.
+
+A number card's index is 10-20 px on a poor photo and blur takes its strokes; its pips
+are three to four times larger and survive. The count and layout of the pips of a warped
+canonical card (``cardview.CARD_W`` x ``CARD_H``) tell its rank (2-10: two pips on the
+centre line, three, four at the corners, five with the centre, six in two columns of
+three, ...), and their shape, compared with the deck's own enrolled suit glyphs, its suit.
+No enrolled photo's sharpness enters: the layouts are the same on every standard deck, and
+a pip is large enough to compare with a suit glyph at the glyph's own size.
+
+Only numpy and OpenCV; no state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.glyphs import SUIT_BOX, fit_glyph
+from tablectl.vision.model import Image
+
+Vec = npt.NDArray[np.float32]
+
+_SIDE: Final = 0.30
+_MID: Final = 0.5
+LAYOUTS: Final[dict[Rank, tuple[tuple[float, float], ...]]] = {
+    Rank.TWO: ((_MID, 0.2), (_MID, 0.8)),
+    Rank.THREE: ((_MID, 0.2), (_MID, 0.5), (_MID, 0.8)),
+    Rank.FOUR: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.FIVE: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.5), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.SIX: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.5), (1 - _SIDE, 0.5), (_SIDE, 0.8),
+               (1 - _SIDE, 0.8)),
+    Rank.SEVEN: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.35), (_SIDE, 0.5), (1 - _SIDE, 0.5),
+                 (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.EIGHT: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.35), (_SIDE, 0.5), (1 - _SIDE, 0.5),
+                 (_MID, 0.65), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.NINE: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_SIDE, 0.4), (1 - _SIDE, 0.4), (_MID, 0.5),
+                (_SIDE, 0.6), (1 - _SIDE, 0.6), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+    Rank.TEN: ((_SIDE, 0.2), (1 - _SIDE, 0.2), (_MID, 0.3), (_SIDE, 0.4), (1 - _SIDE, 0.4),
+               (_SIDE, 0.6), (1 - _SIDE, 0.6), (_MID, 0.7), (_SIDE, 0.8), (1 - _SIDE, 0.8)),
+}
+"""Where a standard deck's pips lie on the card (fractions of its width and height)."""
+PLACE: Final = (0.10, 0.09)
+"""How far (fraction of the card's width, height) a pip may lie from its layout's place."""
+INDEX_ZONE: Final = (0.20, 0.27)
+"""Each corner's index (fraction of width, height): its glyphs are not pips."""
+PIP_SIZE: Final = (0.45, 1.8)
+"""A pip's ink area against the median of the card's pip-sized marks."""
+PIP_LEAST: Final = 0.003
+"""The least pip area, as a share of the card's (a 200x280 card: 170 px, a 13x13 mark)."""
+PIP_MOST: Final = 0.06
+PIP_MATCH: Final = 0.95
+"""The least mean correlation of a card's pips with the deck's enrolled pips of its suit."""
+PIPS_BLUR: Final = 3.9
+"""The least pip edge width (:attr:`Pips.edge`) at which a card's index is taken as too
+blurred for its print to be checked against the enrolled one (its strokes are about as
+wide): only then may the pips decide a read whose print is not this deck's. The number
+cards of other designs (``many_designs``, sharp scans and photos) measure 1.7-3.85,
+blurred hand-held photos 3.5-7.4, nine in ten above 4.0 (docs/camera.md §6)."""
+PIP_SUIT_MARGIN: Final = 0.015
+"""How much better the pips must fit their suit's enrolled pips than any other suit's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pips:
+    """What a card's pips say.
+
+    Attributes:
+        rank: the number card whose layout the pips match (``None``: no layout matches).
+        count: how many pips were found.
+        shapes: each pip's normalised glyph (``SUIT_BOX``), turned upright.
+    """
+
+    rank: Rank | None
+    count: int
+    shapes: npt.NDArray[np.float32]
+    edge: float = 0.0
+    """How wide the pips' edges are (canonical card px from paper to full ink): a sharp
+    print about 2, a blurred photo or a card warped up from a few px wider."""
+
+
+_CLOSE_K: Final = cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31))
+"""Wider than a pip on the half-size card, so the closing is the paper under it."""
+
+
+def _ink(card: Image) -> npt.NDArray[np.float32]:
+    """Ink relative to the local paper (a shadow or a gradient across the card is paper),
+    the paper taken at half size (a quarter of the work)."""
+    h, w = card.shape[:2]
+    if card.ndim == 3:
+        b, g, r = cv2.split(card)
+        grey = cv2.min(cv2.min(b, g), r)
+    else:
+        grey = card
+    half = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    paper = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE, _CLOSE_K), (w, h),
+                       interpolation=cv2.INTER_LINEAR)
+    ink = 1.0 - grey.astype(np.float32) / np.maximum(paper, 40).astype(np.float32)
+    out: npt.NDArray[np.float32] = np.maximum(ink, 0.0, out=ink)
+    return out
+
+
+def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float], ...]) -> bool:
+    if len(points) != len(layout):
+        return False
+    left = list(layout)
+    for px, py in sorted(points, key=lambda p: (p[1], p[0])):
+        near = [(abs(px - lx) / PLACE[0] + abs(py - ly) / PLACE[1], i)
+                for i, (lx, ly) in enumerate(left)
+                if abs(px - lx) <= PLACE[0] and abs(py - ly) <= PLACE[1]]
+        if not near:
+            return False
+        left.pop(min(near)[1])
+    return True
+
+
+def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
+    """The pips of a warped canonical card (BGR or grey). With ``want``, the pips' shapes
+    are measured only where they read as that rank (else none: cheaper); with ``edge``,
+    their edge width as well."""
+    h, w = card.shape[:2]
+    ink = _ink(card)
+    ink8 = cv2.convertScaleAbs(ink, alpha=255.0)
+    cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if cut < 40:
+        binary = cv2.threshold(ink8, 39, 255, cv2.THRESH_BINARY)[1]
+    _, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    area_card = float(w * h)
+    x, y, bw, bh, area = (stats[1:, k] for k in range(5))
+    cx, cy = cent[1:, 0] / w, cent[1:, 1] / h
+    zx, zy = INDEX_ZONE
+    ok = ((x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)  # not the edge, a finger, table
+          & (area >= PIP_LEAST * area_card) & (area <= PIP_MOST * area_card)
+          & ~((np.minimum(cx, 1 - cx) < zx) & (np.minimum(cy, 1 - cy) < zy))  # an index
+          & (bw >= 0.5 * bh) & (bw <= 1.6 * np.maximum(bh, 1)))
+    none = np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32)
+    if not ok.any():
+        return Pips(None, 0, none)
+    typical = float(np.median(area[ok]))
+    lo, hi = PIP_SIZE
+    keep = np.flatnonzero(ok & (area >= lo * typical) & (area <= hi * typical))
+    points = [(float(cx[i]), float(cy[i])) for i in keep]
+    turned = [(1.0 - px, 1.0 - py) for px, py in points]  # a card lying the other way up
+    rank = next((r for r, lay in LAYOUTS.items()
+                 if _matches(points, lay) or _matches(turned, lay)), None)
+    if want is not None and rank is not want:
+        return Pips(rank, len(keep), none)
+    pips = [(int(i) + 1, int(area[i]), float(cx[i]), float(cy[i])) for i in keep]
+    shapes = []
+    for i, _, _, py in pips:
+        px0, py0, pw, ph = (int(v) for v in stats[i, :4])
+        patch = ink[py0:py0 + ph, px0:px0 + pw] * (labels[py0:py0 + ph, px0:px0 + pw] == i)
+        if py > 0.5 + 0.5 * PLACE[1]:
+            patch = patch[::-1, ::-1]  # the lower half's pips stand on their heads
+        elif abs(py - 0.5) <= 0.5 * PLACE[1]:
+            continue  # a centre pip may stand either way
+        shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
+    out = np.stack(shapes).astype(np.float32) if shapes else none
+    width = _edge(ink, np.asarray(labels, np.int32), pips) if edge else 0.0
+    return Pips(rank, len(pips), out, width)
+
+
+def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+          pips: list[tuple[int, int, float, float]]) -> float:
+    """The width of the pips' edges: their ink over the steepest slope across their rims."""
+    if not pips:
+        return 0.0
+    mask = np.isin(labels, [i for i, _, _, _ in pips]).astype(np.uint8)
+    k = np.ones((5, 5), np.uint8)
+    rim = cv2.dilate(mask, k).astype(bool) & ~cv2.erode(mask, k).astype(bool)
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    slope = float(np.percentile(np.hypot(gx, gy)[rim], 90))
+    full = float(np.percentile(ink[mask.astype(bool)], 75))
+    return full / max(slope, 1e-3)
+
+
+def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
+    """The pip glyphs an enrolment photo of ``card`` gives: its pips' shapes where they
+    read as its own rank (a photo whose pips are cut or covered gives none)."""
+    if card.rank not in LAYOUTS:
+        return []
+    p = read_pips(card_img, card.rank)
+    return list(p.shapes) if p.rank is card.rank else []
+
+
+@dataclass(frozen=True, slots=True)
+class PipSuit:
+    """Which suit a card's pips look like, against the deck's enrolled pips.
+
+    Attributes:
+        suit: the suit whose enrolled pips the read's pips fit best (``None``: no pips).
+        score: the mean over the read's pips of the best correlation with that suit's.
+        margin: ``score`` minus the next suit's.
+    """
+
+    suit: Suit | None
+    score: float
+    margin: float
+
+
+def pip_suit(shapes: npt.NDArray[np.float32], suits: tuple[Suit, ...],
+             vecs: npt.NDArray[np.float32] | None) -> PipSuit:
+    """The suit ``shapes`` (:attr:`Pips.shapes`) fit best among enrolled pips ``vecs``
+    labelled ``suits``."""
+    if vecs is None or not len(shapes) or not suits:
+        return PipSuit(None, 0.0, 0.0)
+    sims = vecs @ shapes.T
+    labels = np.array([s.value for s in suits])
+    per = sorted(((float(sims[labels == s.value].max(axis=0).mean()), s)
+                  for s in Suit if (labels == s.value).any()), key=lambda t: -t[0])
+    second = per[1][0] if len(per) > 1 else -1.0
+    return PipSuit(per[0][1], per[0][0], per[0][0] - second)
