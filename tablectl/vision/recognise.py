@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial as bind
 from typing import Final
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -55,7 +55,7 @@ from tablectl.vision.corners import (
     upright_crop,
     view_at,
 )
-from tablectl.vision.edge import MOSTLY_IN, one_corner_out
+from tablectl.vision.edge import one_corner_out
 from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.freecorner import with_free_corners
@@ -63,17 +63,15 @@ from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards
+from tablectl.vision.merge import CUT, accepted_mask, merge_corner_card
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
     COVERED,
     PART_OF_CARD,
     covered,
-    fits,
     long_side,
     part_of_any,
     parts_of,
-    quad_area,
-    within,
 )
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
@@ -113,7 +111,6 @@ _RANKS: Final = tuple(Rank)
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
-_CUT: Final = IndexRead(None, FaceStatus.OUT_OF_FRAME, 0.0)
 
 
 class Recogniser:
@@ -360,7 +357,7 @@ class Recogniser:
         found = self._with_corners(frame, found)
         # the cards of a fan still unread, placed from a corner of the paper in view
         found = with_free_corners(frame, found, lambda q: read_snapped(
-            frame, q, lambda s: self.read_card(warp_card(frame, s))))
+            frame, q, lambda s: self.read_card(self._warp(frame, s))))
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -390,7 +387,7 @@ class Recogniser:
             r = self.read_card(self._warp(frame, quad))
             if r.status is FaceStatus.ACCEPTED:
                 return quad, r
-        return quad, _CUT
+        return quad, CUT
 
     def _read_found(self, frame: Image, quad: Quad, first: IndexRead | None = None,
                     cards: Sequence[Quad] = ()) -> tuple[Quad, IndexRead]:
@@ -413,7 +410,7 @@ class Recogniser:
                 and (part_of_any(quad, cards, PART_OF_CARD)
                      or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
-        quad, r = read_snapped(frame, quad, lambda q: self.read_card(warp_card(frame, q)), r)
+        quad, r = read_snapped(frame, quad, lambda q: self.read_card(self._warp(frame, q)), r)
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(self._warp(frame, across))
@@ -427,10 +424,6 @@ class Recogniser:
                 return g, rg
         return quad, r
 
-    def _corner_grade(self, r: IndexRead) -> int:
-        """:func:`~tablectl.vision.indexread.corner_grade` at this deck's thresholds."""
-        return corner_grade(r, self._t)
-
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:
         """Read a glyph pair as an index, then again along the rank-suit line that read
@@ -438,13 +431,14 @@ class Recogniser:
         the suit with one digit of a ``10``). A sure read must not be contradicted by the
         second look; an unsure first read counts only if the second is sure and a third
         does not contradict it; of two sure looks the one graded higher
-        (:meth:`_corner_grade`) is kept. ``budget`` holds the reads left for this frame."""
+        (:func:`~tablectl.vision.indexread.corner_grade`) is kept. ``budget`` holds the reads
+        left for this frame."""
 
         def look(p: GlyphPair) -> IndexRead:
             budget[0] -= 1
             return self._read_index(upright_crop(self._source_of(frame), p))[0]
 
-        grade = self._corner_grade
+        grade = bind(corner_grade, t=self._t)
         r = look(pair)
         if r.axis is None or r.card is None or budget[0] <= 0:
             return None
@@ -474,7 +468,8 @@ class Recogniser:
             return hit or alt
         if alt[1].card != hit[1].card:
             return None
-        return alt if self._corner_grade(alt[1]) > self._corner_grade(hit[1]) else hit
+        grade = bind(corner_grade, t=self._t)
+        return alt if grade(alt[1]) > grade(hit[1]) else hit
 
     def _placed(self, frame: Image, q: Quad, first: IndexRead) -> tuple[Quad, IndexRead]:
         """A card found by its index corner, placed at ``q``, judged on its face: where the
@@ -513,13 +508,7 @@ class Recogniser:
           out of the frame. Nothing is searched where every outline found was accepted
           and no paper is left beside them (:func:`~tablectl.vision.corners.paper_left`)."""
         h, w = frame.shape[:2]
-        skip = np.zeros((h, w), np.uint8)
-        for q, r in found:
-            if r.status is FaceStatus.ACCEPTED:  # with its edge and shadow
-                pts = np.array(q)
-                mid = pts.mean(axis=0)
-                grown = mid + (pts - mid) * 1.08
-                cv2.fillConvexPoly(skip, np.round(grown).astype(np.int32), 255)
+        skip = accepted_mask(frame.shape, found)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         if (found and len(accepted) == len(found)
                 and all(r.status is FaceStatus.ACCEPTED for _, r in found)
@@ -540,7 +529,7 @@ class Recogniser:
         # the cards accepted so far tell how the table is seen (a camera at a slant)
         held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
         maps: list[CardMaps] = []  # made once, where a second look is first wanted
-        view_budget, grade = [VIEW_READS], self._corner_grade
+        view_budget, grade = [VIEW_READS], bind(corner_grade, t=self._t)
         while todo or faint:
             if not todo or budget[0] <= 0:
                 todo, faint, budget = faint, [], [FAINT_READS]
@@ -567,7 +556,7 @@ class Recogniser:
             if read.card in accepted or read.box is None:
                 continue
             # a read short of the corner search's own deck check: its face must agree
-            first = read if self._corner_grade(read) == 2 else replace(read, face_only=True)
+            first = read if grade(read) == 2 else replace(read, face_only=True)
             q = card_quad(pair, read.box, first.tilt,
                           self.profile.index_on_card or INDEX_ON_CARD)
             inside = inside_share(q, w, h)
@@ -581,33 +570,7 @@ class Recogniser:
             if r.status is not FaceStatus.ACCEPTED:
                 continue
             accepted.add(r.card)
-            at = (float(pair.top[0]), float(pair.top[1]))
-            around = [i for i, (fq, _) in enumerate(out)
-                      if cv2.pointPolygonTest(np.array(fq, np.float32), at, False) >= 0]
-            same = [i for i in around if out[i][1].card == r.card]
-            if same:  # that card's own unsure read: the outline stays if it fits the index
-                i = same[0]
-                out[i] = (out[i][0] if fits(out[i][0], q) else q, r)
-                continue
-            # an unsure outline that is this card's (and not several cards' merged) is its
-            unsure = [i for i in around if out[i][1].status in (
-                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and fits(out[i][0], q)]
-            if unsure:
-                out[unsure[0]] = (out[unsure[0]][0], r)
-                continue
-            # an unsure outline of part of this card (a cable or shadow across it)
-            part = [i for i in around if out[i][1].status in (
-                FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD) and within(out[i][0], q)]
-            if part:
-                out[part[0]] = (q, r)
-                continue
-            cut = [i for i in around if out[i][1].status is FaceStatus.OUT_OF_FRAME
-                   and quad_area(out[i][0]) <= 1.5 * quad_area(q)]
-            if cut:  # a card already reported running out of the frame: read after all
-                if inside >= MOSTLY_IN:  # if all but a sliver of it is in the frame
-                    out[cut[0]] = (q, r)
-                continue
-            out.append((q, _CUT if inside < 0.7 else r))
+            merge_corner_card(out, q, r, (float(pair.top[0]), float(pair.top[1])), inside)
         return out
 
     def read_board(self, frame: Image, frame_time: float = 0.0,
