@@ -10,7 +10,7 @@ import sys
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, count
-from tablectl.domain.numbers import number
+from tablectl.domain.numbers import HANDS_MAX, number, whole
 
 
 def _demo_engine_only(args: argparse.Namespace) -> int:
@@ -178,7 +178,7 @@ def add_demo(sub: Subparsers) -> None:
                    help="game:structure (holdem:no-limit, omaha-hi-lo:fixed-limit, "
                         "stud:fixed-limit, razz:fixed-limit, ...) or a PHH code (NT, FO/8, "
                         "F7S/8, FR, ...); default holdem:no-limit")
-    p.add_argument("--hands", type=int, default=None,
+    p.add_argument("--hands", type=whole(1, HANDS_MAX), default=None,
                    help="play this many hands, then exit with a summary (default: until ^C)")
     p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
     p.add_argument("--broker", metavar="URL", default=None,

@@ -10,6 +10,7 @@ from pathlib import Path
 from tablectl.cli.errors import CommandError, Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, count, print_json
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.numbers import HANDS_MAX, JOURNAL_ID_MAX, whole
 
 
 def _phh_replay(args: argparse.Namespace) -> int:
@@ -80,8 +81,6 @@ def _recall(args: argparse.Namespace) -> int:
     from tablectl.history.recall_text import recall_lines
     from tablectl.journal import JournalError
 
-    if args.n < 1:
-        raise UsageError("tablectl recall: N must be at least 1")
     path = _journal_of(args.config)
     with (stops_on("tablectl recall", {JournalError: Exit.FAILED, ValueError: Exit.USAGE}),
           open_readonly(path) as journal):
@@ -119,9 +118,9 @@ def add_recall(sub: Subparsers) -> None:
                     "an error is active. Each step is an input (time, who, kind) with the "
                     "events it caused. Exit 1 if the journal cannot be read.")
     p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
-    p.add_argument("n", nargs="?", type=int, default=10, metavar="N",
+    p.add_argument("n", nargs="?", type=whole(1, HANDS_MAX), default=10, metavar="N",
                    help="how many of the last hands (default 10)")
-    p.add_argument("--hand", type=int, metavar="ID",
+    p.add_argument("--hand", type=whole(1, JOURNAL_ID_MAX), metavar="ID",
                    help="only the hand with this journal id (any age)")
     p.add_argument("--secure", action="store_true",
                    help="include the secure hole-card events")
@@ -136,8 +135,6 @@ def _history_export(args: argparse.Namespace) -> int:
     from tablectl.journal import JournalError
     from tablectl.progress import tracked
 
-    if args.hands is not None and args.hands < 1:
-        raise UsageError("tablectl history export: --hands must be at least 1")
     config = load_config(Path(args.config))
     setup = table_setup(config)
     out = Path(args.out)
@@ -169,6 +166,6 @@ def add_history(sub: Subparsers) -> None:
     exp.add_argument("--config", required=True, metavar="FILE", help="the table config file")
     exp.add_argument("--out", default="phh", metavar="DIR",
                      help="where to write (default ./phh, created if needed)")
-    exp.add_argument("--hands", type=int, default=None, metavar="N",
+    exp.add_argument("--hands", type=whole(1, HANDS_MAX), default=None, metavar="N",
                      help="only the finished hands among the last N (default: all)")
     exp.set_defaults(handler=_history_export)

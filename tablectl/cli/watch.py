@@ -9,6 +9,7 @@ from pathlib import Path
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.logs import CLIENT_LOG_LEVEL
 from tablectl.cli.output import Subparsers
+from tablectl.domain.numbers import HANDS_MAX, WAIT_MAX, number, whole
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -90,12 +91,12 @@ def add_watch(sub: Subparsers) -> None:
     p.add_argument("--credentials", metavar="FILE",
                    help="TOML file with username and password (a display user)")
     p.add_argument("--cafile", metavar="FILE", help="CA certificate for mqtts://")
-    p.add_argument("--hands", type=int, default=None,
+    p.add_argument("--hands", type=whole(1, HANDS_MAX), default=None,
                    help="exit after this many hands have ended")
     p.add_argument("--plain", action="store_true", help="one line per hand")
     p.add_argument("--four-colour", action="store_true", help="four-colour deck")
     p.add_argument("--check", action="store_true", help="check the view against every "
                    "snapshot the daemon publishes (docs/mqtt.md 9.2); exit 1 on a difference")
-    p.add_argument("--timeout", type=float, default=None, metavar="S",
+    p.add_argument("--timeout", type=number(0, WAIT_MAX, above=True), default=None, metavar="S",
                    help="stop after S seconds (exit 0; with --check, its verdict)")
     p.set_defaults(handler=_watch, default_log_level=CLIENT_LOG_LEVEL)

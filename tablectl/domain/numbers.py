@@ -23,6 +23,19 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import Final
+
+HANDS_MAX: Final = 1_000_000_000
+"""The most hands a command counts (``demo --hands``, ``recall N``, ``watch --hands``): more
+than a table deals in decades; a journal's SQLite integers end at 2^63, where a bigger
+number once ended ``tablectl recall`` with ``OverflowError``."""
+
+JOURNAL_ID_MAX: Final = 2**63 - 1
+"""The largest journal id SQLite holds (``recall --hand``)."""
+
+WAIT_MAX: Final = 31 * 86_400.0
+"""The longest wait a command takes (``watch --timeout``): a month; ``inf`` or ``1e308``
+were taken as a wait that never ends."""
 
 
 def number(low: float, high: float, *, above: bool = False) -> Callable[[str], float]:

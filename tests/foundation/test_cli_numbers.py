@@ -36,6 +36,16 @@ CASES: list[tuple[list[str], str, str]] = [
     (["floor", "hands", *DB], "--limit", "-1"),
     (["web", "--config", "c.toml"], "--port", "-1"),
     (["camera", "enrol", "--deck-id", "x", "--out", "p", "--live", "0"], "--frames", "0"),
+    # a count past SQLite's integers ended recall and export with OverflowError
+    (["recall", "--config", "c.toml"], "--hand", "9" * 30),
+    (["recall", "--config", "c.toml"], "--hand", "-5"),
+    (["history", "export", "--config", "c.toml", "--out", "o"], "--hands", "9" * 23),
+    (["demo", "--plain"], "--hands", "9" * 23),
+    # a watch of inf or 1e308 seconds was taken as one that never ends
+    (["watch", "--table", "t"], "--timeout", "inf"),
+    (["watch", "--table", "t"], "--timeout", "1e308"),
+    (["watch", "--table", "t"], "--timeout", "0"),
+    (["watch", "--table", "t"], "--hands", "0"),
 ]
 
 
@@ -49,6 +59,14 @@ def test_a_number_out_of_range_is_a_usage_error_before_anything_runs(
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"argument {option}: {value[:40]}: not a " in err, err
     assert len(err) < 200
+
+
+def test_a_recall_count_past_sqlite_integers_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main(["recall", "--config", "c.toml", "9" * 23])
+    assert ended.value.code == 2
+    assert "argument N: 99999" in capsys.readouterr().err
 
 
 def test_a_number_in_range_still_goes_through(capsys: pytest.CaptureFixture[str]) -> None:
