@@ -97,6 +97,23 @@ def test_a_fan_card_is_placed_from_its_free_corner() -> None:
     assert any(_near(q, under, 4.0) for q in quads), quads
 
 
+def test_a_fan_card_showing_its_opposite_corner_is_drawn_from_its_own_edges() -> None:
+    """A camera at a slant: the cards are 100 x 120 px in the frame, but the top card,
+    accepted from its index, is placed as an exact 100 x 140 rectangle (no perspective).
+    The card under it shows its top-left and its bottom-right corner: it is drawn from
+    those corners' four edges, not placed at the accepted rectangle's length (a sixth too
+    long, its index off the warped corner)."""
+    img = np.full((400, 400, 3), _TABLE, np.uint8)
+    under = _rect(200, 80, 100, 120)
+    top = _rect(150, 130, 100, 120)
+    _card(img, under)
+    cv2.polylines(img, [np.round(top).astype(np.int32)], True, (150, 150, 150), 2)
+    _card(img, top)
+    placed = ((150.0, 110.0), (250.0, 110.0), (250.0, 250.0), (150.0, 250.0))
+    quads = corner_cards(img, [placed], 12)
+    assert quads and _near(quads[0], under, 6.0), quads[:2]  # 20 px long, placed
+
+
 def test_no_corner_is_placed_without_an_accepted_card_or_outside_one() -> None:
     img = np.full((300, 300, 3), _TABLE, np.uint8)
     card = _rect(100, 60, 100, 140)
