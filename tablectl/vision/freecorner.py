@@ -22,7 +22,9 @@ camera looks at a slant. But a card of a fan often shows its opposite corner as 
 corner diagonally across, with its two edges running back along the first corner's): the
 card is then drawn from the four edges themselves (:func:`_far_corner`), its perspective
 the frame's own; the map only judges that its size is a card's. Those cards are read
-first.
+first. And every card accepted here is held as the others are: the corners are placed
+again with its map among theirs (:func:`with_free_corners`), the nearer card telling the
+table's slant better.
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ FAR_SIDES: Final = ((0.7, 1.35), (1.15, 1.75))
 the nearest accepted card's map measures it) and its long side (short sides) must lie
 within these (loose: that map may be a fifth off where it is a rectangle in the frame)."""
 FREE_CARDS: Final = 12
-"""Cards placed from free corners read in one frame (each read once, and once more
-snapped to its edges where that is not accepted: about 1 ms a read)."""
+"""Cards placed from free corners read in one frame, over every round (each read once,
+and once more snapped to its edges where that is not accepted: about 1 ms a read)."""
 
 
 def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
@@ -77,18 +79,33 @@ def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
     index-only gate (measured at enrolment; the gate for a card of which only the index
     shows). Unlike the corner search's glyph pairs, which a frame offers by the dozen and
     which must pass a stricter check of the deck's print, a placed card stands on a
-    card-shaped corner of the paper, at most :data:`FREE_CARDS` a frame."""
+    card-shaped corner of the paper, at most :data:`FREE_CARDS` read a frame. Once one is
+    accepted, the corners are placed again with it held (a quad read once is not read
+    again)."""
     held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
     cards = {r.card for q, r in found if r.status is FaceStatus.ACCEPTED}
     out = list(found)
-    for placed in corner_cards(frame, held, FREE_CARDS):
-        if part_of_any(placed, held, PART_OF_CARD):
-            continue
-        q, r = read(placed)
-        if r.status is FaceStatus.ACCEPTED and r.card not in cards:
-            out.append((q, r))
-            cards.add(r.card)
-            held.append(q)
+    shapes = pale_shapes(frame) if held else None
+    seen: set[Quad] = set()
+    left, again = FREE_CARDS, True
+    while again and left > 0:
+        # a card accepted here tells the table's perspective near it better than the
+        # farther cards did: the corners are placed again with it among the cards held
+        again = False
+        for placed in corner_cards(frame, held, FREE_CARDS, shapes):
+            if left <= 0:
+                break
+            if placed in seen or part_of_any(placed, held, PART_OF_CARD):
+                continue
+            seen.add(placed)
+            left -= 1
+            q, r = read(placed)
+            if r.status is FaceStatus.ACCEPTED and r.card not in cards:
+                out.append((q, r))
+                cards.add(r.card)
+                held.append(q)
+                again = True
+                break
     return out
 
 
