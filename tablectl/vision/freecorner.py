@@ -171,14 +171,25 @@ def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int,
     drawn: list[Quad] = []   # cards drawn from two opposite corners
     out: list[Quad] = []     # cards placed from one corner
     pairs: set[frozenset[int]] = set()   # opposite corners drawn already
-    for _, key in corners:
-        poly, i = polys[key // 4096], key % 4096
+    keys = np.array([c for _, c in corners], np.int64)
+    ends = [(polys[c // 4096], c % 4096) for c in keys]
+    at = np.array([p[i] for p, i in ends]).reshape(-1, 2)
+    # each corner's two edges, as unit vectors: which corners may be another's opposite
+    ea = np.array([_unit(p[i - 1] - p[i]) for p, i in ends]).reshape(-1, 2)
+    eb = np.array([_unit(p[(i + 1) % len(p)] - p[i]) for p, i in ends]).reshape(-1, 2)
+    cos = float(np.cos(np.radians(FAR_TURN)))
+    for m, key in enumerate(keys):
+        poly, i = ends[m]
         v, a, b = poly[i], poly[i - 1], poly[(i + 1) % len(poly)]
         k = int(np.argmin(np.hypot(*(centres - v).T)))
-        far = _far_corner(v, a, b, [(c, polys[c // 4096], c % 4096) for _, c in corners
-                                    if c != key and c // 4096 == key // 4096], backs[k])
-        if far is not None and frozenset((key, far[0])) not in pairs:
-            pairs.add(frozenset((key, far[0])))
+        d = at - v
+        back_along = (((ea @ -ea[m] > cos) & (eb @ -eb[m] > cos))
+                      | ((eb @ -ea[m] > cos) & (ea @ -eb[m] > cos)))
+        near = np.flatnonzero((keys // 4096 == key // 4096) & (keys != key) & back_along
+                              & (d @ ea[m] > 0) & (d @ eb[m] > 0))
+        far = _far_corner(v, a, b, [(int(keys[j]), *ends[j]) for j in near], backs[k])
+        if far is not None and frozenset((int(key), far[0])) not in pairs:
+            pairs.add(frozenset((int(key), far[0])))
             drawn.append(far[1])
         if len(out) < limit:
             out += _placed(v, a, b, homs[k], backs[k])
