@@ -296,7 +296,7 @@ def _far_corner(v: npt.NDArray[np.float64], a: npt.NDArray[np.float64],
         if not cv2.isContourConvex(p.astype(np.float32)):
             continue
         if _shoelace(p) < 0:
-            p = p[::-1]  # clockwise in the frame: side 0 still runs along v-pa
+            p = p[::-1]  # clockwise in the frame: side 0 (pb-w) still along v-pa
         first = 0 if la <= lb else 1   # the first side a short one
         q = np.roll(p, -first, axis=0)
         quad = tuple((float(x), float(y)) for x, y in q)
