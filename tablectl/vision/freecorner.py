@@ -14,6 +14,17 @@ nearly a right angle (:data:`SQUARE`); the card is the rectangle of one card wid
 :data:`~tablectl.vision.grow.CARD_ASPECT` along them (either edge the short one, unless the
 one in view is longer than a card's width), mapped back into the frame. Each is only a
 hypothesis, read like a found outline: the gates decide.
+
+That rectangle is only as good as the map: a card accepted from its index alone is
+placed as an exact rectangle in the frame (:func:`~tablectl.vision.corners.card_quad`, no
+perspective), and the cards placed from its map come out the wrong length where the
+camera looks at a slant. But a card of a fan often shows its opposite corner as well (the
+corner diagonally across, with its two edges running back along the first corner's): the
+card is then drawn from the four edges themselves (:func:`_far_corner`), its perspective
+the frame's own; the map only judges that its size is a card's. Those cards are read
+first. And every card accepted here is held as the others are: the corners are placed
+again with its map among theirs (:func:`with_free_corners`), the nearer card telling the
+table's slant better.
 """
 
 from __future__ import annotations
@@ -43,9 +54,15 @@ LONGEST: Final = 1.15
 WORK_MAX: Final = 640
 """The pale shapes are found in the frame shrunk to at most this size (longest side, px):
 a card's corner needs no finer place, the reader snaps the card to its edges."""
+FAR_TURN: Final = 15.0
+"""An opposite corner's edges run back along the corner's own within this many degrees."""
+FAR_SIDES: Final = ((0.7, 1.35), (1.15, 1.75))
+"""A card drawn from two opposite corners: its short side (card widths on the table, as
+the nearest accepted card's map measures it) and its long side (short sides) must lie
+within these (loose: that map may be a fifth off where it is a rectangle in the frame)."""
 FREE_CARDS: Final = 12
-"""Cards placed from free corners read in one frame (each read once, and once more
-snapped to its edges where that is not accepted: about 1 ms a read)."""
+"""Cards placed from free corners read in one frame, over every round (each read once,
+and once more snapped to its edges where that is not accepted: about 1 ms a read)."""
 
 
 def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
@@ -62,32 +79,43 @@ def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
     index-only gate (measured at enrolment; the gate for a card of which only the index
     shows). Unlike the corner search's glyph pairs, which a frame offers by the dozen and
     which must pass a stricter check of the deck's print, a placed card stands on a
-    card-shaped corner of the paper, at most :data:`FREE_CARDS` a frame."""
+    card-shaped corner of the paper, at most :data:`FREE_CARDS` read a frame. Once one is
+    accepted, the corners are placed again with it held (a quad read once is not read
+    again)."""
     held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
     cards = {r.card for q, r in found if r.status is FaceStatus.ACCEPTED}
     out = list(found)
-    for placed in corner_cards(frame, held, FREE_CARDS):
-        if part_of_any(placed, held, PART_OF_CARD):
-            continue
-        q, r = read(placed)
-        if r.status is FaceStatus.ACCEPTED and r.card not in cards:
-            out.append((q, r))
-            cards.add(r.card)
-            held.append(q)
+    shapes = pale_shapes(frame) if held else None
+    seen: set[Quad] = set()
+    left, again = FREE_CARDS, True
+    while again and left > 0:
+        # a card accepted here tells the table's perspective near it better than the
+        # farther cards did: the corners are placed again with it among the cards held
+        again = False
+        for placed in corner_cards(frame, held, FREE_CARDS, shapes):
+            if left <= 0:
+                break
+            if placed in seen or part_of_any(placed, held, PART_OF_CARD):
+                continue
+            seen.add(placed)
+            left -= 1
+            q, r = read(placed)
+            if r.status is FaceStatus.ACCEPTED and r.card not in cards:
+                out.append((q, r))
+                cards.add(r.card)
+                held.append(q)
+                again = True
+                break
     return out
 
 
-def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int) -> list[Quad]:
-    """At most ``limit`` card quads (portrait, clockwise, the first side short) placed
-    from the free corners of the frame's pale shapes (see the module docstring), the
-    corners with the longest edges in view first. ``accepted``: the cards accepted in the
-    frame (they give the table's perspective and the cards' size; none, no cards here).
-    A corner lying inside an accepted card (grown by a tenth) is that card's."""
-    if not accepted or limit <= 0:
-        return []
-    homs, backs, centres = card_maps(accepted)
-    if not len(homs):
-        return []
+Shapes = tuple[float, list[npt.NDArray[np.int32]]]
+"""The pale shapes of a frame (:func:`pale_shapes`)."""
+
+
+def pale_shapes(frame: Image) -> Shapes:
+    """The frame's pale shapes (Otsu's cut of the grey frame shrunk to at most
+    :data:`WORK_MAX`): the scale they were found at, and their outlines at that scale."""
     h, w = frame.shape[:2]
     scale = min(1.0, WORK_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(
@@ -95,13 +123,32 @@ def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int) -> list[Qua
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     _, pale = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255,
                             cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    taken = np.zeros_like(pale)
+    contours, _ = cv2.findContours(pale, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return scale, [np.asarray(c, np.int32) for c in contours]
+
+
+def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int,
+                 shapes: Shapes | None = None,
+                 ) -> list[Quad]:
+    """At most ``limit`` card quads (portrait, clockwise, the first side short) placed
+    from the free corners of the frame's pale shapes (see the module docstring; ``shapes``:
+    its :func:`pale_shapes`, where found already): first the cards drawn from two opposite
+    corners, then those placed from one, the corners with the longest edges in view
+    first. ``accepted``: the cards accepted in the frame (they give the table's
+    perspective and the cards' size; none, no cards here). A corner lying inside an
+    accepted card (grown by a tenth) is that card's."""
+    if not accepted or limit <= 0:
+        return []
+    homs, backs, centres = card_maps(accepted)
+    if not len(homs):
+        return []
+    scale, contours = pale_shapes(frame) if shapes is None else shapes
+    taken = np.zeros((round(frame.shape[0] * scale), round(frame.shape[1] * scale)), np.uint8)
     for q in accepted:
         p = np.array(q, np.float64) * scale
         mid = p.mean(axis=0)
         cv2.fillConvexPoly(taken, np.round(mid + (p - mid) * 1.1).astype(np.int32), 255)
     width = scale * float(np.median([np.hypot(*np.subtract(q[1], q[0])) for q in accepted]))
-    contours, _ = cv2.findContours(pale, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     corners: list[tuple[float, int]] = []   # edges in view (px), corner
     polys: list[npt.NDArray[np.float64]] = []
     for c in contours:
@@ -121,15 +168,32 @@ def corner_cards(frame: Image, accepted: Sequence[Quad], limit: int) -> list[Qua
                 corners.append((la + lb, len(polys) * 4096 + i))
         polys.append(poly / scale)
     corners.sort(key=lambda t: -t[0])
-    out: list[Quad] = []
-    for _, key in corners:
-        poly, i = polys[key // 4096], key % 4096
+    drawn: list[Quad] = []   # cards drawn from two opposite corners
+    out: list[Quad] = []     # cards placed from one corner
+    pairs: set[frozenset[int]] = set()   # opposite corners drawn already
+    keys = np.array([c for _, c in corners], np.int64)
+    ends = [(polys[c // 4096], c % 4096) for c in keys]
+    at = np.array([p[i] for p, i in ends]).reshape(-1, 2)
+    # each corner's two edges, as unit vectors: which corners may be another's opposite
+    ea = np.array([_unit(p[i - 1] - p[i]) for p, i in ends]).reshape(-1, 2)
+    eb = np.array([_unit(p[(i + 1) % len(p)] - p[i]) for p, i in ends]).reshape(-1, 2)
+    cos = float(np.cos(np.radians(FAR_TURN)))
+    for m, key in enumerate(keys):
+        poly, i = ends[m]
         v, a, b = poly[i], poly[i - 1], poly[(i + 1) % len(poly)]
         k = int(np.argmin(np.hypot(*(centres - v).T)))
-        out += _placed(v, a, b, homs[k], backs[k])
-        if len(out) >= limit:
-            break
-    return out[:limit]
+        d = at - v
+        back_along = (((ea @ -ea[m] > cos) & (eb @ -eb[m] > cos))
+                      | ((eb @ -ea[m] > cos) & (ea @ -eb[m] > cos)))
+        near = np.flatnonzero((keys // 4096 == key // 4096) & (keys != key) & back_along
+                              & (d @ ea[m] > 0) & (d @ eb[m] > 0))
+        far = _far_corner(v, a, b, [(int(keys[j]), *ends[j]) for j in near], backs[k])
+        if far is not None and frozenset((int(key), far[0])) not in pairs:
+            pairs.add(frozenset((int(key), far[0])))
+            drawn.append(far[1])
+        if len(out) < limit:
+            out += _placed(v, a, b, homs[k], backs[k])
+    return (drawn + out)[:limit]
 
 
 def _cross(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
@@ -180,3 +244,63 @@ def _placed(v: npt.NDArray[np.float64], a: npt.NDArray[np.float64],
         q = np.roll(p, -first, axis=0)
         out.append(tuple((float(x), float(y)) for x, y in q))
     return out  # type: ignore[return-value]
+
+
+def _unit(d: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return d / max(float(np.hypot(*d)), 1e-9)
+
+
+def _meet(p: npt.NDArray[np.float64], d: npt.NDArray[np.float64],
+          q: npt.NDArray[np.float64], e: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
+    """Where the line through ``p`` along ``d`` meets the one through ``q`` along ``e``."""
+    m = np.array([d, -e]).T
+    if abs(float(np.linalg.det(m))) < 1e-6:
+        return None
+    t = np.linalg.solve(m, q - p)
+    out: npt.NDArray[np.float64] = p + float(t[0]) * d
+    return out
+
+
+def _far_corner(v: npt.NDArray[np.float64], a: npt.NDArray[np.float64],
+                b: npt.NDArray[np.float64],
+                others: Sequence[tuple[int, npt.NDArray[np.float64], int]],
+                back: npt.NDArray[np.float64]) -> tuple[int, Quad] | None:
+    """The card with a corner at ``v`` (edges towards ``a`` and ``b``) and its opposite
+    corner at one of ``others`` (key, polygon, vertex) whose two edges run back along
+    ``v``'s, drawn from the four edges: the perspective is the frame's own. ``back``: the
+    nearest accepted card's map from the frame to the table, which judges the size."""
+    ua, ub = _unit(a - v), _unit(b - v)
+    cos = float(np.cos(np.radians(FAR_TURN)))
+    best: tuple[float, int, Quad] | None = None
+    tv = _to(back, v)
+    for key, poly, j in others:
+        w = poly[j]
+        d = w - v
+        if d @ ua <= 0 or d @ ub <= 0:
+            continue
+        wa, wb = _unit(poly[j - 1] - w), _unit(poly[(j + 1) % len(poly)] - w)
+        if -(wb @ ua) > cos and -(wa @ ub) > cos:
+            wa, wb = wb, wa
+        if not (-(wa @ ua) > cos and -(wb @ ub) > cos):
+            continue
+        pa, pb = _meet(v, ua, w, wb), _meet(v, ub, w, wa)
+        if pa is None or pb is None:
+            continue
+        la = float(np.hypot(*(_to(back, pa) - tv)))
+        lb = float(np.hypot(*(_to(back, pb) - tv)))
+        short, long = min(la, lb), max(la, lb)
+        if not (np.isfinite(short) and FAR_SIDES[0][0] <= short <= FAR_SIDES[0][1]
+                and FAR_SIDES[1][0] * short <= long <= FAR_SIDES[1][1] * short):
+            continue
+        p = np.array([v, pa, w, pb])
+        if not cv2.isContourConvex(p.astype(np.float32)):
+            continue
+        if _shoelace(p) < 0:
+            p = p[::-1]  # clockwise in the frame: side 0 (pb-w) still along v-pa
+        first = 0 if la <= lb else 1   # the first side a short one
+        q = np.roll(p, -first, axis=0)
+        quad = tuple((float(x), float(y)) for x, y in q)
+        score = float(np.hypot(*(_to(back, w) - tv)))   # the nearest: the card's own
+        if best is None or score < best[0]:
+            best = (score, key, quad)  # type: ignore[assignment]
+    return None if best is None else (best[1], best[2])
