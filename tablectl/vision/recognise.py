@@ -230,11 +230,13 @@ class Recogniser:
         return r
 
     def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
-                    ) -> tuple[IndexRead, bool]:
+                    named: list[IndexRead] | None = None) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
         fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
         hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
-        many looks nor the shoe, where it would cost a frame more than it finds)."""
+        many looks nor the shoe, where it would cost a frame more than it finds). Every
+        read there that only a card's pips may decide (``IndexRead.pips``) is added to
+        ``named``, where given: the best read is not always the one the pips name."""
         best = _NONE
         first: bool | None = None
         for level, found in enumerate(index_candidates(crop, grown=grown)):
@@ -243,6 +245,8 @@ class Recogniser:
             first = bool(found) if first is None else first
             for g in found:
                 r = self._classify(g)
+                if named is not None and r.pips and r.status is FaceStatus.ACCEPTED:
+                    named.append(r)
                 if better(r, best):
                     best = r
             if best.status is FaceStatus.ACCEPTED and not best.face_only:
@@ -293,19 +297,38 @@ class Recogniser:
         indices). An accepted index is then judged on the face (:meth:`second_look`); of
         a blurred card whose two corners read as two cards (``pips``), each."""
         best, other = _NONE, _NONE
+        named: list[IndexRead] = []
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl, grown=True)
+            a, seen_a = self._read_index(tl, grown=True, named=named)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br, grown=True)
+            b, seen_b = self._read_index(br, grown=True, named=named)
             best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         r = self.second_look(best, card_img)
         if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
             r = self.second_look(other, card_img)  # the corner that reads as its pips do
+        if r.status is not FaceStatus.ACCEPTED:
+            r = self._named_by_pips(card_img, named, (best.card, other.card), r)
         return r
+
+    def _named_by_pips(self, card_img: Image, named: list[IndexRead],
+                       judged: tuple[Card | None, ...], refused: IndexRead) -> IndexRead:
+        """Where a blurred card's best index reads were refused, the read among ``named``
+        (its corners' other glyph pairs and cuts that name a card clearly enough for the
+        pips to decide it) of the card its pips read by themselves, judged as any such
+        read; else ``refused``. The index still names the card, the pips read it."""
+        rest = [n for n in named if n.card not in judged]
+        if not rest:
+            return refused
+        card = self._evidence.pips_card(card_img)
+        mine = [n for n in rest if n.card == card]
+        if not mine:
+            return refused
+        r = self.second_look(max(mine, key=read_rank), card_img)
+        return r if r.status is FaceStatus.ACCEPTED else refused
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
