@@ -75,7 +75,7 @@ from tablectl.vision.outline import (
 )
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
-from tablectl.vision.scores import lean, top2
+from tablectl.vision.scores import behind, lean, top2
 from tablectl.vision.snap import read_snapped
 
 CORNER_READS: Final = 16
@@ -104,6 +104,10 @@ such a read is refused as before. The face compares ranks and tells suits apart 
 coarsely, so the suit glyph of such a read must stand on its own as on an index-only read
 (:data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`): with the general gate a seven of
 spades of another design was accepted as the club at a suit correlation of 0.89."""
+PIPS_BEHIND: Final = 0.015
+"""How far behind its best the index's glyphs may score the card a blurred card's pips
+read, for the pips to decide it (:meth:`Recogniser._named_by_pips`): a 10-px rank read as
+another rank, a suit as the other of its colour, by less than this."""
 _SMALLEST: Final = 16
 """A board frame with a side shorter than this (px) is not searched."""
 _SUITS: Final = tuple(Suit)
@@ -230,13 +234,14 @@ class Recogniser:
         return r
 
     def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
-                    named: list[IndexRead] | None = None) -> tuple[IndexRead, bool]:
+                    named: list[tuple[IndexRead, IndexGlyphs]] | None = None,
+                    ) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
         fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
         hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
         many looks nor the shoe, where it would cost a frame more than it finds). Every
-        read there that only a card's pips may decide (``IndexRead.pips``) is added to
-        ``named``, where given: the best read is not always the one the pips name."""
+        glyph pair read there is added to ``named`` with its read, where given: the best
+        read is not always the one a blurred card's pips name."""
         best = _NONE
         first: bool | None = None
         for level, found in enumerate(index_candidates(crop, grown=grown)):
@@ -245,8 +250,8 @@ class Recogniser:
             first = bool(found) if first is None else first
             for g in found:
                 r = self._classify(g)
-                if named is not None and r.pips and r.status is FaceStatus.ACCEPTED:
-                    named.append(r)
+                if named is not None:
+                    named.append((r, g))
                 if better(r, best):
                     best = r
             if best.status is FaceStatus.ACCEPTED and not best.face_only:
@@ -297,7 +302,7 @@ class Recogniser:
         indices). An accepted index is then judged on the face (:meth:`second_look`); of
         a blurred card whose two corners read as two cards (``pips``), each."""
         best, other = _NONE, _NONE
-        named: list[IndexRead] = []
+        named: list[tuple[IndexRead, IndexGlyphs]] = []
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
             a, seen_a = self._read_index(tl, grown=True, named=named)
@@ -314,21 +319,46 @@ class Recogniser:
             r = self._named_by_pips(card_img, named, (best.card, other.card), r)
         return r
 
-    def _named_by_pips(self, card_img: Image, named: list[IndexRead],
+    def _named_by_pips(self, card_img: Image, named: list[tuple[IndexRead, IndexGlyphs]],
                        judged: tuple[Card | None, ...], refused: IndexRead) -> IndexRead:
-        """Where a blurred card's best index reads were refused, the read among ``named``
-        (its corners' other glyph pairs and cuts that name a card clearly enough for the
-        pips to decide it) of the card its pips read by themselves, judged as any such
-        read; else ``refused``. The index still names the card, the pips read it."""
-        rest = [n for n in named if n.card not in judged]
-        if not rest:
+        """Where a blurred card's best index reads were refused, a read of the card its
+        pips read by themselves from the glyph pairs and cuts of its corners (``named``):
+        one that names that card clearly enough for the pips to decide it, else one whose
+        glyphs score that card within :data:`PIPS_BEHIND` of their best (the index does
+        not contradict it), judged as any such read (pips agreeing, face fitting); else
+        ``refused``. Only where a corner gave a read the pips may decide (a blurred print:
+        the pips cost about 1 ms)."""
+        if not any(r.pips for r, _ in named):
             return refused
         card = self._evidence.pips_card(card_img)
-        mine = [n for n in rest if n.card == card]
+        if card is None or card in judged:  # judged already: its pips or face refused it
+            return refused
+        mine = [r for r, _ in named if r.pips and r.card == card
+                and r.status is FaceStatus.ACCEPTED]
+        if not mine:
+            mine = [n for n in (self._behind_read(g, card) for _, g in named)
+                    if n is not None]
         if not mine:
             return refused
         r = self.second_look(max(mine, key=read_rank), card_img)
         return r if r.status is FaceStatus.ACCEPTED else refused
+
+    def _behind_read(self, g: IndexGlyphs, card: Card) -> IndexRead | None:
+        """A read of ``card`` from glyph pair ``g`` whose best card is another, where its
+        rank and suit glyphs score ``card``'s at :data:`~tablectl.vision.evidence.PIPS_RANK`
+        and ``PIPS_SUIT`` and within :data:`PIPS_BEHIND` of the best (the suit among those
+        of its ink): a read the pips may decide (``pips``), else ``None``."""
+        rank = behind(self._rank_vecs @ g.rank, self._rank_ids, self._rank_starts,
+                      _RANKS.index(card.rank))
+        suit = behind(self._suit_vecs @ g.suit, self._suit_ids, self._suit_starts,
+                      _SUITS.index(card.suit), self._allowed_suits(g.chroma))
+        if (rank is None or suit is None or max(rank[1], suit[1]) > PIPS_BEHIND
+                or not self._evidence.pips_index(card, (rank[0], suit[0]), (1.0, 1.0), True)
+                or not self.profile.verified or card in self._held_back):
+            return None
+        return IndexRead(card, FaceStatus.ACCEPTED, min(rank[0], suit[0]), rank[0], suit[0],
+                         -rank[1], -suit[1], box=g.box, axis=g.axis, face_only=True,
+                         pips=True)
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
