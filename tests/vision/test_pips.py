@@ -10,6 +10,7 @@ import pytest
 
 from tablectl.domain.cards import Card, Rank
 from tablectl.vision.cardview import warp_card, whole_frame_quad
+from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
 from tablectl.vision.model import FaceRead, FaceStatus
 from tablectl.vision.pips import LAYOUTS, PIPS_BLUR, enrolled_pips, pip_suit, read_pips
@@ -95,6 +96,8 @@ def test_blurred_handheld_card_is_accepted_on_index_and_pips(
     ("cards-[S3]-024.jpg", "3s"),  # best read 3c; another cut names the 3s
     ("cards-[S3]-021.jpg", "3s"),  # every pair reads 3c, the spade 0.008 behind
     ("cards-[D6]-012.jpg", "6d"),  # every pair reads 5d, the six 0.011 behind
+    ("cards-[C6]-002.jpg", "6c"),  # read 6c, the enrolled face was a cut card's
+    ("cards-[C6]-021.jpg", "6c"),  # best read 5c, and the same
 ])
 def test_handheld_card_whose_index_reads_another_is_accepted_as_its_pips_read(
         handheld_reader: Recogniser, name: str, card: str) -> None:
@@ -120,3 +123,20 @@ def test_pips_name_no_card_of_a_sharp_print_and_a_card_without_pips_stays_refuse
         assert all(ev.pips_card(img) is None for _, img in _number_cards())
     read = _best(handheld_reader, "cards-[S2]-021.jpg")
     assert read is None or read.status is not FaceStatus.ACCEPTED, read
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+def test_enrolment_takes_the_card_found_whose_pips_read_its_rank() -> None:
+    """The 6c's enrolment photo: the first card found with an index is the card cut at
+    its top (four pips; its face refused every later photo of the 6c); the colour
+    finder's card of the same photo reads as a six, and that one is enrolled."""
+    img, _ = corpus.load(decks.HANDHELD / "cards-[C6]-001.jpg")
+    enroller = Enroller("test", "board", deck=parse_deck("2-6"))
+    card = Card.parse("6c")
+    first = enroller._crops(img, "6c")[2]
+    chosen = enroller._crops(img, "6c", card)[2]
+    assert first is not None and chosen is not None
+    assert read_pips(first).rank is not Rank.SIX
+    assert read_pips(chosen).rank is Rank.SIX
+
