@@ -208,10 +208,12 @@ class Recogniser:
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         r = self.second_look(best, card_img)
+        judged = [best.card] if best.status is FaceStatus.ACCEPTED else []
         if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
             r = self.second_look(other, card_img)  # the corner that reads as its pips do
+            judged.append(other.card)
         if r.status is not FaceStatus.ACCEPTED:
-            r = self._named_by_pips(card_img, named, (best.card, other.card), r)
+            r = self._named_by_pips(card_img, named, tuple(judged), r)
         return r
 
     def _named_by_pips(self, card_img: Image, named: list[tuple[IndexRead, IndexGlyphs]],
