@@ -91,10 +91,10 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    # 43 of 54 measured (41 before enrolment took the card found whose pips read its
+    # 44 of 54 measured (41 before enrolment took the card found whose pips read its
     # rank; 38 before the pips picked, among a blurred card's index reads, the one naming
     # their card; 6 before a blurred card's pips were read; 15 of all 161 then)
-    assert singles.right >= 41, singles.line()
+    assert singles.right >= 42, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test

@@ -98,6 +98,7 @@ def test_blurred_handheld_card_is_accepted_on_index_and_pips(
     ("cards-[D6]-012.jpg", "6d"),  # every pair reads 5d, the six 0.011 behind
     ("cards-[C6]-002.jpg", "6c"),  # read 6c, the enrolled face was a cut card's
     ("cards-[C6]-021.jpg", "6c"),  # best read 5c, and the same
+    ("cards-[S6]-012.jpg", "6s"),  # best read 6c; a 6s never judged was taken as judged
 ])
 def test_handheld_card_whose_index_reads_another_is_accepted_as_its_pips_read(
         handheld_reader: Recogniser, name: str, card: str) -> None:
