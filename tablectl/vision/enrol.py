@@ -42,7 +42,7 @@ from tablectl.vision.model import (
     ProfileError,
     Thresholds,
 )
-from tablectl.vision.pips import enrolled_pips
+from tablectl.vision.pips import LAYOUTS, enrolled_pips, read_pips
 from tablectl.vision.profile import DeckProfile, Exemplar
 from tablectl.vision.recognise import Recogniser
 
@@ -269,9 +269,13 @@ class Enroller:
         """Cards of the deck not captured yet, in deck order (for the console's prompt)."""
         return tuple(c for c in self.deck if c not in self._seen)
 
-    def _crops(self, frame: Image, item: str) -> tuple[list[Image], float, Image | None]:
+    def _crops(self, frame: Image, item: str, card_read: Card | None = None,
+               ) -> tuple[list[Image], float, Image | None]:
         """The index crops of ``frame``, for a warped board card the card px per canonical
-        crop px (0: not a warped card), and the warped card (its face is enrolled too)."""
+        crop px (0: not a warped card), and the warped card (its face is enrolled too).
+        Of the cards found, the first whose pips read as ``card_read``'s rank where it is
+        a number card (a quad that cuts the card or takes in a hand gives a face that
+        refuses the card's later photos), else the first with an index."""
         if self.mode == "shoe":
             roi = self.shoe_roi
             if roi is None:
@@ -287,14 +291,22 @@ class Enroller:
         # corners found by themselves (no face), else the photo as one tightly cropped card
         whole: Image | None = None
         views = []
+        first: tuple[list[Image], float, Image] | None = None
         for kind, _, card in card_views(frame):
             if kind == "whole":
                 whole = card
                 break
             crops, scale = self._card_crops(card)
             if crops:
-                return crops, scale, card
+                if card_read is None or card_read.rank not in LAYOUTS:
+                    return crops, scale, card
+                if read_pips(card, card_read.rank).rank is card_read.rank:
+                    return crops, scale, card
+                first = first or (crops, scale, card)
+                continue
             views.append(card)
+        if first is not None:
+            return first
         both = matching_corners(frame)
         if both:
             return both, 0.0, None
@@ -334,7 +346,7 @@ class Enroller:
         if card not in self.deck:
             raise EnrolmentError(f"{card} is not in this deck", item)
         new: list[Exemplar] = []
-        crops, scale, card_img = self._crops(frame, item)
+        crops, scale, card_img = self._crops(frame, item, card)
         self._photos += 1
         places: list[tuple[float, float, float]] = []
         for crop in crops:

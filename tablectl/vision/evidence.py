@@ -142,6 +142,21 @@ class Evidence:
             return None  # not clearly any suit of this deck's
         return s.suit is card.suit
 
+    def pips_card(self, card_img: Image) -> Card | None:
+        """The card a blurred number card's pips read by themselves (:meth:`pips_agree`'s
+        gates: a layout, :data:`~tablectl.vision.pips.PIPS_BLUR`, a suit of this deck's
+        clearly), or ``None``."""
+        if self.profile.pip_vecs is None:
+            return None
+        p = read_pips(card_img, None, edge=True)
+        if p.rank is None or p.edge < PIPS_BLUR:
+            return None
+        s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
+        if s.suit is None or s.score < PIP_MATCH or s.margin < PIP_SUIT_MARGIN:
+            return None
+        card = Card(p.rank, s.suit)
+        return card if self.pips_may_decide(card) else None
+
     def judge(self, card: Card, rank_margin: float, glyphs: tuple[float, float],
               card_img: Image | None, *, face_only: bool = False,
               pips: bool = False) -> Judgement:

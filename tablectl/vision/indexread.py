@@ -62,7 +62,7 @@ class IndexRead:
     index-only gate) or ``""`` (a profile without faces and gates: the index alone)."""
     face_only: bool = False
     """The index's print comes near this deck's but short of its gate
-    (:data:`~tablectl.vision.recognise.PRINT_SLACK`): accepted only if the face agrees,
+    (:data:`~tablectl.vision.classify.PRINT_SLACK`): accepted only if the face agrees,
     never on the index alone."""
     pips: bool = False
     """The index's glyphs name this card but its print is not this deck's at all, or its

@@ -8,12 +8,13 @@ Two rigs:
   portrait card, and both index corners are read (the card may lie either way up).
 
 Classification is normalised correlation against every exemplar; per class the best
-exemplar counts. A read is **accepted** only if rank and suit both correlate at least
-``accept``, beat the best other class by ``margin``, the ink colour fits the suit, the index
-layout and the whole index patch match what was enrolled for that card (this is what refuses
-a look-alike deck that was never enrolled), and the profile is verified and does not hold
-the card back. A clear index that fails any of these is **needs_confirmation**; no index at
-all, or glyphs that match nothing enrolled (``no_card`` threshold) is **no_card**.
+exemplar counts (:mod:`tablectl.vision.classify`). A read is **accepted** only if rank and
+suit both correlate at least ``accept``, beat the best other class by ``margin``, the ink
+colour fits the suit, the index layout and the whole index patch match what was enrolled
+for that card (this is what refuses a look-alike deck that was never enrolled), and the
+profile is verified and does not hold the card back. A clear index that fails any of these
+is **needs_confirmation**; no index at all, or glyphs that match nothing enrolled
+(``no_card`` threshold) is **no_card**.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from functools import partial as bind
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
 from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.cardlike import card_like
@@ -38,6 +38,7 @@ from tablectl.vision.cardview import (
     whole_frame_quad,
 )
 from tablectl.vision.chroma import colour_cards
+from tablectl.vision.classify import Classifier
 from tablectl.vision.corners import (
     FLAT,
     INDEX_ON_CARD,
@@ -56,7 +57,7 @@ from tablectl.vision.corners import (
     view_at,
 )
 from tablectl.vision.edge import one_corner_out
-from tablectl.vision.evidence import INDEX_ONLY_GLYPHS, Evidence
+from tablectl.vision.evidence import Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
@@ -75,7 +76,6 @@ from tablectl.vision.outline import (
 )
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
-from tablectl.vision.scores import lean, top2
 from tablectl.vision.snap import read_snapped
 
 CORNER_READS: Final = 16
@@ -92,18 +92,6 @@ the view included, beside :data:`CORNER_READS` and :data:`VIEW_READS`."""
 VIEW_READS: Final = 8
 """Index reads a frame may spend on second looks through the table's view
 (:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
-PRINT_SLACK: Final = 0.03
-"""How far short of ``Thresholds.index`` a read's whole index may come and still be
-accepted, when its face agrees as well (``face_only``): the face is the second,
-independent check that the print is this deck's. An index read small or blurred (a webcam
-over a table, a deck enrolled from sharp scans) correlates less closely with its enrolled
-print than a photo like the enrolment's; its layout (sizes and gaps relative to the rank's
-height) does not blur, so it gets no slack: the reads of another suit of the same rank
-accepted with a layout slack of 0.03 all lay past ``Thresholds.layout``. On its index alone
-such a read is refused as before. The face compares ranks and tells suits apart only
-coarsely, so the suit glyph of such a read must stand on its own as on an index-only read
-(:data:`~tablectl.vision.evidence.INDEX_ONLY_GLYPHS`): with the general gate a seven of
-spades of another design was accepted as the club at a suit correlation of 0.89."""
 _SMALLEST: Final = 16
 """A board frame with a side shorter than this (px) is not searched."""
 _SUITS: Final = tuple(Suit)
@@ -125,101 +113,12 @@ class Recogniser:
         check_widths(profile.vectors(), profile.deck_id)
         self.profile = profile
         self._t = profile.thresholds
-        ranks = np.array([_RANKS.index(c.rank) for c in profile.cards])
-        suits = np.array([_SUITS.index(c.suit) for c in profile.cards])
-        self._rank_order = np.argsort(ranks, kind="stable")
-        self._rank_ids = ranks[self._rank_order]
-        self._rank_vecs = profile.rank_vecs[self._rank_order]
-        self._rank_starts = np.flatnonzero(np.r_[True, np.diff(self._rank_ids) != 0])
-        self._suit_order = np.argsort(suits, kind="stable")
-        self._suit_ids = suits[self._suit_order]
-        self._suit_vecs = profile.suit_vecs[self._suit_order]
-        self._suit_starts = np.flatnonzero(np.r_[True, np.diff(self._suit_ids) != 0])
-        self._ranks = ranks
-        self._suits = suits
-        # Each card's and each rank's exemplars, cut out once (not per read).
-        self._card_rows: dict[tuple[int, int], tuple[npt.NDArray[np.float32],
-                                                     npt.NDArray[np.float32]]] = {}
-        for key in set(zip(ranks.tolist(), suits.tolist(), strict=True)):
-            same = (ranks == key[0]) & (suits == key[1])
-            self._card_rows[key] = (profile.index_vecs[same], profile.layouts[same])
-        self._rank_layouts = {r: profile.layouts[ranks == r] for r in set(ranks.tolist())}
         self._held_back = frozenset(profile.held_back)
-        self._print_gates = profile.print_gates
         self._evidence = Evidence(profile)
-        chroma = np.array([profile.suit_chroma.get(s, (9.0, 9.0)) for s in _SUITS], np.float32)
-        self._chroma = chroma
-        # Suits whose inks are close form one colour group (red / black, or four groups).
-        d = np.linalg.norm(chroma[:, None, :] - chroma[None, :, :], axis=2)
-        self._same_colour = d < 0.15
-        other = d[~self._same_colour]
-        self._group_gap = float(other.min()) if other.size else 0.0
+        self._classifier = Classifier(profile, self._evidence)
         self._source: tuple[Image, Image] | None = None  # the frame being read, to warp from
 
     # --- one index crop -------------------------------------------------------------------
-
-    def _allowed_suits(self, chroma: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
-        if self._group_gap < 0.15:
-            return np.ones(4, bool)
-        d = np.linalg.norm(self._chroma - chroma[None, :], axis=1)
-        best = int(np.argmin(d))
-        others = d[~self._same_colour[best]]
-        if others.size and float(others.min()) - float(d[best]) < 0.3 * self._group_gap:
-            return np.ones(4, bool)  # colour ambiguous: let the glyph decide
-        allowed: npt.NDArray[np.bool_] = self._same_colour[best].copy()
-        return allowed
-
-    def _classify(self, g: IndexGlyphs) -> IndexRead:
-        t = self._t
-        allowed = self._allowed_suits(g.chroma)
-        rank_id, r_best, r_margin, r_sep = top2(self._rank_vecs, self._rank_ids,
-                                                self._rank_starts, g.rank, None)
-        suit_scores = self._suit_vecs @ g.suit
-        suit_id, s_best, s_margin, s_sep = top2(self._suit_vecs, self._suit_ids,
-                                                self._suit_starts, g.suit, allowed,
-                                                scores=suit_scores)
-        s_any = float(suit_scores.max())
-        separated = (r_margin >= t.margin and s_margin >= t.margin
-                     and r_sep >= t.separation and s_sep >= t.separation)
-        colour_ok = s_best >= s_any - t.margin
-        rank = _RANKS[rank_id]
-        suit = _SUITS[suit_id]
-        card = Card(rank, suit)
-        conf = max(0.0, min(r_best, s_best))
-        if min(r_best, s_any) < t.no_card:
-            return IndexRead(None, FaceStatus.NO_CARD, conf, r_best, s_best, r_margin,
-                             s_margin)
-        # Deck checks: the index as a whole and its layout, against this card's enrolment
-        # (or this rank's, if the card itself was not enrolled).
-        rows = self._card_rows.get((rank_id, suit_id))
-        if rows is not None:
-            idx_score = float((rows[0] @ g.index).max())
-            layouts = rows[1]
-        else:
-            # A card of the deck that was not enrolled (a partial enrolment): its rank and
-            # suit were learnt apart, so each glyph must match its own class as closely as
-            # a whole index would; the layout is checked against the rank's enrolments.
-            layouts = self._rank_layouts[rank_id]
-            idx_score = min(r_best, s_best)
-        dists = np.abs(layouts - g.layout[None, :]).max(axis=1)
-        lay = float(dists.min())
-        tilt = lean(g.layout) - lean(layouts[int(np.argmin(dists))])
-        glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
-        deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
-        own = self._print_gates.get(card)   # measured from the card's own photos
-        near = ((idx_score >= t.index - PRINT_SLACK and lay <= t.layout)
-                or (own is not None and idx_score >= own.index and lay <= own.layout))
-        face_only = (glyphs_sure and not deck_match and self.profile.two_kinds and near
-                     and s_best >= INDEX_ONLY_GLYPHS)
-        pips = not (deck_match or face_only) and self._evidence.pips_index(  # evidence.py
-            card, (r_best, s_best), (r_margin, s_margin), colour_ok)
-        face_only = face_only or pips
-        ok = (((glyphs_sure and (bool(deck_match) or face_only)) or pips)
-              and self.profile.verified and card not in self._held_back)
-        status = FaceStatus.ACCEPTED if ok else FaceStatus.NEEDS_CONFIRMATION
-        return IndexRead(card, status, conf, r_best, s_best, r_margin, s_margin, idx_score,
-                         lay, colour_ok, None if face_only else deck_match, min(r_sep, s_sep),
-                         g.box, g.axis, tilt, face_only=face_only, pips=pips)
 
     def read_index(self, crop: Image) -> IndexRead:
         """Read one upright index crop (BGR). No face is seen here: a read whose print
@@ -230,11 +129,14 @@ class Recogniser:
         return r
 
     def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
+                    named: list[tuple[IndexRead, IndexGlyphs]] | None = None,
                     ) -> tuple[IndexRead, bool]:
         """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
         fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
         hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
-        many looks nor the shoe, where it would cost a frame more than it finds)."""
+        many looks nor the shoe, where it would cost a frame more than it finds). Every
+        glyph pair read there is added to ``named`` with its read, where given: the best
+        read is not always the one a blurred card's pips name."""
         best = _NONE
         first: bool | None = None
         for level, found in enumerate(index_candidates(crop, grown=grown)):
@@ -242,7 +144,9 @@ class Recogniser:
                 break
             first = bool(found) if first is None else first
             for g in found:
-                r = self._classify(g)
+                r = self._classifier.classify(g)
+                if named is not None:
+                    named.append((r, g))
                 if better(r, best):
                     best = r
             if best.status is FaceStatus.ACCEPTED and not best.face_only:
@@ -293,19 +197,48 @@ class Recogniser:
         indices). An accepted index is then judged on the face (:meth:`second_look`); of
         a blurred card whose two corners read as two cards (``pips``), each."""
         best, other = _NONE, _NONE
+        named: list[tuple[IndexRead, IndexGlyphs]] = []
         for corner in (CORNER, CORNER_WIDE):
             tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl, grown=True)
+            a, seen_a = self._read_index(tl, grown=True, named=named)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br, grown=True)
+            b, seen_b = self._read_index(br, grown=True, named=named)
             best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
         r = self.second_look(best, card_img)
+        judged = [best.card] if best.status is FaceStatus.ACCEPTED else []
         if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
             r = self.second_look(other, card_img)  # the corner that reads as its pips do
+            judged.append(other.card)
+        if r.status is not FaceStatus.ACCEPTED:
+            r = self._named_by_pips(card_img, named, tuple(judged), r)
         return r
+
+    def _named_by_pips(self, card_img: Image, named: list[tuple[IndexRead, IndexGlyphs]],
+                       judged: tuple[Card | None, ...], refused: IndexRead) -> IndexRead:
+        """Where a blurred card's best index reads were refused, a read of the card its
+        pips read by themselves from the glyph pairs and cuts of its corners (``named``):
+        one that names that card clearly enough for the pips to decide it, else one whose
+        glyphs score that card within :data:`~tablectl.vision.classify.PIPS_BEHIND` of
+        their best (the index does not contradict it), judged as any such read (pips
+        agreeing, face fitting); else ``refused``. Only where a corner gave a read the
+        pips may decide (a blurred print: the pips cost about 1 ms)."""
+        if not any(r.pips for r, _ in named):
+            return refused
+        card = self._evidence.pips_card(card_img)
+        if card is None or card in judged:  # judged already: its pips or face refused it
+            return refused
+        mine = [r for r, _ in named if r.pips and r.card == card
+                and r.status is FaceStatus.ACCEPTED]
+        if not mine:
+            mine = [n for n in (self._classifier.behind(g, card) for _, g in named)
+                    if n is not None]
+        if not mine:
+            return refused
+        r = self.second_look(max(mine, key=read_rank), card_img)
+        return r if r.status is FaceStatus.ACCEPTED else refused
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:

@@ -1,7 +1,8 @@
 """Scores of one index read against a profile's exemplars (numpy only, no state).
 
-:func:`top2` finds the best class of glyph and how clearly it wins; :func:`lean` the tilt
-an index's layout shows. Used by :class:`~tablectl.vision.recognise.Recogniser`.
+:func:`top2` finds the best class of glyph and how clearly it wins; :func:`behind` how far
+one class lies behind the best; :func:`lean` the tilt an index's layout shows. Used by
+:class:`~tablectl.vision.recognise.Recogniser`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,25 @@ def top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     s2, k2 = float(best[top[1]]), winner(int(top[1]))
     gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
     return c1, s1, s1 - s2, (s1 - s2) / gap
+
+
+def behind(scores: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
+           starts: npt.NDArray[np.intp], want: int,
+           allowed: npt.NDArray[np.bool_] | None = None) -> tuple[float, float] | None:
+    """Class ``want``'s score (its best exemplar's, ``scores`` as in :func:`top2`) and how
+    far it lies behind the best other class (negative: it wins); ``None`` where ``want``
+    has no exemplar or is not ``allowed``."""
+    best = np.maximum.reduceat(scores, starts)
+    classes = ids[starts]
+    hit = np.flatnonzero(classes == want)
+    if not hit.size or (allowed is not None and not allowed[want]):
+        return None
+    keep = classes != want
+    if allowed is not None:
+        keep &= allowed[classes]
+    mine = float(best[hit[0]])
+    rival = float(best[keep].max()) if keep.any() else -1.0
+    return mine, rival - mine
 
 
 def lean(layout: npt.NDArray[np.float32]) -> float:

@@ -71,10 +71,12 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
             assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
     singles = decks.read_singles(rec, photos.singles)
     assert singles.wrong == 0, singles.line()
-    # 30 of 56 measured (every 3rd photo; 4 before a blurred card's pips were read,
-    # tablectl/vision/pips.py; 13 of all 167 then, 8 before the colour finder and the
-    # hysteresis cut)
-    assert singles.right >= 28, singles.line()
+    # 39 of 56 measured (every 3rd photo; 36 before enrolment took the card found whose
+    # pips read its rank, enrol.py; 30 before the pips picked, among a blurred card's index
+    # reads, the one naming their card, recognise.py, classify.py; 4 before a blurred
+    # card's pips were read, tablectl/vision/pips.py; 13 of all 167 then, 8 before the
+    # colour finder and the hysteresis cut)
+    assert singles.right >= 37, singles.line()
 
 
 @pytest.mark.timeout(300)
@@ -86,13 +88,15 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     the profile then reads back whole and is enabled, and reads more, none wrong."""
     photos = decks.handheld_low(step=3, retake=True)
     enrolled = decks.enrol(photos)
-    assert enrolled.report.passed, enrolled.report.failures  # 20/20 measured, 5 retaken
+    assert enrolled.report.passed, enrolled.report.failures  # 20/20 measured, 4 retaken
     rec = Recogniser(enrolled.profile)
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    # 38 of 54 measured (6 before a blurred card's pips were read; 15 of all 161 then)
-    assert singles.right >= 36, singles.line()
+    # 44 of 54 measured (41 before enrolment took the card found whose pips read its
+    # rank; 38 before the pips picked, among a blurred card's index reads, the one naming
+    # their card; 6 before a blurred card's pips were read; 15 of all 161 then)
+    assert singles.right >= 42, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test

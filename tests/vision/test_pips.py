@@ -10,7 +10,9 @@ import pytest
 
 from tablectl.domain.cards import Card, Rank
 from tablectl.vision.cardview import warp_card, whole_frame_quad
-from tablectl.vision.model import FaceStatus
+from tablectl.vision.enrol import Enroller, parse_deck
+from tablectl.vision.evidence import Evidence
+from tablectl.vision.model import FaceRead, FaceStatus
 from tablectl.vision.pips import LAYOUTS, PIPS_BLUR, enrolled_pips, pip_suit, read_pips
 from tablectl.vision.recognise import Recogniser
 
@@ -60,14 +62,82 @@ def test_pip_shapes_tell_the_suit_against_the_decks_own_pips() -> None:
     assert read_pips(cv2.resize(cards[0][1], (200, 280)) * 0 + 255).rank is None  # blank
 
 
+needs_handheld = pytest.mark.skipif(not decks.available(decks.HANDHELD),
+                                    reason=decks.skip_reason(decks.HANDHELD))
+
+
+@pytest.fixture(scope="module")
+def handheld_reader() -> Recogniser:
+    """``handheld_low`` enrolled with retaken photos (the bench's protocol), read as if
+    enabled."""
+    enrolled = decks.enrol(decks.handheld_low(retake=True))
+    return Recogniser(enrolled.profile.with_verification(True, "test"))
+
+
+def _best(rec: Recogniser, name: str) -> FaceRead | None:
+    return corpus.best_read(rec, corpus.load(decks.HANDHELD / name)[0])
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.skipif(not decks.available(decks.HANDHELD),
-                    reason=decks.skip_reason(decks.HANDHELD))
-def test_blurred_handheld_card_is_accepted_on_index_and_pips() -> None:
+@needs_handheld
+def test_blurred_handheld_card_is_accepted_on_index_and_pips(
+        handheld_reader: Recogniser) -> None:
     """A hand-held five of clubs whose index print misses every gate of the deck (blur)
     is accepted on its index and its pips; refused before pips were read."""
-    enrolled = decks.enrol(decks.handheld_low(retake=True))
-    rec = Recogniser(enrolled.profile.with_verification(True, "test"))
-    read = corpus.best_read(rec, corpus.load(decks.HANDHELD / "cards-[C5]-021.jpg")[0])
+    read = _best(handheld_reader, "cards-[C5]-021.jpg")
     assert read is not None and read.card == Card.parse("5c")
     assert read.status is FaceStatus.ACCEPTED
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[C2]-012.jpg", "2c"),  # best read 3s; another glyph pair names the 2c
+    ("cards-[S3]-024.jpg", "3s"),  # best read 3c; another cut names the 3s
+    ("cards-[S3]-021.jpg", "3s"),  # every pair reads 3c, the spade 0.008 behind
+    ("cards-[D6]-012.jpg", "6d"),  # every pair reads 5d, the six 0.011 behind
+    ("cards-[C6]-002.jpg", "6c"),  # read 6c, the enrolled face was a cut card's
+    ("cards-[C6]-021.jpg", "6c"),  # best read 5c, and the same
+    ("cards-[S6]-012.jpg", "6s"),  # best read 6c; a 6s never judged was taken as judged
+])
+def test_handheld_card_whose_index_reads_another_is_accepted_as_its_pips_read(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A blurred hand-held card whose best index read names another card (its 10-px rank
+    read as another rank, or its suit as the other of its colour), refused before, is
+    accepted as the card its pips read, where a glyph pair of its index names that card
+    or scores it within ``PIPS_BEHIND`` of its best, and its face fits."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+def test_pips_name_no_card_of_a_sharp_print_and_a_card_without_pips_stays_refused(
+        handheld_reader: Recogniser) -> None:
+    """The pips read a card by themselves only on a blurred card: none of the sharp
+    number cards of another design (``blackjack_webcam``'s crops) gets one, so the reads
+    the pips pick cannot let another design's card through; and a hand-held card read as
+    another card whose pips match no layout (a 2s read as 4s) stays refused."""
+    ev = Evidence(handheld_reader.profile)
+    if decks.available(decks.BLACKJACK):
+        assert all(ev.pips_card(img) is None for _, img in _number_cards())
+    read = _best(handheld_reader, "cards-[S2]-021.jpg")
+    assert read is None or read.status is not FaceStatus.ACCEPTED, read
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+def test_enrolment_takes_the_card_found_whose_pips_read_its_rank() -> None:
+    """The 6c's enrolment photo: the first card found with an index is the card cut at
+    its top (four pips; its face refused every later photo of the 6c); the colour
+    finder's card of the same photo reads as a six, and that one is enrolled."""
+    img, _ = corpus.load(decks.HANDHELD / "cards-[C6]-001.jpg")
+    enroller = Enroller("test", "board", deck=parse_deck("2-6"))
+    card = Card.parse("6c")
+    first = enroller._crops(img, "6c")[2]
+    chosen = enroller._crops(img, "6c", card)[2]
+    assert first is not None and chosen is not None
+    assert read_pips(first).rank is not Rank.SIX
+    assert read_pips(chosen).rank is Rank.SIX
+

@@ -26,7 +26,7 @@ from tablectl.vision.locate import order_quad
 from tablectl.vision.model import EnrolmentError, FaceStatus, ProfileError
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
-from tablectl.vision.scores import top2
+from tablectl.vision.scores import behind, top2
 
 from .conftest import EnrolledDeck
 
@@ -344,3 +344,26 @@ def test_top2_finds_each_class_best_exemplar_and_the_runner_up() -> None:
         assert got[0] == c1
         assert np.allclose(got[1:], (s1, s1 - s2, (s1 - s2) / gap), atol=1e-6)
         assert top2(vecs, ids, starts, v, allowed, scores=scores) == got
+
+
+def test_behind_scores_one_class_against_the_best_other() -> None:
+    """``scores.behind`` against a plain loop: the class's best exemplar's score and how
+    far the best other class lies ahead of it (negative: it wins); a class with no
+    exemplar, or not allowed, gives ``None``."""
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        ids = np.repeat(np.array([0, 1, 2, 4, 5]), rng.integers(1, 4, 5))
+        starts = np.flatnonzero(np.r_[True, np.diff(ids) != 0])
+        scores = rng.uniform(-1, 1, len(ids)).astype(np.float32)
+        allowed = None if trial % 2 else np.array([True, True, False, True, True, True])
+        for want in range(6):
+            got = behind(scores, ids, starts, want, allowed)
+            if want == 3 or (allowed is not None and not allowed[want]):
+                assert got is None
+                continue
+            others = [float(scores[ids == c].max()) for c in set(ids.tolist()) - {want}
+                      if allowed is None or allowed[c]]
+            mine = float(scores[ids == want].max())
+            assert got is not None
+            assert np.allclose(got, (mine, max(others) - mine), atol=1e-6)
+
