@@ -55,7 +55,14 @@ from typing import Final
 from tablectl.domain.cards import Card
 from tablectl.vision.face import FACE_ACCEPT, FaceBook
 from tablectl.vision.model import Image
-from tablectl.vision.pips import LAYOUTS, PIP_MATCH, PIP_SUIT_MARGIN, PIPS_BLUR, pip_suit, read_pips
+from tablectl.vision.pips import (
+    LAYOUTS,
+    PIP_MATCH,
+    PIP_SUIT_MARGIN,
+    PIPS_BLUR,
+    PipsReader,
+    pip_suit,
+)
 from tablectl.vision.profile import DeckProfile
 
 FACE_MARGIN: Final = 0.05
@@ -104,6 +111,7 @@ class Evidence:
         self.profile = profile
         self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
                       if profile.face_vecs is not None and profile.face_cards else None)
+        self._pips = PipsReader()  # a card's pips found once however often they are asked
 
     def pips_may_decide(self, card: Card) -> bool:
         """Whether ``card``'s pips can be read and compared with this deck's enrolled pips
@@ -130,7 +138,7 @@ class Evidence:
         face to be checked (pips are the same on every standard design: on a sharp card
         they would let another design's card through); ``False``: another rank's layout or
         another suit's pips."""
-        p = read_pips(card_img, card.rank, edge=True)
+        p = self._pips.read(card_img, card.rank, edge=True)
         if p.rank is None:
             return None
         if p.rank is not card.rank:
@@ -148,7 +156,7 @@ class Evidence:
         clearly), or ``None``."""
         if self.profile.pip_vecs is None:
             return None
-        p = read_pips(card_img, None, edge=True)
+        p = self._pips.read(card_img, None, edge=True)
         if p.rank is None or p.edge < PIPS_BLUR:
             return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)

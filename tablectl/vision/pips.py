@@ -123,6 +123,53 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
     """The pips of a warped canonical card (BGR or grey). With ``want``, the pips' shapes
     are measured only where they read as that rank (else none: cheaper); with ``edge``,
     their edge width as well."""
+    return _measured(_found(card), want, edge)
+
+
+class PipsReader:
+    """:func:`read_pips` of the card image read last, its ink and components found once:
+    a blurred card's one warp is asked for its pips up to three times in one read (the
+    pips of the index read, of the other corner's read, and by themselves), each answer
+    the same as :func:`read_pips` gives. The image is known by identity: it must not be
+    changed in place while it is the last one read."""
+
+    def __init__(self) -> None:
+        self._card: Image | None = None
+        self._found: _Found | None = None
+        self._full: dict[bool, Pips] = {}
+
+    def read(self, card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
+        """:func:`read_pips` of ``card``."""
+        if card is not self._card:
+            self._card, self._found, self._full = card, _found(card), {}
+        found = self._found
+        assert found is not None
+        if found.rank is not want and want is not None:
+            return _measured(found, want, edge)  # no shapes measured: nothing to keep
+        if edge not in self._full:
+            self._full[edge] = _measured(found, None, edge)
+        return self._full[edge]
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A card's pips found (:func:`_found`), before their shapes are measured."""
+
+    w: int
+    h: int
+    ink: npt.NDArray[np.float32]
+    labels: Image
+    stats: Image
+    cx: npt.NDArray[np.float64]
+    cy: npt.NDArray[np.float64]
+    area: Image
+    keep: npt.NDArray[np.intp] | None
+    rank: Rank | None
+
+
+def _found(card: Image) -> _Found:
+    """The ink, components and pips of a warped canonical card, and the rank their
+    layout reads (``keep`` ``None``: no component is pip-like)."""
     h, w = card.shape[:2]
     ink = _ink(card)
     ink8 = cv2.convertScaleAbs(ink, alpha=255.0)
@@ -138,9 +185,8 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
           & (area >= PIP_LEAST * area_card) & (area <= PIP_MOST * area_card)
           & ~((np.minimum(cx, 1 - cx) < zx) & (np.minimum(cy, 1 - cy) < zy))  # an index
           & (bw >= 0.5 * bh) & (bw <= 1.6 * np.maximum(bh, 1)))
-    none = np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32)
     if not ok.any():
-        return Pips(None, 0, none)
+        return _Found(w, h, ink, labels, stats, cx, cy, area, None, None)
     typical = float(np.median(area[ok]))
     lo, hi = PIP_SIZE
     keep = np.flatnonzero(ok & (area >= lo * typical) & (area <= hi * typical))
@@ -148,9 +194,18 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
     turned = [(1.0 - px, 1.0 - py) for px, py in points]  # a card lying the other way up
     rank = next((r for r, lay in LAYOUTS.items()
                  if _matches(points, lay) or _matches(turned, lay)), None)
+    return _Found(w, h, ink, labels, stats, cx, cy, area, keep, rank)
+
+
+def _measured(f: _Found, want: Rank | None, edge: bool) -> Pips:
+    """:func:`read_pips` of the card whose pips are ``f``."""
+    none = np.zeros((0, SUIT_BOX[0] * SUIT_BOX[1]), np.float32)
+    if f.keep is None:
+        return Pips(None, 0, none)
+    keep, rank, stats, labels, ink = f.keep, f.rank, f.stats, f.labels, f.ink
     if want is not None and rank is not want:
         return Pips(rank, len(keep), none)
-    pips = [(int(i) + 1, int(area[i]), float(cx[i]), float(cy[i])) for i in keep]
+    pips = [(int(i) + 1, int(f.area[i]), float(f.cx[i]), float(f.cy[i])) for i in keep]
     shapes = []
     for i, _, _, py in pips:
         px0, py0, pw, ph = (int(v) for v in stats[i, :4])

@@ -59,6 +59,7 @@ from tablectl.vision.corners import (
 from tablectl.vision.edge import one_corner_out
 from tablectl.vision.evidence import Evidence
 from tablectl.vision.frame import as_bgr8
+from tablectl.vision.framememo import FrameMemo
 from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_quads, partial, squarish, turned
@@ -76,7 +77,7 @@ from tablectl.vision.outline import (
 )
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
-from tablectl.vision.snap import read_snapped
+from tablectl.vision.snap import edge_grey, read_snapped
 
 CORNER_READS: Final = 16
 """Index reads the corner search may make in one frame (about 0.5 ms each): the most
@@ -117,6 +118,7 @@ class Recogniser:
         self._evidence = Evidence(profile)
         self._classifier = Classifier(profile, self._evidence)
         self._source: tuple[Image, Image] | None = None  # the frame being read, to warp from
+        self._memo = FrameMemo()  # its whole-frame images, made once (:meth:`_edge_grey`)
 
     # --- one index crop -------------------------------------------------------------------
 
@@ -259,12 +261,16 @@ class Recogniser:
             return self._inspect(bgr, whole_frame)
         finally:
             self._source = None
+            self._memo.clear()
 
     def _source_of(self, frame: Image) -> Image:
         """What to warp ``frame``'s cards and index crops from: its :func:`warp_source`,
         made once by :meth:`inspect_board` for the frame it reads, else ``frame``."""
         s = self._source
         return s[1] if s is not None and s[0] is frame else frame
+
+    def _edge_grey(self, frame: Image) -> Image:
+        return self._memo.of(frame, edge_grey)  # the same for every quad snapped
 
     def _warp(self, frame: Image, quad: Quad) -> Image:
         return warp_card(self._source_of(frame), quad)
@@ -290,7 +296,7 @@ class Recogniser:
         found = self._with_corners(frame, found)
         # the cards of a fan still unread, placed from a corner of the paper in view
         found = with_free_corners(frame, found, lambda q: read_snapped(
-            frame, q, lambda s: self.read_card(self._warp(frame, s))))
+            frame, q, lambda s: self.read_card(self._warp(frame, s)), grey=self._edge_grey))
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -343,7 +349,8 @@ class Recogniser:
                 and (part_of_any(quad, cards, PART_OF_CARD)
                      or (bool(cards) and not card_like(frame, quad)))):
             return quad, r
-        quad, r = read_snapped(frame, quad, lambda q: self.read_card(self._warp(frame, q)), r)
+        quad, r = read_snapped(frame, quad, lambda q: self.read_card(self._warp(frame, q)), r,
+                               self._edge_grey)
         if r.status is not FaceStatus.ACCEPTED and squarish(quad):
             across = turned(quad)  # foreshortened: the card may lie the other way
             ra = self.read_card(self._warp(frame, across))

@@ -49,14 +49,23 @@ Line = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
 """A point and a unit direction."""
 
 
-def snapped(frame: Image, quad: Quad) -> Quad | None:
+def edge_grey(frame: Image) -> npt.NDArray[np.float32]:
+    """The grey frame, blurred, in which :func:`snapped` looks for a card's edges (the
+    same for every quad of the frame)."""
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    out: npt.NDArray[np.float32] = cv2.GaussianBlur(grey, (3, 3), 0).astype(np.float32)
+    return out
+
+
+def snapped(frame: Image, quad: Quad, grey: Image | None = None) -> Quad | None:
     """``quad`` (clockwise, corner order kept) with each side moved onto the card's edge
     where one is seen (see the module docstring); ``None`` where no side moved by a pixel,
     or the result is not a plausible quad of the same card (a corner moved more than twice
-    :data:`REACH`, not convex, or an area off by :data:`_AREA`)."""
+    :data:`REACH`, not convex, or an area off by :data:`_AREA`). ``grey``: the frame's
+    :func:`edge_grey`, where made already."""
     pts = np.array(quad, np.float64)
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    grey = cv2.GaussianBlur(grey, (3, 3), 0).astype(np.float32)
+    if grey is None:
+        grey = edge_grey(frame)
     mid = pts.mean(axis=0)
     longest = max(float(np.hypot(*(pts[(i + 1) % 4] - pts[i]))) for i in range(4))
     reach = max(3.0, REACH * longest)
@@ -106,14 +115,16 @@ def _edge(grey: Image, a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
 
 
 def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
-                 first: IndexRead | None = None) -> tuple[Quad, IndexRead]:
+                 first: IndexRead | None = None,
+                 grey: Callable[[Image], Image] = edge_grey) -> tuple[Quad, IndexRead]:
     """``quad`` and its read (``first``, where made already, else ``read(quad)``); where
     that is not accepted, its :func:`snapped` quad and read instead if that one is
-    accepted with its face agreeing (:data:`SNAPPED_EVIDENCE`)."""
+    accepted with its face agreeing (:data:`SNAPPED_EVIDENCE`). ``grey`` gives the frame's
+    :func:`edge_grey` (a caller snapping many quads of one frame makes it once)."""
     r = read(quad) if first is None else first
     if r.status is FaceStatus.ACCEPTED:
         return quad, r
-    s = snapped(frame, quad)
+    s = snapped(frame, quad, grey(frame))
     if s is None:
         return quad, r
     rs = read(s)
