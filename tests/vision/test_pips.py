@@ -141,3 +141,23 @@ def test_enrolment_takes_the_card_found_whose_pips_read_its_rank() -> None:
     assert read_pips(first).rank is not Rank.SIX
     assert read_pips(chosen).rank is Rank.SIX
 
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[D2]-002.jpg", "2d"),  # the found quad read 4d unsure
+    ("cards-[D3]-003.jpg", "3d"),  # the found quad showed no index; the frame read 4s
+    ("cards-[H3]-023.jpg", "3h"),  # the colour quad read 3h unsure
+    ("cards-[D5]-022.jpg", "5d"),  # the colour quad read 3d unsure
+    ("cards-[S5]-013.jpg", "5s"),  # the found quad read 3c unsure
+])
+def test_handheld_card_snapped_onto_its_edges_is_accepted_on_its_pips(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A blurred hand-held card whose found quad lies a few pixels off its edges, refused
+    there, is read right on its snapped quad (:mod:`tablectl.vision.snap`) on its index
+    and pips with its face fitting: that read now replaces the found quad's (before, only
+    a snapped read its face settled did, and these were refused)."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
