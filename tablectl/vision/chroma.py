@@ -97,7 +97,8 @@ def squared(mask: Image) -> Image:
     out = np.zeros_like(mask)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     least = SMALLEST * mask.shape[0] * mask.shape[1]
-    for c in cnts:
+    apart = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+    for c in sorted(cnts, key=cv2.contourArea, reverse=True):
         if cv2.contourArea(c) < least:
             continue
         x, y, w, h = cv2.boundingRect(c)
@@ -116,7 +117,12 @@ def squared(mask: Image) -> Image:
         if fill < FILL:
             continue  # not a rectangle with bits round it: no card
         quad = np.round(corners + centre + np.array([x, y])).astype(np.int32)
-        cv2.fillConvexPoly(out, quad, 255)
+        piece = np.zeros_like(mask)
+        cv2.fillConvexPoly(piece, quad, 255)
+        # a larger piece squared already keeps its outline: a smaller one beside it (a
+        # strip of paper between a thumb and the card) is cut back clear of it
+        cv2.bitwise_or(out, cv2.bitwise_and(piece, cv2.bitwise_not(cv2.dilate(out, apart))),
+                       dst=out)
     return out
 
 

@@ -10,8 +10,10 @@ import pytest
 
 from tablectl.domain.cards import Card, Rank
 from tablectl.vision.cardview import warp_card, whole_frame_quad
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
+from tablectl.vision.locate import locate_cards, quad_sides
 from tablectl.vision.model import FaceRead, FaceStatus
 from tablectl.vision.pips import LAYOUTS, PIPS_BLUR, enrolled_pips, pip_suit, read_pips
 from tablectl.vision.recognise import Recogniser
@@ -161,3 +163,16 @@ def test_handheld_card_snapped_onto_its_edges_is_accepted_on_its_pips(
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
     assert read.status is FaceStatus.ACCEPTED
+
+
+@needs_handheld
+def test_a_strip_of_paper_by_the_thumb_leaves_the_cards_colour_square_alone() -> None:
+    """The 3s held before the wall (``S3-023``): a strip of paper between the thumb and
+    the card is squared off beside the card's own piece; it no longer joins it, and the
+    colour finder gives the card's outline, card-shaped (before: one outline of both,
+    fitted as a quad squarer than a card, and no colour card at all)."""
+    img, _ = corpus.load(decks.HANDHELD / "cards-[S3]-023.jpg")
+    found = colour_cards(img, [f.quad for f in locate_cards(img)])
+    assert len(found) == 1
+    short, long_ = quad_sides(found[0].quad)
+    assert 1.4 <= long_ / short <= 1.6
