@@ -154,13 +154,17 @@ def _profile_rect(d: npt.NDArray[np.float32], axes: npt.NDArray[np.float64],
 COLOUR_SHAPE: Final = (1.2, 2.0)
 """Long/short side ratio of a colour quad (a card is 1.4; the ratio of a round plate or a
 square box squared off is near 1)."""
+PART_SHAPE: Final = 1.0
+"""The least long/short side ratio of a colour quad taken as part of a card (``parts``
+of :func:`colour_cards`): a card held up with one end in the hand shows the colour mask
+its other end only, squarer than a card; grown to a whole card it must be read."""
 SAME_QUAD: Final = 0.8
 """A quad of :func:`colour_cards` whose box overlaps a known quad's this much (IoU) is
 that card again."""
 
 
 def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
-                 ) -> list[Found]:
+                 parts: bool = False) -> list[Found]:
     """The cards the colour masks find (:func:`chroma_masks`: a card before a wall of its
     own brightness, which every brightness mask merges with it) that are not among
     ``known`` (the quads :func:`~tablectl.vision.locate.locate_cards` gave), wholly inside
@@ -169,7 +173,8 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     Searched only where those show no card (recognition: none accepted; enrolment: none
     shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
     mask is squared off, so its outline fits by construction: it is scored by how much of
-    its quad the mask covers instead."""
+    its quad the mask covers instead. With ``parts``, quads squarer than a card
+    (:data:`PART_SHAPE`) are given as well, for the reader to grow."""
     h, w = frame.shape[:2]
     if frame.ndim != 3 or min(h, w) < 16:
         return []
@@ -191,7 +196,8 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
         full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)
         short, long_ = quad_sides(full)
         if (not runs_off(full, w, h, 0.75 / scale)
-                and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
+                and (PART_SHAPE if parts else COLOUR_SHAPE[0]) <= long_ / max(short, 1e-6)
+                <= COLOUR_SHAPE[1]
                 and all(box_iou(quad_bounds(full), k) < SAME_QUAD for k in boxes)):
             out.append(Found(full, False, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
