@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.edge import one_corner_out
 from tablectl.vision.locate import (
     DETECT_MAX,
     Found,
@@ -174,7 +175,9 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
     mask is squared off, so its outline fits by construction: it is scored by how much of
     its quad the mask covers instead. With ``parts``, quads squarer than a card
-    (:data:`PART_SHAPE`) are given as well, for the reader to grow."""
+    (:data:`PART_SHAPE`) are given as well, for the reader to grow, and a whole card
+    with one corner on the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`:
+    a card held up to the camera's edge), as ``cut``."""
     h, w = frame.shape[:2]
     if frame.ndim != 3 or min(h, w) < 16:
         return []
@@ -195,11 +198,12 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     for score, q in select_quads(cands, (sw, sh)):
         full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)
         short, long_ = quad_sides(full)
-        if (not runs_off(full, w, h, 0.75 / scale)
+        off = runs_off(full, w, h, 0.75 / scale)
+        if ((not off or (parts and one_corner_out(full, w, h)))
                 and (PART_SHAPE if parts else COLOUR_SHAPE[0]) <= long_ / max(short, 1e-6)
                 <= COLOUR_SHAPE[1]
                 and all(box_iou(quad_bounds(full), k) < SAME_QUAD for k in boxes)):
-            out.append(Found(full, False, score))
+            out.append(Found(full, off, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
 

@@ -309,10 +309,14 @@ class Recogniser:
         index (a colour quad is only a guess: a plate squared off is not reported). A
         quad squarer than a card (``parts``: a card whose end the hand holding it covers)
         is read grown past each side as well (:meth:`_read_found` with ``held``): only a
-        grown quad whose read is accepted replaces it."""
-        more = [self._read_found(frame, f.quad, held=True)
-                for f in colour_cards(frame, [f.quad for f in located], parts=True)]
-        return found + [(q, r) for q, r in more if r.status is not FaceStatus.NO_CARD]
+        grown quad whose read is accepted replaces it. A colour card with one corner on
+        the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`) is added only
+        where its index is accepted (:meth:`_read_cut`); never reported cut."""
+        colour = colour_cards(frame, [f.quad for f in located], parts=True)
+        more = [self._read_cut(frame, f.quad) if f.cut
+                else self._read_found(frame, f.quad, held=True) for f in colour]
+        return found + [(q, r) for q, r in more
+                        if r.status not in (FaceStatus.NO_CARD, FaceStatus.OUT_OF_FRAME)]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one

@@ -170,14 +170,16 @@ def test_handheld_card_snapped_onto_its_edges_is_accepted_on_its_pips(
 @pytest.mark.parametrize(("name", "card"), [
     ("cards-[S3]-023.jpg", "3s"),  # a strip by the thumb joined the card's colour square
     ("cards-[S5]-022.jpg", "5s"),  # the hand hides the card's lower end from the mask
+    ("cards-[C5]-002.jpg", "5c"),  # the card's corner on the frame's top edge
 ])
 def test_handheld_card_found_by_colour_whole_is_accepted(
         handheld_reader: Recogniser, name: str, card: str) -> None:
     """A hand-held card no brightness mask finds, whose colour square was cut short or
     misshapen (a piece of paper beside it squared into it; its lower end in the hand,
-    squarer than a card), was read only as the whole frame and refused; now its colour
-    square is kept apart and grown past the hand (:mod:`tablectl.vision.chroma`,
-    :func:`~tablectl.vision.grow.grown_quads`), and it is accepted right."""
+    squarer than a card) or left out (a corner on the frame's edge), was read only as the
+    whole frame and refused; now its colour square is kept apart, grown past the hand
+    (:mod:`tablectl.vision.chroma`, :func:`~tablectl.vision.grow.grown_quads`) or read
+    with its corner out, and it is accepted right."""
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
     assert read.status is FaceStatus.ACCEPTED
