@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.edge import one_corner_out
 from tablectl.vision.locate import (
     DETECT_MAX,
     Found,
@@ -97,7 +98,8 @@ def squared(mask: Image) -> Image:
     out = np.zeros_like(mask)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     least = SMALLEST * mask.shape[0] * mask.shape[1]
-    for c in cnts:
+    apart = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+    for c in sorted(cnts, key=cv2.contourArea, reverse=True):
         if cv2.contourArea(c) < least:
             continue
         x, y, w, h = cv2.boundingRect(c)
@@ -116,7 +118,12 @@ def squared(mask: Image) -> Image:
         if fill < FILL:
             continue  # not a rectangle with bits round it: no card
         quad = np.round(corners + centre + np.array([x, y])).astype(np.int32)
-        cv2.fillConvexPoly(out, quad, 255)
+        piece = np.zeros_like(mask)
+        cv2.fillConvexPoly(piece, quad, 255)
+        # a larger piece squared already keeps its outline: a smaller one beside it (a
+        # strip of paper between a thumb and the card) is cut back clear of it
+        cv2.bitwise_or(out, cv2.bitwise_and(piece, cv2.bitwise_not(cv2.dilate(out, apart))),
+                       dst=out)
     return out
 
 
@@ -148,13 +155,17 @@ def _profile_rect(d: npt.NDArray[np.float32], axes: npt.NDArray[np.float64],
 COLOUR_SHAPE: Final = (1.2, 2.0)
 """Long/short side ratio of a colour quad (a card is 1.4; the ratio of a round plate or a
 square box squared off is near 1)."""
+PART_SHAPE: Final = 1.0
+"""The least long/short side ratio of a colour quad taken as part of a card (``parts``
+of :func:`colour_cards`): a card held up with one end in the hand shows the colour mask
+its other end only, squarer than a card; grown to a whole card it must be read."""
 SAME_QUAD: Final = 0.8
 """A quad of :func:`colour_cards` whose box overlaps a known quad's this much (IoU) is
 that card again."""
 
 
 def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
-                 ) -> list[Found]:
+                 parts: bool = False) -> list[Found]:
     """The cards the colour masks find (:func:`chroma_masks`: a card before a wall of its
     own brightness, which every brightness mask merges with it) that are not among
     ``known`` (the quads :func:`~tablectl.vision.locate.locate_cards` gave), wholly inside
@@ -163,7 +174,10 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     Searched only where those show no card (recognition: none accepted; enrolment: none
     shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
     mask is squared off, so its outline fits by construction: it is scored by how much of
-    its quad the mask covers instead."""
+    its quad the mask covers instead. With ``parts``, quads squarer than a card
+    (:data:`PART_SHAPE`) are given as well, for the reader to grow, and a whole card
+    with one corner on the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`:
+    a card held up to the camera's edge), as ``cut``."""
     h, w = frame.shape[:2]
     if frame.ndim != 3 or min(h, w) < 16:
         return []
@@ -184,10 +198,12 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     for score, q in select_quads(cands, (sw, sh)):
         full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)
         short, long_ = quad_sides(full)
-        if (not runs_off(full, w, h, 0.75 / scale)
-                and COLOUR_SHAPE[0] <= long_ / max(short, 1e-6) <= COLOUR_SHAPE[1]
+        off = runs_off(full, w, h, 0.75 / scale)
+        if ((not off or (parts and one_corner_out(full, w, h)))
+                and (PART_SHAPE if parts else COLOUR_SHAPE[0]) <= long_ / max(short, 1e-6)
+                <= COLOUR_SHAPE[1]
                 and all(box_iou(quad_bounds(full), k) < SAME_QUAD for k in boxes)):
-            out.append(Found(full, False, score))
+            out.append(Found(full, off, score))
     out.sort(key=lambda f: (f.quad[0][1], f.quad[0][0]))
     return out
 

@@ -101,10 +101,10 @@ def added_paper(frame: Image, q: npt.NDArray[np.float64], g: npt.NDArray[np.floa
     return float(np.mean(_whiteness(frame, pts) >= _PALE * ref)) >= _SHARE
 
 
-def grown_quads(q: Quad, frame: Image) -> list[Quad]:
+def grown_quads(q: Quad, frame: Image, paper: bool = True) -> list[Quad]:
     """``q`` extended past each of its sides to a card's aspect, the side's two corners
-    moved outward along the sides meeting them; those running out of the frame, or whose
-    added part is not paper (:func:`added_paper`), are left out."""
+    moved outward along the sides meeting them; those running out of the frame, or (with
+    ``paper``) whose added part is not paper (:func:`added_paper`), are left out."""
     height, width = frame.shape[:2]
     p = np.array(q, np.float64)
     out: list[Quad] = []
@@ -124,7 +124,7 @@ def grown_quads(q: Quad, frame: Image) -> list[Quad]:
         if (pts[:, 0].min() < 1 or pts[:, 1].min() < 1 or pts[:, 0].max() > width - 2
                 or pts[:, 1].max() > height - 2):
             continue
-        if not added_paper(frame, np.array([a, b, c, d]), pts.astype(np.float64)):
+        if paper and not added_paper(frame, np.array([a, b, c, d]), pts.astype(np.float64)):
             continue
         out.append(order_quad(pts))
     return out

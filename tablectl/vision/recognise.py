@@ -312,10 +312,17 @@ class Recogniser:
         """Where no card found was accepted, the cards the colour masks find as well (a
         card before a wall of its own brightness, :func:`colour_cards`; enrolment takes
         them too, :mod:`tablectl.vision.finder`), each read and added where it shows an
-        index (a colour quad is only a guess: a plate squared off is not reported)."""
-        more = [self._read_found(frame, f.quad)
-                for f in colour_cards(frame, [f.quad for f in located])]
-        return found + [(q, r) for q, r in more if r.status is not FaceStatus.NO_CARD]
+        index (a colour quad is only a guess: a plate squared off is not reported). A
+        quad squarer than a card (``parts``: a card whose end the hand holding it covers)
+        is read grown past each side as well (:meth:`_read_found` with ``held``): only a
+        grown quad whose read is accepted replaces it. A colour card with one corner on
+        the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`) is added only
+        where its index is accepted (:meth:`_read_cut`); never reported cut."""
+        colour = colour_cards(frame, [f.quad for f in located], parts=True)
+        more = [self._read_cut(frame, f.quad) if f.cut
+                else self._read_found(frame, f.quad, held=True) for f in colour]
+        return found + [(q, r) for q, r in more
+                        if r.status not in (FaceStatus.NO_CARD, FaceStatus.OUT_OF_FRAME)]
 
     def _read_cut(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A found card running into the frame's edge: ``OUT_OF_FRAME``, unless only one
@@ -329,7 +336,8 @@ class Recogniser:
         return quad, CUT
 
     def _read_found(self, frame: Image, quad: Quad, first: IndexRead | None = None,
-                    cards: Sequence[Quad] = ()) -> tuple[Quad, IndexRead]:
+                    cards: Sequence[Quad] = (), held: bool = False,
+                    ) -> tuple[Quad, IndexRead]:
         """Read a found card (``first``: its read, where made already); a quad so near a
         square that which way up it is is a guess (:func:`~tablectl.vision.grow.squarish`)
         and that is not accepted as it is is read a quarter turn on as well, the better
@@ -342,7 +350,9 @@ class Recogniser:
         for one that is not light paper with print on it
         (:func:`~tablectl.vision.cardlike.card_like`, which judges paper against the
         frame's bright end: with cards accepted that is card paper, not a lamp or a wall
-        as bright as the card): a patch of table between the cards."""
+        as bright as the card): a patch of table between the cards. With ``held`` (a
+        colour quad, :meth:`_with_colour`) a grown quad's added part need not be paper:
+        the paper the colour mask misses past a held card's side is the fingers over it."""
         r = self.read_card(self._warp(frame, quad)) if first is None else first
         if (first is not None and r.status is not FaceStatus.ACCEPTED
                 and (squarish(quad) or partial(quad))
@@ -358,7 +368,7 @@ class Recogniser:
                 quad, r = across, ra
         if r.status is FaceStatus.ACCEPTED or not partial(quad):
             return quad, r
-        for g in grown_quads(quad, frame):
+        for g in grown_quads(quad, frame, paper=not held):
             rg = self.read_card(self._warp(frame, g))
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg

@@ -35,10 +35,14 @@ STEP: Final = 2.0
 """Distance (px) over which the fall from paper to table is measured."""
 DROP: Final = 20.0
 """Smallest fall (grey levels over :data:`STEP`) that counts as the card's edge."""
-SNAPPED_EVIDENCE: Final = "index+face"
-"""What a snapped quad's read must rest on to replace the quad's own: a second look at the
-same card gives a look-alike a second chance, so its face must agree as well (on its index
-alone, a club jack of a deck enrolled without it was accepted as the spade, snapped)."""
+SNAPPED_EVIDENCE: Final = frozenset({"index+face", "index+pips"})
+"""What a snapped quad's read may rest on to replace the quad's own: a second look at the
+same card gives a look-alike a second chance, so a second kind of evidence must agree as
+well (on its index alone, a club jack of a deck enrolled without it was accepted as the
+spade, snapped): its face, or a blurred number card's pips read as the card with its
+face fitting it (:meth:`~tablectl.vision.evidence.Evidence.judge`). Hand-held photos
+refused on their found quad were read right on the snapped one on their pips, and were
+dropped for that alone (docs/camera.md §6)."""
 _RES: Final = 0.5
 """Profile sampling (px)."""
 _AREA: Final = (0.7, 1.4)
@@ -119,8 +123,8 @@ def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
                  grey: Callable[[Image], Image] = edge_grey) -> tuple[Quad, IndexRead]:
     """``quad`` and its read (``first``, where made already, else ``read(quad)``); where
     that is not accepted, its :func:`snapped` quad and read instead if that one is
-    accepted with its face agreeing (:data:`SNAPPED_EVIDENCE`). ``grey`` gives the frame's
-    :func:`edge_grey` (a caller snapping many quads of one frame makes it once)."""
+    accepted on a second kind of evidence (:data:`SNAPPED_EVIDENCE`). ``grey`` gives the
+    frame's :func:`edge_grey` (a caller snapping many quads of one frame makes it once)."""
     r = read(quad) if first is None else first
     if r.status is FaceStatus.ACCEPTED:
         return quad, r
@@ -128,5 +132,5 @@ def read_snapped(frame: Image, quad: Quad, read: Callable[[Quad], IndexRead],
     if s is None:
         return quad, r
     rs = read(s)
-    sure = rs.status is FaceStatus.ACCEPTED and rs.evidence == SNAPPED_EVIDENCE
+    sure = rs.status is FaceStatus.ACCEPTED and rs.evidence in SNAPPED_EVIDENCE
     return (s, rs) if sure else (quad, r)

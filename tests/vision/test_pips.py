@@ -10,8 +10,10 @@ import pytest
 
 from tablectl.domain.cards import Card, Rank
 from tablectl.vision.cardview import warp_card, whole_frame_quad
+from tablectl.vision.chroma import colour_cards
 from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
+from tablectl.vision.locate import locate_cards, quad_sides
 from tablectl.vision.model import FaceRead, FaceStatus
 from tablectl.vision.pips import LAYOUTS, PIPS_BLUR, enrolled_pips, pip_suit, read_pips
 from tablectl.vision.recognise import Recogniser
@@ -141,3 +143,56 @@ def test_enrolment_takes_the_card_found_whose_pips_read_its_rank() -> None:
     assert read_pips(first).rank is not Rank.SIX
     assert read_pips(chosen).rank is Rank.SIX
 
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[D2]-002.jpg", "2d"),  # the found quad read 4d unsure
+    ("cards-[D3]-003.jpg", "3d"),  # the found quad showed no index; the frame read 4s
+    ("cards-[H3]-023.jpg", "3h"),  # the colour quad read 3h unsure
+    ("cards-[D5]-022.jpg", "5d"),  # the colour quad read 3d unsure
+    ("cards-[S5]-013.jpg", "5s"),  # the found quad read 3c unsure
+])
+def test_handheld_card_snapped_onto_its_edges_is_accepted_on_its_pips(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A blurred hand-held card whose found quad lies a few pixels off its edges, refused
+    there, is read right on its snapped quad (:mod:`tablectl.vision.snap`) on its index
+    and pips with its face fitting: that read now replaces the found quad's (before, only
+    a snapped read its face settled did, and these were refused)."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[S3]-023.jpg", "3s"),  # a strip by the thumb joined the card's colour square
+    ("cards-[S5]-022.jpg", "5s"),  # the hand hides the card's lower end from the mask
+    ("cards-[C5]-002.jpg", "5c"),  # the card's corner on the frame's top edge
+])
+def test_handheld_card_found_by_colour_whole_is_accepted(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A hand-held card no brightness mask finds, whose colour square was cut short or
+    misshapen (a piece of paper beside it squared into it; its lower end in the hand,
+    squarer than a card) or left out (a corner on the frame's edge), was read only as the
+    whole frame and refused; now its colour square is kept apart, grown past the hand
+    (:mod:`tablectl.vision.chroma`, :func:`~tablectl.vision.grow.grown_quads`) or read
+    with its corner out, and it is accepted right."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+@needs_handheld
+def test_a_strip_of_paper_by_the_thumb_leaves_the_cards_colour_square_alone() -> None:
+    """The 3s held before the wall (``S3-023``): a strip of paper between the thumb and
+    the card is squared off beside the card's own piece; it no longer joins it, and the
+    colour finder gives the card's outline, card-shaped (before: one outline of both,
+    fitted as a quad squarer than a card, and no colour card at all)."""
+    img, _ = corpus.load(decks.HANDHELD / "cards-[S3]-023.jpg")
+    found = colour_cards(img, [f.quad for f in locate_cards(img)])
+    assert len(found) == 1
+    short, long_ = quad_sides(found[0].quad)
+    assert 1.4 <= long_ / short <= 1.6
