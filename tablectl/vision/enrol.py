@@ -103,6 +103,10 @@ def labels_from_csv(path: Path) -> dict[str, Card]:
     return out
 
 
+DECK_TEXT_MAX: Final = 400
+"""The longest ``--deck`` text: the 52 card codes with a separator each, ``10`` for tens."""
+
+
 def parse_deck(text: str) -> tuple[Card, ...]:
     """The cards a deck has: ``full`` (52), a rank range such as ``9-A`` (24 cards) or
     ``6-A`` (short-deck hold'em, 36), or a list of card codes.
@@ -114,6 +118,9 @@ def parse_deck(text: str) -> tuple[Card, ...]:
     (52, 24, 36)
     """
     t = text.strip()
+    if len(t) > DECK_TEXT_MAX:  # pasted by mistake: its error line would echo all of it
+        raise EnrolmentError(f"deck {t[:40]!r}...: {len(t)} characters, more than a list "
+                             f"of every card takes (at most {DECK_TEXT_MAX})")
     if t.lower() in {"full", "52"}:
         return FULL_DECK
     m = re.fullmatch(r"(10|[2-9TJQKA])-(10|[2-9TJQKA])", t.upper())

@@ -173,3 +173,15 @@ def test_enrol_takes_every_photo_of_a_card_and_prints_the_spread(
     meta = json.loads((out / "profile.json").read_text())
     assert {g["photos"] for g in meta["print_gates"].values()} == {2}
     assert len(meta["print_gates"]) == 52
+
+
+def test_a_deck_text_pasted_by_mistake_is_refused_in_one_short_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the refusal echoed all 100,000 characters of it.
+    with pytest.raises(SystemExit) as ended:
+        main(["camera", "enrol", "--deck-id", "x", "--out", str(tmp_path / "p"),
+              "--deck", "Ah " * 33_000, "a.jpg"])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "argument --deck" in err and "98999 characters" in err and len(err) < 300, err
+    assert not (tmp_path / "p").exists()
