@@ -29,16 +29,17 @@ code, the one place that turns errors into exit codes.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, NoReturn, cast
 
 from tablectl import __version__
 from tablectl.cli.camera import add_camera
 from tablectl.cli.demo import add_demo
 from tablectl.cli.equity import add_equity
-from tablectl.cli.errors import CommandError, Exit
+from tablectl.cli.errors import CommandError, Exit, shortened
 from tablectl.cli.history import add_history, add_phh, add_recall
 from tablectl.cli.logs import log_level_of, setup_logging
 from tablectl.cli.output import Handler, Subparsers
@@ -108,11 +109,19 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors with long words cut (:func:`shortened`); the
+    subcommands' parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(shortened(message))
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (exposed for docs and tests): every command, or only ``command``'s
     when given, so that a command does not import the modules of all the others (the floor's
     and the tournament's load the whole MQTT API, most of a second at each start)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tablectl",
         description="Controller of a physical poker table: card readers in, hand rules, "
                     "MQTT events out.",
@@ -127,8 +136,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, add in _ADDERS.items():
         if command is None or name == command:
-            add(sub)
+            add(cast(Subparsers, sub))  # their parsers are _Parser, an ArgumentParser
     return parser
+
+
+_BAD_PATH: Final = frozenset({errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR, errno.EISDIR,
+                              errno.ELOOP})
+"""What an ``OSError`` says of a path that is wrong as given (a usage error, exit 2), not
+of a system that failed (exit 1)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,10 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except CommandError as exc:
-        print(exc.line, file=sys.stderr, flush=True)
+        print(shortened(exc.line), file=sys.stderr, flush=True)
         return int(exc.code)
     except ConfigError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(shortened(exc.render()), file=sys.stderr)
         return int(Exit.USAGE)
     except KeyboardInterrupt:
         return int(Exit.INTERRUPTED)
@@ -155,3 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return int(Exit.PIPE_CLOSED)
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a path a command was given that the system refuses (too long, a loop of links, a
+        # folder it may not read), met where the command did not expect it: one line
+        print(shortened(f"tablectl {args.command}: {exc.strerror}: {exc.filename}"),
+              file=sys.stderr, flush=True)
+        return int(Exit.USAGE if exc.errno in _BAD_PATH else Exit.FAILED)

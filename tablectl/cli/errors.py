@@ -7,9 +7,28 @@ and returning a code; :func:`tablectl.cli.main` prints the line and exits with t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import IntEnum
+from typing import Final
+
+WORD_MAX: Final = 256
+"""The longest word an error line echoes whole (a path, a URL, a table id: a real one is
+shorter); a longer one is cut to its first 60 characters and its length."""
+
+_LONG_WORD: Final = re.compile(rf"\S{{{WORD_MAX + 1},}}")
+
+
+def shortened(line: str) -> str:
+    """``line`` with every word longer than :data:`WORD_MAX` cut to its first 60 characters
+    and its length: a value pasted by mistake (100,000 characters of it) is named, not
+    echoed.
+
+    >>> shortened("no such variant " + "A" * 300)[:30], shortened("x" * 300)[-18:]
+    ('no such variant AAAAAAAAAAAAAA', '. (300 characters)')
+    """
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:60]}... ({len(m.group())} characters)", line)
 
 
 class Exit(IntEnum):

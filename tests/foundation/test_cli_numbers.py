@@ -73,3 +73,29 @@ def test_a_number_in_range_still_goes_through(capsys: pytest.CaptureFixture[str]
     assert main(["equity", "--variant", "holdem", "AhAd", "KsKc", "--seed", "7",
                  "--precision", "5"]) == 0
     assert "AhAd" in capsys.readouterr().out
+
+
+LONG = "/tmp/" + "A" * 5000
+
+
+@pytest.mark.parametrize("argv", [
+    ["phh", "replay", LONG],
+    ["camera", "enrol", "--deck-id", "x", "--out", LONG, "a.jpg"],
+], ids=["phh replay", "camera enrol --out"])
+def test_a_path_the_system_refuses_is_one_short_line(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: each ended in OSError's traceback (File name too long), echoing the path whole.
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "File name too long" in err, err[:300]
+    assert "/tmp/AAAA" in err and " characters)" in err and len(err) < 300, err[:300]
+
+
+def test_a_value_pasted_by_mistake_is_named_not_echoed(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the usage error echoed all 100,000 characters of it.
+    with pytest.raises(SystemExit) as ended:
+        main(["equity", "--variant", "A" * 100_000, "AhAd", "KsKc"])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "characters)" in err and len(err) < 400, err[:300]
