@@ -7,10 +7,14 @@ import argparse
 import errno
 import os
 import sys
+from typing import Final
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, count
 from tablectl.domain.numbers import HANDS_MAX, number, whole
+
+ENGINE_HANDS: Final = 5
+"""Hands ``demo --engine-only`` plays without ``--hands`` (it has no ^C to wait for)."""
 
 
 def _demo_engine_only(args: argparse.Namespace) -> int:
@@ -28,8 +32,7 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
     horse = args.engine_variant == "horse"
     with stops_on("tablectl demo", {ValueError: Exit.USAGE}):
         game, structure = parse_variant("holdem" if horse else args.engine_variant)
-    if args.hands < 1:
-        raise UsageError("tablectl demo: --hands must be at least 1")
+    hands = ENGINE_HANDS if args.hands is None else args.hands
     rules = PRESETS[RulesPreset(args.rules or RulesPreset.CASINO.value)]
     tty = sys.stdout.isatty()
     console = None
@@ -40,9 +43,9 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
         console = Console()
     showdowns = 0
     stakes = {"units_per_currency": UNITS_PER_CURRENCY}     # money as the live demo prints it
-    played = (play_rotation(demo_rotation(rules), rules, hands=args.hands, seed=args.seed,
+    played = (play_rotation(demo_rotation(rules), rules, hands=hands, seed=args.seed,
                             money=lambda amount: money(amount, stakes)) if horse else
-              play_demo(game, structure, rules, hands=args.hands, seed=args.seed,
+              play_demo(game, structure, rules, hands=hands, seed=args.seed,
                         money=lambda amount: money(amount, stakes)))
     for demo in played:
         start = demo.hand.start_args
@@ -62,7 +65,7 @@ def _demo_engine_only(args: argparse.Namespace) -> int:
             print(f"hand {demo.number}{label}: {len(demo.actions)} actions; board "
                   f"{demo.board or '-'}; " + "; ".join(demo.winners))
     what = "horse" if horse else f"{structure.value} {game.value}"
-    print(f"{count(args.hands, 'hand')} of {what} ({rules.name} rules, "
+    print(f"{count(hands, 'hand')} of {what} ({rules.name} rules, "
           f"seed {args.seed}); {showdowns} went to a showdown")
     return Exit.OK
 
@@ -95,8 +98,6 @@ def _demo(args: argparse.Namespace) -> int:
     from tablectl.terminal.follow import FollowUpdate, TableFollower
     from tablectl.terminal.view import describe_event, hand_summary_line, render
 
-    if args.hands is not None and args.hands < 1:
-        raise UsageError("tablectl demo: --hands must be at least 1")
     if args.rules is not None:
         raise UsageError("tablectl demo: --rules goes with --engine-only (the live demo deals "
                          "its scenario's house rules)")
@@ -179,7 +180,8 @@ def add_demo(sub: Subparsers) -> None:
                         "stud:fixed-limit, razz:fixed-limit, ...) or a PHH code (NT, FO/8, "
                         "F7S/8, FR, ...); default holdem:no-limit")
     p.add_argument("--hands", type=whole(1, HANDS_MAX), default=None,
-                   help="play this many hands, then exit with a summary (default: until ^C)")
+                   help="play this many hands, then exit with a summary (default: until ^C; "
+                        f"{ENGINE_HANDS} with --engine-only)")
     p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
     p.add_argument("--broker", metavar="URL", default=None,
                    help="publish to this broker (mqtt://host:port) instead of starting a "

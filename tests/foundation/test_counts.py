@@ -13,3 +13,10 @@ def test_the_engine_demo_counts_its_hands(hands: int, said: str,
     assert main(["demo", "--engine-only", "--hands", str(hands), "--seed", "1"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith(said), last
+
+
+def test_the_engine_only_demo_without_hands_plays_its_default(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: `tablectl demo --engine-only` (as the README shows it) ended in a TypeError.
+    assert main(["demo", "--engine-only", "--variant", "horse", "--plain"]) == 0
+    assert "5 hands of horse" in capsys.readouterr().out
