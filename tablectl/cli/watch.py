@@ -24,7 +24,6 @@ def _watch(args: argparse.Namespace) -> int:
         FollowUpdate,
         TableFollower,
         follow_table,
-        watch_limits_error,
     )
     from tablectl.terminal.view import hand_summary_line, render
 
@@ -44,8 +43,6 @@ def _watch(args: argparse.Namespace) -> int:
 
         return run_watch_check(settings, args.table, hands=args.hands, seconds=args.timeout,
                                out=sys.stdout, err=sys.stderr)
-    if problem := watch_limits_error(args.hands, args.timeout):
-        raise UsageError(f"tablectl watch: {problem}")
     tty = sys.stdout.isatty() and not args.plain
     live = Live(console=Console(), refresh_per_second=8) if tty else None
     hands_seen = 0

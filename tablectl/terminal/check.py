@@ -259,11 +259,8 @@ async def watch_check(settings: MqttSettings, table: str, *, hands: int | None,
 
 def run_watch_check(settings: MqttSettings, table: str, *, hands: int | None,
                     seconds: float | None, out: TextIO, err: TextIO) -> int:
-    """``tablectl watch --check`` from the command line: lines on ``out``, errors on ``err``,
-    and the exit status (2: ``hands`` or ``seconds`` not positive)."""
-    if (hands is not None and hands < 1) or (seconds is not None and not seconds > 0):
-        err.write("tablectl watch --check: --hands and --timeout must be positive\n")
-        return 2
+    """``tablectl watch --check`` from the command line (``hands`` and ``seconds`` bounded by
+    its parser): lines on ``out``, errors on ``err``, and the exit status."""
 
     def emit(line: str) -> None:
         out.write(line + "\n")

@@ -15,8 +15,8 @@ It follows the resync rules of docs/mqtt.md:
 * ``status`` offline marks the view stale (a late will of an older run is ignored), and so
   does the loss of the follower's own broker connection (:meth:`TableFollower.link`).
 
-:func:`follow_table` runs it on a live broker, for ``tablectl watch``
-(:func:`watch_limits_error` checks that command's ``--hands`` and ``--timeout``).
+:func:`follow_table` runs it on a live broker, for ``tablectl watch`` (whose ``--hands`` and
+``--timeout`` argparse bounds: :mod:`tablectl.domain.numbers`).
 """
 
 from __future__ import annotations
@@ -187,22 +187,6 @@ class TableFollower:
             summary["game"] = started[0]["game"]
         self._hand_events = []
         return summary
-
-
-def watch_limits_error(hands: int | None, seconds: float | None) -> str | None:
-    """What is wrong with ``tablectl watch``'s ``--hands`` and ``--timeout`` (None: nothing;
-    both are optional, and must be positive when given).
-
-    >>> watch_limits_error(None, None), watch_limits_error(2, 0.5)
-    (None, None)
-    >>> watch_limits_error(0, None), watch_limits_error(None, -1.0)
-    ('--hands must be at least 1', '--timeout must be more than 0 seconds')
-    """
-    if hands is not None and hands < 1:
-        return "--hands must be at least 1"
-    if seconds is not None and not seconds > 0:           # also NaN
-        return "--timeout must be more than 0 seconds"
-    return None
 
 
 async def follow_table(settings: MqttSettings, table: str, *,
