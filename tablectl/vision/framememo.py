@@ -1,6 +1,7 @@
 """Whole-frame work done once per frame read, however many quads ask for it.
 
-A frame's card reads ask for the same whole-frame images again and again: each quad
+A frame's card reads ask for the same whole-frame images again and again: every warp its
+four-channel copy (:func:`~tablectl.vision.cardview.warp_source`), each quad
 snapped to its edges (:mod:`tablectl.vision.snap`) wants the frame's blurred grey, about
 0.6 ms on a 1280x720 frame, and a frame with cards not accepted snaps up to a dozen quads
 (the outlines read and refused, the cards placed from free corners). :class:`FrameMemo`
@@ -32,6 +33,11 @@ class FrameMemo:
         if fn not in self._done:
             self._done[fn] = fn(frame)
         return self._done[fn]  # type: ignore[return-value]
+
+    @property
+    def frame(self) -> Image | None:
+        """The frame whose images are kept (``None`` after :meth:`clear`)."""
+        return self._frame
 
     def clear(self) -> None:
         """Forget the frame and what was computed from it."""

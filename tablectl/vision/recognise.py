@@ -117,8 +117,9 @@ class Recogniser:
         self._held_back = frozenset(profile.held_back)
         self._evidence = Evidence(profile)
         self._classifier = Classifier(profile, self._evidence)
-        self._source: tuple[Image, Image] | None = None  # the frame being read, to warp from
-        self._memo = FrameMemo()  # its whole-frame images, made once (:meth:`_edge_grey`)
+        # the frame being read and its whole-frame images, made once (:meth:`_source_of`,
+        # :meth:`_edge_grey`)
+        self._memo = FrameMemo()
 
     # --- one index crop -------------------------------------------------------------------
 
@@ -256,18 +257,16 @@ class Recogniser:
         bgr = as_bgr8(frame)   # a grey, 16-bit, float or BGRA frame read as 8-bit BGR
         if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
             return []  # an empty or tiny frame, or no picture, holds no readable card
-        self._source = (bgr, warp_source(bgr))
+        self._memo.of(bgr, warp_source)
         try:
             return self._inspect(bgr, whole_frame)
         finally:
-            self._source = None
             self._memo.clear()
 
     def _source_of(self, frame: Image) -> Image:
         """What to warp ``frame``'s cards and index crops from: its :func:`warp_source`,
         made once by :meth:`inspect_board` for the frame it reads, else ``frame``."""
-        s = self._source
-        return s[1] if s is not None and s[0] is frame else frame
+        return self._memo.of(frame, warp_source) if frame is self._memo.frame else frame
 
     def _edge_grey(self, frame: Image) -> Image:
         return self._memo.of(frame, edge_grey)  # the same for every quad snapped
