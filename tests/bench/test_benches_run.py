@@ -24,6 +24,8 @@ CASES = [
      ["decode_frames_per_s", "ref_host_reads_per_s", "ref_host_read_to_event_p50_ms"]),
     ("camera.py", ["--frames", "2", "--repeat", "1", "--real-step", "30", "--deck-step", "10"],
      ["threads"]),
+    # the one quick deck (a row skipped, with its reason, where the corpus is absent)
+    ("camera_judge.py", ["--jobs", "1", "--only", "blackjack"], []),
     ("controller.py", ["--hands", "2", "--runs", "1"], []),
     ("floor.py", ["--tables", "3,6", "--window", "2", "--real", "1"],
      ["events_per_s", "lag_p99_ms", "lost", "doubled"]),
@@ -52,8 +54,8 @@ CASES = [
     ("screenshots.py", ["--out", "img"], ["seconds"]),
 ]
 
-SOAK = {"camera.py", "soak.py", "screenshots.py", "floor.py", "latency.py", "publish.py",
-        "hostile.py", "bridge.py", "tournament_clock.py", "metrics_hooks.py"}
+SOAK = {"camera.py", "camera_judge.py", "soak.py", "screenshots.py", "floor.py", "latency.py",
+        "publish.py", "hostile.py", "bridge.py", "tournament_clock.py", "metrics_hooks.py"}
 """The longest (12-75 s each on a busy machine; most of it starting daemons, brokers and
 emulators): run by ``.ci/test --all`` (marker ``soak``); ``.ci/test`` runs the rest."""
 
