@@ -41,7 +41,8 @@ were taken as a wait that never ends."""
 def number(low: float, high: float, *, above: bool = False) -> Callable[[str], float]:
     """A parser of a finite number in ``low..high`` (above ``low``, not at it, when
     ``above``)."""
-    span = f"above {low:g} and at most {high:g}" if above else f"from {low:g} to {high:g}"
+    span = (f"above {_plain(low)} and at most {_plain(high)}" if above
+            else f"from {_plain(low)} to {_plain(high)}")
 
     def parse(text: str) -> float:
         try:
@@ -53,6 +54,11 @@ def number(low: float, high: float, *, above: bool = False) -> Callable[[str], f
         return value
 
     return parse
+
+
+def _plain(x: float) -> str:
+    """``x`` as a person writes it: ``2678400``, not ``2.6784e+06``; ``0.5`` as it is."""
+    return f"{x:.0f}" if x == int(x) else f"{x:g}"
 
 
 def whole(low: int, high: int, what: str | None = None) -> Callable[[str], int]:
