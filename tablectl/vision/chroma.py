@@ -64,8 +64,9 @@ def chroma_masks(small: Image) -> Iterator[list[tuple[Image, Image]]]:
     made only when asked for (the caller stops at the first round that gives a card):
 
     1. the paper's side (both, for a cut within :data:`SPLIT` of grey);
-    2. that side cut again by its own ``b*`` (:func:`_resplit`: a sheet of paper or a pale
-       sleeve beside the card lies on the same side and merges with it);
+    2. the grey half of that side cut again by its own ``b*`` (:func:`_resplit`: a sheet
+       of paper or a pale sleeve beside the card lies on the same side and merges with
+       it);
     3. the far side of a cut :data:`SPLIT` or farther from grey: a card the camera's white
        balance left bluish before a bluish wall, or warm before a warm one, lies there.
 
@@ -110,11 +111,11 @@ of another tint, not one sheet's noise."""
 
 
 def _resplit(yb: Image, side: Image) -> list[Image]:
-    """``side`` (a side of the chroma cut of ``yb``, the ``b*`` plane) cut in two by Otsu
-    on its own ``b*``: a card and a sheet of paper (or a pale sleeve) beside it both lie
-    on the paper's side of the frame's cut, and one mask holds both as one piece; their
-    tints still differ. Each half keeps what is bright of it as any side does; none where
-    the two halves differ by under :data:`RESPLIT`."""
+    """The grey half of ``side`` (a side of the chroma cut of ``yb``, the ``b*`` plane)
+    cut by Otsu on its own ``b*``: a card and a sheet of paper (or a pale sleeve) beside
+    it both lie on the paper's side of the frame's cut, and one mask holds both as one
+    piece; their tints still differ, and as at the frame's cut the half that holds grey
+    is the card's. None where the two halves differ by under :data:`RESPLIT`."""
     values = yb[side > 0]
     if values.size < 16:
         return []
@@ -123,7 +124,7 @@ def _resplit(yb: Image, side: Image) -> list[Image]:
     if lo.size == 0 or hi.size == 0 or float(np.median(hi)) - float(np.median(lo)) < RESPLIT:
         return []
     _, above = cv2.threshold(yb, t, 255, cv2.THRESH_BINARY)
-    return [cv2.bitwise_and(side, cv2.bitwise_not(above)), cv2.bitwise_and(side, above)]
+    return [cv2.bitwise_and(side, cv2.bitwise_not(above) if t >= GREY else above)]
 
 
 def squared(mask: Image) -> Image:
