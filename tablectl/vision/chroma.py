@@ -6,9 +6,11 @@ Held up in a room, a card often stands before a wall as bright and as pale as it
 card paper is nearly grey, the wall, skin and wood are warm. The mask here is the
 frame's **bright** pixels (lightness above its Otsu cut) that lie on the **grey side of
 the frame's chroma cut**: the blue-yellow axis of CIE Lab (``b*``, 128 is grey) is cut
-by Otsu, and of its two sides the one that holds grey is the paper's. A frame whose
-``b*`` has no two sides (the cut is within :data:`SPLIT` of grey, or splits off too
-little) gives no mask: brightness alone is all there is.
+by Otsu, and of its two sides the one that holds grey is the paper's (both, where the
+cut is within :data:`SPLIT` of grey). Where that side gives no card, its grey half cut
+again by its own ``b*`` is searched (a sheet of paper beside the card shares its side),
+then the far side of the cut (a card left bluish by the camera before a bluish wall):
+:func:`chroma_masks`. A side that splits off too little of the frame gives no mask.
 
 Computed on the unbalanced frame (white balance would make a warm wall grey and the
 card blue) and at half the search size (a card's outline needs no more).
@@ -215,7 +217,8 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     Searched only where those show no card (recognition: none accepted; enrolment: none
     shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
     mask is squared off, so its outline fits by construction: it is scored by how much of
-    its quad the mask covers instead. With ``parts``, quads squarer than a card
+    its quad the mask covers instead. The rounds of :func:`chroma_masks` are searched in
+    turn, up to the first that gives a card. With ``parts``, quads squarer than a card
     (:data:`PART_SHAPE`) are given as well, for the reader to grow, and a whole card
     with one corner on the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`:
     a card held up to the camera's edge), as ``cut``."""
