@@ -6,9 +6,11 @@ Held up in a room, a card often stands before a wall as bright and as pale as it
 card paper is nearly grey, the wall, skin and wood are warm. The mask here is the
 frame's **bright** pixels (lightness above its Otsu cut) that lie on the **grey side of
 the frame's chroma cut**: the blue-yellow axis of CIE Lab (``b*``, 128 is grey) is cut
-by Otsu, and of its two sides the one that holds grey is the paper's. A frame whose
-``b*`` has no two sides (the cut is within :data:`SPLIT` of grey, or splits off too
-little) gives no mask: brightness alone is all there is.
+by Otsu, and of its two sides the one that holds grey is the paper's (both, where the
+cut is within :data:`SPLIT` of grey). Where that side gives no card, its grey half cut
+again by its own ``b*`` is searched (a sheet of paper beside the card shares its side),
+then the far side of the cut (a card left bluish by the camera before a bluish wall):
+:func:`chroma_masks`. A side that splits off too little of the frame gives no mask.
 
 Computed on the unbalanced frame (white balance would make a warm wall grey and the
 card blue) and at half the search size (a card's outline needs no more).
@@ -16,7 +18,7 @@ card blue) and at half the search size (a card's outline needs no more).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 import cv2
@@ -57,13 +59,23 @@ OPEN: Final = 60
 to a pale sleeve or a highlight by a thin strip comes apart (a card is much wider)."""
 
 
-def chroma_masks(small: Image) -> list[tuple[Image, Image]]:
+def chroma_masks(small: Image) -> Iterator[list[tuple[Image, Image]]]:
     """The frame's bright pixels on each side of its blue-yellow cut (see the module
     docstring), each the size of ``small`` (BGR, unbalanced): ``(squared, paper)``, the
-    pieces squared off (:func:`squared`) and the mask itself; none for a side that holds
-    under :data:`SIDE` of the frame."""
+    pieces squared off (:func:`squared`) and the mask itself. Given in three rounds, each
+    made only when asked for (the caller stops at the first round that gives a card):
+
+    1. the paper's side (both, for a cut within :data:`SPLIT` of grey);
+    2. the grey half of that side cut again by its own ``b*`` (:func:`_resplit`: a sheet
+       of paper or a pale sleeve beside the card lies on the same side and merges with
+       it);
+    3. the far side of a cut :data:`SPLIT` or farther from grey: a card the camera's white
+       balance left bluish before a bluish wall, or warm before a warm one, lies there.
+
+    A side of the cut holding under :data:`SIDE` of the frame gives no mask (a half of a
+    side cut again, under :data:`SMALLEST`)."""
     if small.ndim != 3:
-        return []
+        return
     h, w = small.shape[:2]
     half = cv2.resize(small, (max(8, w // 2), max(8, h // 2)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(half, cv2.COLOR_BGR2Lab)
@@ -73,17 +85,48 @@ def chroma_masks(small: Image) -> list[tuple[Image, Image]]:
     _, bright = cv2.threshold(light, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     k = max(3, min(half.shape[:2]) // OPEN) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    out = []
-    sides = ([cv2.bitwise_not(warm)] if t >= GREY + SPLIT else [warm] if t <= GREY - SPLIT
-             else [cv2.bitwise_not(warm), warm])
-    for side in sides:
-        share = float(np.count_nonzero(side)) / side.size
-        if not SIDE <= share <= 1.0 - SIDE:
-            continue
-        mask = cv2.morphologyEx(cv2.bitwise_and(side, bright), cv2.MORPH_OPEN, kernel)
-        out.append((cv2.resize(squared(mask), (w, h), interpolation=cv2.INTER_NEAREST),
-                    cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)))
-    return out
+    cool = cv2.bitwise_not(warm)
+
+    def masks(sides: list[Image], least: float) -> list[tuple[Image, Image]]:
+        out = []
+        for side in sides:
+            share = float(np.count_nonzero(side)) / side.size
+            if not least <= share <= 1.0 - SIDE:
+                continue
+            mask = cv2.morphologyEx(cv2.bitwise_and(side, bright), cv2.MORPH_OPEN, kernel)
+            out.append((cv2.resize(squared(mask), (w, h), interpolation=cv2.INTER_NEAREST),
+                        cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)))
+        return out
+
+    near = [cool] if t >= GREY + SPLIT else [warm] if t <= GREY - SPLIT else [cool, warm]
+    near = [side for side in near
+            if SIDE <= float(np.count_nonzero(side)) / side.size <= 1.0 - SIDE]
+    yield masks(near, SIDE)
+    yield masks([part for side in near for part in _resplit(yb, side)], SMALLEST)
+    yield masks([warm] if t >= GREY + SPLIT else [cool] if t <= GREY - SPLIT else [], SIDE)
+
+
+RESPLIT: Final = 3
+"""A side of the chroma cut is cut again by its own ``b*`` only where its Otsu cut leaves
+at least this much (``b*`` levels) between the two halves' medians: paper beside paper
+of another tint, not one sheet's noise."""
+
+
+def _resplit(yb: Image, side: Image) -> list[Image]:
+    """The grey half of ``side`` (a side of the chroma cut of ``yb``, the ``b*`` plane)
+    cut by Otsu on its own ``b*``: a card and a sheet of paper (or a pale sleeve) beside
+    it both lie on the paper's side of the frame's cut, and one mask holds both as one
+    piece; their tints still differ, and as at the frame's cut the half that holds grey
+    is the card's. None where the two halves differ by under :data:`RESPLIT`."""
+    values = yb[side > 0]
+    if values.size < 16:
+        return []
+    t, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    lo, hi = values[values <= t], values[values > t]
+    if lo.size == 0 or hi.size == 0 or float(np.median(hi)) - float(np.median(lo)) < RESPLIT:
+        return []
+    _, above = cv2.threshold(yb, t, 255, cv2.THRESH_BINARY)
+    return [cv2.bitwise_and(side, cv2.bitwise_not(above) if t >= GREY else above)]
 
 
 def squared(mask: Image) -> Image:
@@ -174,7 +217,8 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     Searched only where those show no card (recognition: none accepted; enrolment: none
     shows an index), as the colour masks cost about 2.5 ms a frame. A piece of a colour
     mask is squared off, so its outline fits by construction: it is scored by how much of
-    its quad the mask covers instead. With ``parts``, quads squarer than a card
+    its quad the mask covers instead. The rounds of :func:`chroma_masks` are searched in
+    turn, up to the first that gives a card. With ``parts``, quads squarer than a card
     (:data:`PART_SHAPE`) are given as well, for the reader to grow, and a whole card
     with one corner on the frame's edge (:func:`~tablectl.vision.edge.one_corner_out`:
     a card held up to the camera's edge), as ``cut``."""
@@ -187,13 +231,28 @@ def colour_cards(frame: Image, known: Sequence[Quad], min_width: float = 40.0,
     b, g, r = cv2.split(white_balanced(raw))
     lo = cv2.min(cv2.min(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(cv2.max(cv2.max(b, g), r), lo))
-    cands: list[tuple[float, Quad]] = []
-    for side, side_paper in chroma_masks(raw):
-        found: list[tuple[float, Quad]] = []
-        mask_candidates(side, side_paper, white, max(8.0, min_width * scale), out=found, seen=[])
-        cands.extend((min(score, _cover(side_paper, q)), q) for score, q in found)
-    sh, sw = raw.shape[:2]
     boxes = [quad_bounds(q) for q in known]
+    for masks in chroma_masks(raw):
+        cands: list[tuple[float, Quad]] = []
+        for side, side_paper in masks:
+            found: list[tuple[float, Quad]] = []
+            mask_candidates(side, side_paper, white, max(8.0, min_width * scale), out=found,
+                            seen=[])
+            cands.extend((min(score, _cover(side_paper, q)), q) for score, q in found)
+        out = _kept(cands, raw.shape[:2], (w, h), scale, boxes, parts=parts)
+        if out:
+            return out
+    return []
+
+
+def _kept(cands: list[tuple[float, Quad]], small: tuple[int, ...], size: tuple[int, int],
+          scale: float, boxes: Sequence[tuple[float, float, float, float]], *, parts: bool,
+          ) -> list[Found]:
+    """The candidates of one round of :func:`colour_cards` it gives (``small``: the
+    searched frame's height and width; ``size``: the frame's width and height; ``boxes``:
+    the known cards' boxes), top to bottom."""
+    sh, sw = small[:2]
+    w, h = size
     out = []
     for score, q in select_quads(cands, (sw, sh)):
         full = q if scale == 1.0 else scaled_quad(q, 1.0 / scale)

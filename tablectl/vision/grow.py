@@ -25,13 +25,41 @@ CARD_ASPECT: Final = 1.4
 are 1.4 and 1.56; the narrower value grows least past what was seen)."""
 
 
-def partial(q: Quad) -> bool:
-    """``q`` is squarer than a whole card (see :data:`CARD_SHAPE`)."""
+BRIDGE_ASPECT: Final = 1.56
+"""The narrower card's long/short side ratio (a bridge card, 89 x 57 mm): a held card's
+part grown to :data:`CARD_ASPECT` may stop short of the index of a card this narrow."""
+
+
+def _ratio(q: Quad) -> float:
+    """Long/short side ratio of ``q`` (0 for a degenerate quad)."""
     p = np.array(q, np.float64)
     one = (np.hypot(*(p[1] - p[0])) + np.hypot(*(p[3] - p[2]))) / 2
     two = (np.hypot(*(p[2] - p[1])) + np.hypot(*(p[0] - p[3]))) / 2
     short, long_ = min(one, two), max(one, two)
-    return bool(short > 0 and long_ / short < CARD_SHAPE[0])
+    return float(long_ / short) if short > 0 else 0.0
+
+
+def partial(q: Quad) -> bool:
+    """``q`` is squarer than a whole card (see :data:`CARD_SHAPE`)."""
+    return 0 < _ratio(q) < CARD_SHAPE[0]
+
+
+def grown_parts(q: Quad, frame: Image, *, held: bool = False, no_index: bool = False,
+                ) -> list[Quad]:
+    """The grown quads to read, in order, for a quad ``q`` not accepted as it is: where it
+    is :func:`partial`, its :func:`grown_quads`. A held card's colour quad (``held``: the
+    hand over its end, :meth:`~tablectl.vision.recognise.Recogniser._with_colour`) is
+    grown without asking the added part to be paper (the fingers over it are not), also
+    where it is squarer than a card (:data:`CARD_ASPECT`) but not :func:`partial` and its
+    read found no index (``no_index``: the card's upper half taken across, its index
+    outside), and then again to :data:`BRIDGE_ASPECT`: a narrow card's part grown to
+    1.4 leaves its index cut."""
+    if not (partial(q) or (held and no_index and 0 < _ratio(q) < CARD_ASPECT)):
+        return []
+    out = grown_quads(q, frame, paper=not held)
+    if held:
+        out += grown_quads(q, frame, paper=False, aspect=BRIDGE_ASPECT)
+    return out
 
 
 SQUARISH: Final = 1.15
@@ -42,11 +70,7 @@ longer than its short one (the far row of cards on a table filmed from its side)
 
 def squarish(q: Quad) -> bool:
     """``q`` is so near a square that it may be the card lying across (:data:`SQUARISH`)."""
-    p = np.array(q, np.float64)
-    one = (np.hypot(*(p[1] - p[0])) + np.hypot(*(p[3] - p[2]))) / 2
-    two = (np.hypot(*(p[2] - p[1])) + np.hypot(*(p[0] - p[3]))) / 2
-    short, long_ = min(one, two), max(one, two)
-    return bool(short > 0 and long_ / short < SQUARISH)
+    return 0 < _ratio(q) < SQUARISH
 
 
 def turned(q: Quad) -> Quad:
@@ -101,8 +125,9 @@ def added_paper(frame: Image, q: npt.NDArray[np.float64], g: npt.NDArray[np.floa
     return float(np.mean(_whiteness(frame, pts) >= _PALE * ref)) >= _SHARE
 
 
-def grown_quads(q: Quad, frame: Image, paper: bool = True) -> list[Quad]:
-    """``q`` extended past each of its sides to a card's aspect, the side's two corners
+def grown_quads(q: Quad, frame: Image, paper: bool = True,
+                aspect: float = CARD_ASPECT) -> list[Quad]:
+    """``q`` extended past each of its sides to a card's ``aspect``, the side's two corners
     moved outward along the sides meeting them; those running out of the frame, or (with
     ``paper``) whose added part is not paper (:func:`added_paper`), are left out."""
     height, width = frame.shape[:2]
@@ -116,7 +141,7 @@ def grown_quads(q: Quad, frame: Image, paper: bool = True) -> list[Quad]:
         if along <= 0 or across <= 0:
             continue
         # the side becomes a short side (the card's long axis runs across it) ...
-        t = CARD_ASPECT * across / along - 1.0
+        t = aspect * across / along - 1.0
         if t <= 0.05:
             continue
         na, nb = a + (a - d) * t, b + (b - c) * t

@@ -62,7 +62,7 @@ from tablectl.vision.frame import as_bgr8
 from tablectl.vision.framememo import FrameMemo
 from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
-from tablectl.vision.grow import grown_quads, partial, squarish, turned
+from tablectl.vision.grow import grown_parts, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards
 from tablectl.vision.merge import CUT, accepted_mask, merge_corner_card
@@ -365,9 +365,9 @@ class Recogniser:
             ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
-        if r.status is FaceStatus.ACCEPTED or not partial(quad):
+        if r.status is FaceStatus.ACCEPTED:
             return quad, r
-        for g in grown_quads(quad, frame, paper=not held):
+        for g in grown_parts(quad, frame, held=held, no_index=r.status is FaceStatus.NO_CARD):
             rg = self.read_card(self._warp(frame, g))
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg

@@ -95,12 +95,14 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    # 46 of 54 measured (44 before a snapped quad's read on index and pips was kept and a
+    # 48 of 54 measured (46 before the chroma cut was searched again where the paper's
+    # side gives no card and a held card's colour part was grown to 1.56 too, chroma.py,
+    # grow.py; 44 before a snapped quad's read on index and pips was kept and a
     # held card's colour part was grown past the hand; 41 before enrolment took the card
     # found whose pips read its
     # rank; 38 before the pips picked, among a blurred card's index reads, the one naming
     # their card; 6 before a blurred card's pips were read; 15 of all 161 then)
-    assert singles.right >= 45, singles.line()
+    assert singles.right >= 47, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test
