@@ -437,9 +437,12 @@ def select_quads(cands: list[tuple[float, Quad]], size: tuple[int, int],
     """
     contains = functools.cache(_contains)  # asked again and again of the same pairs
     kept: list[tuple[float, Quad]] = []
+    boxes: list[Box] = []  # the kept quads' bounds, each taken once
     for score, q in sorted(cands, key=lambda c: -c[0]):
-        if all(box_iou(quad_bounds(q), quad_bounds(k)) < 0.5 for _, k in kept):
+        box = quad_bounds(q)
+        if all(box_iou(box, k) < 0.5 for k in boxes):
             kept.append((score, q))
+            boxes.append(box)
     alive = []
     for score, q in kept:
         inner = [k for s, k in kept if k is not q and contains(q, k)
