@@ -463,7 +463,7 @@ class Recogniser:
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         if (found and len(accepted) == len(found)
                 and all(r.status is FaceStatus.ACCEPTED for _, r in found)
-                and not paper_left(frame, skip)):
+                and not paper_left(frame, skip, self._memo.of(frame, shrunk)[1])):
             return list(found)  # every outline read, and no paper left for another index
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
