@@ -276,10 +276,9 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 
 
 def _overlaps(a: Box, boxes: list[Box], limit: float) -> bool:
-    """Whether :func:`box_iou` of ``a`` with one of ``boxes`` is above ``limit``: the same
-    float64 arithmetic, inlined (asked of every contour of every mask against every
-    candidate so far, a few dozen boxes: a numpy pass costs more than the loop), and boxes
-    that do not meet are passed over before any division (``limit`` is at least 0)."""
+    """Whether :func:`box_iou` of ``a`` with one of ``boxes`` is above ``limit`` (at least
+    0): its float64 arithmetic inlined, boxes apart passed over (asked of every contour of
+    every mask against every candidate so far: a numpy pass costs more than this loop)."""
     ax0, ay0, ax1, ay1 = a
     area_a = (ax1 - ax0) * (ay1 - ay0)
     for bx0, by0, bx1, by1 in boxes:
@@ -400,11 +399,8 @@ def _square_enough(q: npt.NDArray[np.float32]) -> bool:
 
 
 def _contains(outer: Quad, inner: Quad) -> bool:
-    """At least 80% of ``inner`` lies inside ``outer``.
-
-    Quads whose bounding boxes do not meet are answered from the boxes (nothing of
-    ``inner`` is inside), before any polygon is built: most pairs of a frame's quads lie
-    apart."""
+    """At least 80% of ``inner`` lies inside ``outer`` (quads whose bounding boxes do not
+    meet, most pairs of a frame's, are answered before any polygon is built)."""
     ox0, oy0, ox1, oy1 = quad_bounds(outer)
     ix0, iy0, ix1, iy1 = quad_bounds(inner)
     if ix0 >= ox1 or ox0 >= ix1 or iy0 >= oy1 or oy0 >= iy1:
@@ -529,10 +525,8 @@ Shrunk = tuple[float, Image]
 
 
 def shrunk(frame: Image) -> Shrunk:
-    """``frame`` shrunk (area interpolation) so its longest side is at most
-    :data:`DETECT_MAX`, and the scale used (1.0: ``frame`` itself, not copied). The finder
-    and the free corners' pale shapes both search this image: made once a frame, it is
-    shared (a 1280x720 frame's shrink is a full pass over it)."""
+    """The scale, and ``frame`` shrunk by it (area interpolation; 1.0: ``frame`` itself)
+    to at most :data:`DETECT_MAX`: the finder's and the free corners' image, made once."""
     h, w = frame.shape[:2]
     scale = min(1.0, DETECT_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
