@@ -155,14 +155,20 @@ the box around each paper, about 80 px of paper at working scale, 20 at half."""
 _SPECK: Final = np.ones((3, 3), np.uint8)
 
 
-def paper_left(frame: Image, skip: Image) -> bool:
+def paper_left(frame: Image, skip: Image, shrunk: Image | None = None) -> bool:
     """Whether paper lies in ``frame`` (BGR) outside ``skip`` (non-zero where cards were
     read): paper as :func:`ink_and_paper` finds it, judged on the frame at half size
     (about a quarter of what :func:`glyph_pairs` costs a 1280x720 frame), specks under
     three pixels across left out (cloth and wood show them). Without such paper no glyph
-    pair can be found there: :func:`glyph_pairs` takes only glyphs with paper round them."""
+    pair can be found there: :func:`glyph_pairs` takes only glyphs with paper round them.
+
+    ``shrunk``: the frame shrunk with area interpolation where that is made already (the
+    finder's, :func:`~tablectl.vision.locate.shrunk`); used where it is the half size (a
+    1280 px wide frame), so that frame is not shrunk again."""
     h, w = frame.shape[:2]
-    half = cv2.resize(frame, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+    size = (max(1, w // 2), max(1, h // 2))
+    half = (shrunk if shrunk is not None and shrunk.shape[1::-1] == size
+            else cv2.resize(frame, size, interpolation=cv2.INTER_AREA))
     b, g, r = cv2.split(half)
     dark = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from tablectl.vision.corners import card_maps
 from tablectl.vision.grow import CARD_ASPECT
 from tablectl.vision.indexread import IndexRead
+from tablectl.vision.locate import DETECT_MAX, Shrunk, shrunk
 from tablectl.vision.model import FaceStatus, Image, Quad
 from tablectl.vision.outline import PART_OF_CARD, part_of_any
 
@@ -51,9 +52,10 @@ SIMPLIFY: Final = 0.04
 """The pale shape's outline is simplified to within this share of a card's width."""
 LONGEST: Final = 1.15
 """An edge in view longer than this many card widths is the card's long side."""
-WORK_MAX: Final = 640
+WORK_MAX: Final = DETECT_MAX
 """The pale shapes are found in the frame shrunk to at most this size (longest side, px):
-a card's corner needs no finer place, the reader snaps the card to its edges."""
+a card's corner needs no finer place, the reader snaps the card to its edges. The finder's
+size, so the frame is shrunk once for both (:func:`~tablectl.vision.locate.shrunk`)."""
 FAR_TURN: Final = 15.0
 """An opposite corner's edges run back along the corner's own within this many degrees."""
 FAR_SIDES: Final = ((0.7, 1.35), (1.15, 1.75))
@@ -67,7 +69,7 @@ and once more snapped to its edges where that is not accepted: about 1 ms a read
 
 def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
                       read: Callable[[Quad], tuple[Quad, IndexRead]],
-                      ) -> list[tuple[Quad, IndexRead]]:
+                      shrunk_frame: Shrunk | None = None) -> list[tuple[Quad, IndexRead]]:
     """``found`` (the frame's cards and their reads) with the cards placed from free
     corners (:func:`corner_cards`) whose ``read`` (the quad as read, and its read) is
     accepted and not of a card accepted in the frame already. A placed card lying half
@@ -81,11 +83,12 @@ def with_free_corners(frame: Image, found: list[tuple[Quad, IndexRead]],
     which must pass a stricter check of the deck's print, a placed card stands on a
     card-shaped corner of the paper, at most :data:`FREE_CARDS` read a frame. Once one is
     accepted, the corners are placed again with it held (a quad read once is not read
-    again)."""
+    again). ``shrunk_frame``: the frame's :func:`~tablectl.vision.locate.shrunk`, where
+    the finder made it already."""
     held = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
     cards = {r.card for q, r in found if r.status is FaceStatus.ACCEPTED}
     out = list(found)
-    shapes = pale_shapes(frame) if held else None
+    shapes = pale_shapes(frame, shrunk_frame) if held else None
     seen: set[Quad] = set()
     left, again = FREE_CARDS, True
     while again and left > 0:
@@ -113,13 +116,11 @@ Shapes = tuple[float, list[npt.NDArray[np.int32]]]
 """The pale shapes of a frame (:func:`pale_shapes`)."""
 
 
-def pale_shapes(frame: Image) -> Shapes:
+def pale_shapes(frame: Image, shrunk_frame: Shrunk | None = None) -> Shapes:
     """The frame's pale shapes (Otsu's cut of the grey frame shrunk to at most
-    :data:`WORK_MAX`): the scale they were found at, and their outlines at that scale."""
-    h, w = frame.shape[:2]
-    scale = min(1.0, WORK_MAX / max(h, w))
-    small = frame if scale == 1.0 else cv2.resize(
-        frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    :data:`WORK_MAX`; ``shrunk_frame``: that shrink, where the finder made it already):
+    the scale they were found at, and their outlines at that scale."""
+    scale, small = shrunk(frame) if shrunk_frame is None else shrunk_frame
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     _, pale = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255,
                             cv2.THRESH_BINARY + cv2.THRESH_OTSU)

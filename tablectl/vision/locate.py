@@ -275,17 +275,21 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
     return inter / union if union > 0 else 0.0
 
 
-def _ious(a: Box, boxes: list[Box]) -> npt.NDArray[np.float64]:
-    """:func:`box_iou` of ``a`` with each of ``boxes`` (the same float64 arithmetic, in
-    one pass: asked of every contour of every mask against every candidate so far)."""
-    b = np.array(boxes, np.float64)
-    ix = np.maximum(0.0, np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0]))
-    iy = np.maximum(0.0, np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
-    out: npt.NDArray[np.float64] = np.divide(inter, union, out=np.zeros_like(inter),
-                                             where=union > 0)
-    return out
+def _overlaps(a: Box, boxes: list[Box], limit: float) -> bool:
+    """Whether :func:`box_iou` of ``a`` with one of ``boxes`` is above ``limit`` (at least
+    0): its float64 arithmetic inlined, boxes apart passed over (asked of every contour of
+    every mask against every candidate so far: a numpy pass costs more than this loop)."""
+    ax0, ay0, ax1, ay1 = a
+    area_a = (ax1 - ax0) * (ay1 - ay0)
+    for bx0, by0, bx1, by1 in boxes:
+        if bx0 >= ax1 or ax0 >= bx1 or by0 >= ay1 or ay0 >= by1:
+            continue  # no intersection: an IoU of 0
+        inter = (max(0.0, min(ax1, bx1) - max(ax0, bx0))
+                 * max(0.0, min(ay1, by1) - max(ay0, by0)))
+        union = area_a + (bx1 - bx0) * (by1 - by0) - inter
+        if union > 0 and inter / union > limit:
+            return True
+    return False
 
 
 def quad_box(q: Quad) -> tuple[float, float, float, float]:
@@ -360,7 +364,7 @@ def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *
         if hull_area < min_area or hull_area > 0.9 * frame_area:
             continue
         box = (float(x), float(y), float(x + w), float(y + h))
-        if seen and _ious(box, seen).max() > 0.9:
+        if _overlaps(box, seen, 0.9):
             continue
         fitted = _fit_quad(pts, hull_area)
         if fitted is None or fitted[0] < _FILL:
@@ -395,7 +399,12 @@ def _square_enough(q: npt.NDArray[np.float32]) -> bool:
 
 
 def _contains(outer: Quad, inner: Quad) -> bool:
-    """At least 80% of ``inner`` lies inside ``outer``."""
+    """At least 80% of ``inner`` lies inside ``outer`` (quads whose bounding boxes do not
+    meet, most pairs of a frame's, are answered before any polygon is built)."""
+    ox0, oy0, ox1, oy1 = quad_bounds(outer)
+    ix0, iy0, ix1, iy1 = quad_bounds(inner)
+    if ix0 >= ox1 or ox0 >= ix1 or iy0 >= oy1 or oy0 >= iy1:
+        return False
     a = np.array(outer, np.float32).reshape(-1, 1, 2)
     b = np.array(inner, np.float32).reshape(-1, 1, 2)
     inter, _ = cv2.intersectConvexConvex(a, b)
@@ -424,9 +433,12 @@ def select_quads(cands: list[tuple[float, Quad]], size: tuple[int, int],
     """
     contains = functools.cache(_contains)  # asked again and again of the same pairs
     kept: list[tuple[float, Quad]] = []
+    boxes: list[Box] = []  # the kept quads' bounds, each taken once
     for score, q in sorted(cands, key=lambda c: -c[0]):
-        if all(box_iou(quad_bounds(q), quad_bounds(k)) < 0.5 for _, k in kept):
+        box = quad_bounds(q)
+        if all(box_iou(box, k) < 0.5 for k in boxes):
             kept.append((score, q))
+            boxes.append(box)
     alive = []
     for score, q in kept:
         inner = [k for s, k in kept if k is not q and contains(q, k)
@@ -508,16 +520,30 @@ def runs_off(q: Quad, w: int, h: int, margin: float) -> bool:
                for x, y in q)
 
 
-def locate_cards(frame: Image, min_width: float = 40.0) -> list[Found]:
-    """Every card-shaped paper quad in a BGR frame (see the module docstring).
+Shrunk = tuple[float, Image]
+"""A frame shrunk to at most :data:`DETECT_MAX` (:func:`shrunk`): the scale, the image."""
 
-    ``min_width`` is the smallest short side in frame pixels. Results are sorted top to
-    bottom, then left to right.
-    """
+
+def shrunk(frame: Image) -> Shrunk:
+    """The scale, and ``frame`` shrunk by it (area interpolation; 1.0: ``frame`` itself)
+    to at most :data:`DETECT_MAX`: the finder's and the free corners' image, made once."""
     h, w = frame.shape[:2]
     scale = min(1.0, DETECT_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)),
                                                   interpolation=cv2.INTER_AREA)
+    return scale, small
+
+
+def locate_cards(frame: Image, min_width: float = 40.0, *,
+                 shrunk_frame: Shrunk | None = None) -> list[Found]:
+    """Every card-shaped paper quad in a BGR frame (see the module docstring).
+
+    ``min_width`` is the smallest short side in frame pixels; ``shrunk_frame`` is the
+    frame's :func:`shrunk` where it is made already (not changed here). Results are sorted
+    top to bottom, then left to right.
+    """
+    h, w = frame.shape[:2]
+    scale, small = shrunk(frame) if shrunk_frame is None else shrunk_frame
     small = white_balanced(small)
     masks, paper, white, lines = _masks(small)
     cands: list[tuple[float, Quad]] = []

@@ -64,7 +64,7 @@ from tablectl.vision.freecorner import with_free_corners
 from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_parts, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
-from tablectl.vision.locate import Found, locate_cards
+from tablectl.vision.locate import Found, locate_cards, shrunk
 from tablectl.vision.merge import CUT, accepted_mask, merge_corner_card
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
@@ -276,7 +276,8 @@ class Recogniser:
 
     def _inspect(self, frame: Image, whole_frame: bool) -> list[tuple[Quad, IndexRead]]:
         """:meth:`inspect_board` of an 8-bit BGR frame."""
-        located = locate_cards(frame)
+        small = self._memo.of(frame, shrunk)  # the finder's and the free corners' shrink
+        located = locate_cards(frame, shrunk_frame=small)
         if whole_frame and is_card_crop(frame, [f.quad for f in located]):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -295,7 +296,8 @@ class Recogniser:
         found = self._with_corners(frame, found)
         # the cards of a fan still unread, placed from a corner of the paper in view
         found = with_free_corners(frame, found, lambda q: read_snapped(
-            frame, q, lambda s: self.read_card(self._warp(frame, s)), grey=self._edge_grey))
+            frame, q, lambda s: self.read_card(self._warp(frame, s)), grey=self._edge_grey),
+            small)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -461,7 +463,7 @@ class Recogniser:
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
         if (found and len(accepted) == len(found)
                 and all(r.status is FaceStatus.ACCEPTED for _, r in found)
-                and not paper_left(frame, skip)):
+                and not paper_left(frame, skip, self._memo.of(frame, shrunk)[1])):
             return list(found)  # every outline read, and no paper left for another index
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]

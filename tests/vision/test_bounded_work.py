@@ -8,24 +8,31 @@ import pytest
 
 from tablectl.vision import recognise
 from tablectl.vision.indexread import IndexRead
-from tablectl.vision.locate import _ious, box_iou
+from tablectl.vision.locate import _overlaps, box_iou
 from tablectl.vision.model import FaceStatus, Quad
 from tablectl.vision.outline import PART_OF_CARD, part_of_any
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 
 
-def test_box_overlaps_in_one_pass_are_box_iou_bit_for_bit() -> None:
-    """The finder asks each contour's box against every candidate so far in one numpy pass:
-    the same float64 arithmetic as :func:`box_iou`, so the same numbers, touching and
-    empty boxes included."""
+def test_box_overlaps_inlined_are_box_iou_bit_for_bit() -> None:
+    """The finder asks each contour's box against every candidate so far in one inlined
+    loop that passes over boxes apart: the same float64 arithmetic as :func:`box_iou`, so
+    the same answer at every limit, touching, empty and identical boxes included."""
     rng = np.random.default_rng(3)
     boxes = [tuple(float(v) for v in (x, y, x + w, y + h))
              for x, y, w, h in rng.integers(0, 60, (200, 4))]
     boxes += [(0.0, 0.0, 0.0, 0.0), (5.0, 5.0, 5.0, 9.0), (0.0, 0.0, 10.0, 10.0)]
+    ious = [box_iou(a, b) for a in boxes[:40] + boxes[-3:] for b in boxes]
+    limits = [0.0, 0.5, 0.9, 1.0, *sorted(set(ious))[::25]]
+    hits = 0
     for a in boxes[:40] + boxes[-3:]:
-        got = _ious(a, boxes)
-        assert got.tolist() == [box_iou(a, b) for b in boxes]
+        for limit in limits:
+            want = any(box_iou(a, b) > limit for b in boxes)
+            hits += want
+            assert _overlaps(a, boxes, limit) == want, (a, limit)
+            assert not _overlaps(a, [], limit)
+    assert 0 < hits < 43 * len(limits)  # both answers are asked for
 
 
 def test_a_part_of_a_card_accepted_in_the_frame_is_not_read_in_other_shapes(
