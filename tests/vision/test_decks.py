@@ -71,15 +71,17 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
             assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
     singles = decks.read_singles(rec, photos.singles)
     assert singles.wrong == 0, singles.line()
-    # 42 of 56 measured (every 3rd photo; 41 before a refused card whose pips name a card
-    # was read again from its quad widened, outset.py; 39 before a snapped quad's read on index and
+    # 43 of 56 measured (every 3rd photo; 42 before pips confirming the index's own card
+    # passed a blur gate relaxed to evidence.PIPS_BLUR_AGREED; 41 before a refused card
+    # whose pips name a card was read again from its quad widened, outset.py; 39 before a
+    # snapped quad's read on index and
     # pips was kept, snap.py, and a held card's colour part was grown past the hand,
     # chroma.py; 36 before enrolment took the card found whose
     # pips read its rank, enrol.py; 30 before the pips picked, among a blurred card's index
     # reads, the one naming their card, recognise.py, classify.py; 4 before a blurred
     # card's pips were read, tablectl/vision/pips.py; 13 of all 167 then, 8 before the
     # colour finder and the hysteresis cut)
-    assert singles.right >= 41, singles.line()
+    assert singles.right >= 42, singles.line()
 
 
 @pytest.mark.timeout(300)
@@ -96,13 +98,14 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    # 47 of 54 measured (46 before a refused card whose pips name a card was read again
-    # from its quad widened; 44 before a snapped quad's read on index and pips was kept and a
+    # 48 of 54 measured (47 before pips confirming the index's own card passed a relaxed
+    # blur gate; 46 before a refused card whose pips name a card was read again from its
+    # quad widened; 44 before a snapped quad's read on index and pips was kept and a
     # held card's colour part was grown past the hand; 41 before enrolment took the card
     # found whose pips read its
     # rank; 38 before the pips picked, among a blurred card's index reads, the one naming
     # their card; 6 before a blurred card's pips were read; 15 of all 161 then)
-    assert singles.right >= 46, singles.line()
+    assert singles.right >= 47, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test
