@@ -29,10 +29,11 @@ blurred card whose pips decide (below).
 
 **Pips** (:mod:`tablectl.vision.pips`) are the second kind of evidence for a number card
 (2-10) on a card too blurred for its print and face to be checked
-(:data:`~tablectl.vision.pips.PIPS_BLUR`; a sharp card of another design has the same
-pips) where the face does not settle it: their count and layout give the rank, their
-shape against this deck's enrolled pips the suit (a club from a spade, where a blurred
-index suit glyph cannot; so a close suit may be accepted on them). A read whose face is
+(:data:`~tablectl.vision.pips.PIPS_BLUR`, or the lower :data:`PIPS_BLUR_AGREED` where
+the index names the card the pips read; a sharp card of another design has the same pips)
+where the face does not settle it: their count and layout give the rank, their shape
+against this deck's enrolled pips the suit (a club from a spade, where a blurred index
+suit glyph cannot; so a close suit may be accepted on them). A read whose face is
 unsure is accepted where its pips agree and its face fits the card (:data:`PIPS_FACE`).
 An index read whose print misses every gate of the deck (``IndexRead.pips``: a blurred
 hand-held photo, where blur changes stroke width from photo to photo) is accepted only
@@ -82,6 +83,14 @@ PIPS_FACE: Final = FACE_ACCEPT
 the card read: the pips say which card, the face that it is laid out as this deck's (on a
 blurred card its coarse cells cannot tell a 2 from a 3, so no margin over other ranks is
 asked there)."""
+PIPS_BLUR_AGREED: Final = 3.45
+"""The least pip edge width (:attr:`~tablectl.vision.pips.Pips.edge`) at which a card's
+pips may confirm the card its index reads (:meth:`Evidence.pips_agree`): below
+:data:`~tablectl.vision.pips.PIPS_BLUR`, which still guards the pips naming a card by
+themselves (:meth:`Evidence.pips_card`). Here two independent kinds of evidence name the
+same card, the index its rank and suit glyphs, the pips their count, layout and shape, and
+the face must fit it as well (:data:`PIPS_FACE`). Hand-held cards read right on their index
+and refused under the blur gate alone measured 3.48-3.88 (docs/camera.md §6)."""
 INDEX_ONLY_RANK: Final = 0.85
 """The least rank correlation an index-only read is accepted on, however far the card's
 nearest wrong rank lies (its own floor is ``1 - margin``, :meth:`Evidence.index_margin`)."""
@@ -134,16 +143,16 @@ class Evidence:
         that fits this deck's enrolled pips of its suit (:data:`PIP_MATCH`) better than any
         other suit's by :data:`PIP_SUIT_MARGIN`. ``None``: no layout matched (pips covered
         or cut, a court card), pips that fit no suit of this deck's clearly, or a card
-        sharp enough (:data:`~tablectl.vision.pips.PIPS_BLUR`) for its index's print and
-        face to be checked (pips are the same on every standard design: on a sharp card
-        they would let another design's card through); ``False``: another rank's layout or
-        another suit's pips."""
+        sharp enough (:data:`PIPS_BLUR_AGREED`, the index naming ``card`` as well) for its
+        index's print and face to be checked (pips are the same on every standard design:
+        on a sharp card they would let another design's card through); ``False``: another
+        rank's layout or another suit's pips."""
         p = self._pips.read(card_img, card.rank, edge=True)
         if p.rank is None:
             return None
         if p.rank is not card.rank:
             return False
-        if p.edge < PIPS_BLUR:
+        if p.edge < PIPS_BLUR_AGREED:
             return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
         if s.score < PIP_MATCH or s.margin < PIP_SUIT_MARGIN:

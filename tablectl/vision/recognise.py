@@ -75,6 +75,7 @@ from tablectl.vision.outline import (
     part_of_any,
     parts_of,
 )
+from tablectl.vision.outset import read_outset
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.snap import edge_grey, read_snapped
@@ -367,6 +368,7 @@ class Recogniser:
             ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
+        quad, r = self._outset(frame, quad, r)
         if r.status is FaceStatus.ACCEPTED:
             return quad, r
         for g in grown_parts(quad, frame, held=held, no_index=r.status is FaceStatus.NO_CARD):
@@ -374,6 +376,14 @@ class Recogniser:
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
+
+    def _outset(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
+        """A refused card whose pips name a card, read again from its quad widened
+        (:mod:`tablectl.vision.outset`: the outline may cut off a blurred card's index);
+        the wider read kept only where it is accepted."""
+        h, w = frame.shape[:2]
+        return read_outset(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
+                           pips_card=self._evidence.pips_card, read=self.read_card)
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:

@@ -196,3 +196,40 @@ def test_a_strip_of_paper_by_the_thumb_leaves_the_cards_colour_square_alone() ->
     assert len(found) == 1
     short, long_ = quad_sides(found[0].quad)
     assert 1.4 <= long_ / short <= 1.6
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[S2]-002.jpg", "2s"),  # read 4d unsure on its outline
+    ("cards-[S3]-002.jpg", "3s"),  # read 4s unsure
+    ("cards-[S6]-021.jpg", "6s"),  # read 6c unsure
+])
+def test_handheld_card_whose_outline_cuts_its_index_is_read_from_a_wider_quad(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A blurred hand-held card whose outline lies a little inside the card, so that its
+    index falls partly out of the corner crop, was refused (read as another card, unsure)
+    though its pips read as a card; read again from its quad widened
+    (:mod:`tablectl.vision.outset`), it is accepted right on the same gates."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[D4]-011.jpg", "4d"),  # read 4d unsure: the pips' blur gate
+    ("cards-[H4]-002.jpg", "4h"),  # likewise
+    ("cards-[D5]-002.jpg", "5d"),  # likewise
+    ("cards-[S4]-013.jpg", "4s"),  # read 4c unsure; a glyph pair names the 4s
+])
+def test_handheld_card_whose_index_and_pips_agree_passes_the_relaxed_blur_gate(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A hand-held card a little less blurred than the pips' gate asks
+    (:data:`~tablectl.vision.pips.PIPS_BLUR`), whose index reads the card its pips read,
+    was refused; the pips confirming the index's own card need only
+    :data:`~tablectl.vision.evidence.PIPS_BLUR_AGREED`, and it is accepted right."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
