@@ -77,6 +77,7 @@ def findings(config: TableConfig) -> list[Finding]:
             problem = _users_problem(path)
             if problem is not None:
                 out.append(Finding("error", key, f"tablectl web would not start: {problem}"))
+    out += antenna_map_findings(config)
     problem = journal_folder_problem(config.journal.path)
     if problem is not None:
         out.append(Finding("error", "journal.path", problem))
@@ -129,6 +130,28 @@ def console_user_findings(config: TableConfig) -> list[Finding]:
         f"the dealer console sends commands as {user!r}, which has no role here: the table "
         f"refuses all of them; add {user} = \"dealer\" to [access] roles (\"floor\" for "
         "floor logins' seat, unseat and stack controls)"))]
+
+
+def antenna_map_findings(config: TableConfig) -> list[Finding]:
+    """An error for each antenna map the config names that ``tablectl run`` would refuse (read
+    as the daemon reads it), keyed by its source: ``sources[1].antenna_map``."""
+    from tablectl.sources.base import load_antenna_map  # the daemon's own reading
+
+    out: list[Finding] = []
+    for i, src in enumerate(config.sources):
+        if src.antenna_map is None:
+            continue
+        key = f"sources[{i}].antenna_map"
+        if not src.antenna_map.is_file():
+            out.append(Finding("error", key, f"{src.antenna_map} does not exist: calibrate the "
+                                             "table (tablectl table calibrate) or fix the path"))
+            continue
+        try:
+            load_antenna_map(src.antenna_map)
+        except ConfigError as exc:
+            out += [Finding("error", key, f"{src.antenna_map}: {where + ': ' if where else ''}"
+                                          f"{msg}") for where, msg in exc.problems]
+    return out
 
 
 def _users_problem(path: Path) -> str | None:
