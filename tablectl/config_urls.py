@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+from typing import Final
 from urllib.parse import urlsplit
+
+MAX_CAMERA_INDEX: Final = 9999
+"""The largest capture device index taken (``/dev/video9999``; a longer number is a slip)."""
 
 
 def check_serial_url(url: str) -> str:
@@ -34,16 +38,42 @@ def check_serial_url(url: str) -> str:
     )
 
 
+def camera_index(url: str) -> int | None:
+    """The capture device index ``url`` names, or None when it is a path or URL: only ASCII
+    digits name one (``str.isdigit`` also takes ``"²"``, which ``int`` refuses, and ``"٣"``).
+
+    >>> camera_index("0"), camera_index("/dev/video0"), camera_index("٣")
+    (0, None, None)
+    >>> camera_index("10000")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a camera device index: '10000' (0..9999)
+    """
+    if not (url.isascii() and url.isdigit()):
+        return None
+    if len(url) > len(str(MAX_CAMERA_INDEX)):
+        shown = url if len(url) <= 40 else f"{url[:40]}... ({len(url)} digits)"
+        raise ValueError(f"not a camera device index: {shown!r} (0..{MAX_CAMERA_INDEX})")
+    return int(url)
+
+
 def check_camera_url(url: str) -> str:
-    """Accept a capture device index (``0``), a file path, or an rtsp/http(s) URL."""
-    if url.isdigit() or url.startswith("/"):
+    """Accept a capture device index (ASCII digits, ``0``..``9999``), a file path, or an
+    rtsp/http(s) URL; raise ValueError otherwise.
+
+    >>> check_camera_url("²")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a camera URL: '²' (expected a device index 0..9999, a file path, or rtsp:// or http(s)://)
+    """
+    if camera_index(url) is not None or url.startswith("/"):
         return url
     if urlsplit(url).scheme in ("rtsp", "http", "https", "file"):
         return url
     raise ValueError(
-        f"not a camera URL: {url!r} (expected a device index, a file path, or rtsp:// or "
-        "http(s)://)"
+        f"not a camera URL: {url[:60]!r} (expected a device index 0..{MAX_CAMERA_INDEX}, a file "
+        "path, or rtsp:// or http(s)://)"
     )
 
 
-__all__ = ["check_camera_url", "check_serial_url"]
+__all__ = ["MAX_CAMERA_INDEX", "camera_index", "check_camera_url", "check_serial_url"]

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias
 from urllib.parse import urlsplit
 
+from tablectl.config_urls import camera_index
 from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
@@ -297,7 +298,8 @@ def check_sources(config: TableConfig, user: str, *,
         if src.kind is SourceKind.MANUAL:
             continue
         if src.kind is SourceKind.CAMERA:
-            url = f"/dev/video{src.url}" if src.url.isdigit() else src.url
+            index = camera_index(src.url)
+            url = src.url if index is None else f"/dev/video{index}"
             if "://" in url:
                 out.append(Check(f"camera {name}", Status.UNKNOWN,
                                  f"{url} is a network stream, not probed"))
