@@ -1,5 +1,6 @@
-"""The device URLs a table config names: a serial device or bridge, a camera
-(tablectl/config.py checks ``[[sources]] url`` with them)."""
+"""The URLs a table config and the commands name: a serial device or bridge, a camera
+(tablectl/config.py checks ``[[sources]] url`` with them), a broker (``mqtt.url``,
+``web.secure_url``, every ``--broker``)."""
 
 from __future__ import annotations
 
@@ -76,4 +77,44 @@ def check_camera_url(url: str) -> str:
     )
 
 
-__all__ = ["MAX_CAMERA_INDEX", "camera_index", "check_camera_url", "check_serial_url"]
+def check_broker_url(url: str, *, schemes: tuple[str, ...] = ("mqtt", "mqtts"),
+                     port_required: bool = True) -> str:
+    """Accept ``mqtt://host:port`` or ``mqtts://host:port`` (port 1..65535; nothing after it:
+    no path, query or fragment, which no MQTT client reads); raise ValueError otherwise, in one
+    line that names the URL and what was expected. With ``port_required=False`` a URL without
+    a port is taken (the client's default).
+
+    >>> check_broker_url("mqtt://127.0.0.1:1883")
+    'mqtt://127.0.0.1:1883'
+    >>> check_broker_url("mqtt://h:0")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a broker URL: 'mqtt://h:0' (port 0 is no port; expected mqtt://host:port or mqtts://host:port)
+    """
+    expected = " or ".join(f"{s}://host:port" for s in schemes)
+    shown = repr(url) if len(url) <= 60 else f"{url[:60]!r}... ({len(url)} characters)"
+
+    def refused(why: str = "") -> ValueError:
+        return ValueError(f"not a broker URL: {shown} ({why + '; ' if why else ''}"
+                          f"expected {expected})")
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:        # urlsplit's own words: "Invalid IPv6 URL", "Port out of..."
+        raise refused(str(exc)[:60]) from None
+    if parts.scheme not in schemes or not parts.hostname:
+        raise refused()
+    if port == 0:
+        raise refused("port 0 is no port")
+    if port is None and (port_required or parts.netloc.endswith(":")):
+        raise refused("no port")
+    if "@" in parts.netloc:
+        raise refused("a user or password in the URL is not read: give a credentials file")
+    if parts.path or parts.query or parts.fragment or "?" in url or "#" in url:
+        raise refused("a path, query or fragment after the port is not read")
+    return url
+
+
+__all__ = ["MAX_CAMERA_INDEX", "camera_index", "check_broker_url", "check_camera_url",
+           "check_serial_url"]
