@@ -344,8 +344,9 @@ class AccessSection(_Model):
     """Who may command the table: MQTT username -> role (``dealer``: play the hand;
     ``floor``: also adjust stacks, seat players, kill hands, clear errors; ``display``:
     nothing). Users not listed are refused. ``max_command_age`` (seconds) refuses commands
-    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under;
-    ``[access.rate_limit]`` bounds how fast each user may send commands."""
+    whose time stamp is further off, before or after; ``keypad_user`` is the name the table's
+    keypad commands under; ``[access.rate_limit]`` bounds how fast each user may send
+    commands."""
 
     roles: dict[str, str] = Field(default_factory=dict)
     max_command_age: Annotated[float, Field(gt=0, le=3600)] = 10.0
