@@ -70,7 +70,8 @@ def _shown_name(value: str, where: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True,
+                              allow_inf_nan=False)
 
 
 Chips = Annotated[int, Field(ge=0, strict=True)]
