@@ -98,6 +98,23 @@ def check_decks(config: TableConfig) -> Check:
                              f"{len(decks) - 1} other deck(s)")
 
 
+def check_antenna_maps(config: TableConfig) -> list[Check]:
+    """Each antenna map the config names loads as ``tablectl run`` loads it."""
+    from tablectl.config_check import antenna_map_findings
+
+    out: list[Check] = []
+    for i, src in enumerate(config.sources):
+        if src.antenna_map is None:
+            continue
+        label = f"antenna map {src.name or f'{src.kind.value}-{i}'}"
+        found = [f.message for f in antenna_map_findings(config) if
+                 f.key == f"sources[{i}].antenna_map"]
+        out.append(_fail(label, "; ".join(found), "calibrate the table (tablectl table "
+                                                  "calibrate) or fix the file") if found
+                   else _ok(label, f"{src.antenna_map}"))
+    return out
+
+
 def _mount_of(path: Path) -> tuple[str, str]:
     """``(mount point, file system type)`` of the mount holding ``path``."""
     best, fstype = "/", "unknown"
@@ -364,11 +381,10 @@ def check_broker(config: TableConfig, timeout: float = 8.0) -> Check:
     url = config.mqtt.url
     try:
         settings = daemon_mqtt_settings(config)
-    except ConfigError as exc:
-        return _fail("broker", exc.render().replace("\n", "; "), "fix mqtt.credentials")
-    except OSError as exc:   # ssl.SSLError too: a CA or client certificate that does not load
-        return _fail("broker", f"{url}: TLS files: {exc}", "check mqtt.cafile, mqtt.certfile "
-                     "and mqtt.keyfile (PEM files the daemon's user can read)")
+    except ConfigError as exc:     # the credentials, or a CA or client certificate file
+        return _fail("broker", exc.render().replace("\n", "; "),
+                     "fix the file named (mqtt.credentials: TOML; mqtt.cafile, mqtt.certfile "
+                     "and mqtt.keyfile: PEM files the daemon's user can read)")
     who = settings.username or "anonymous"
     failed = _reach(settings, url, min(timeout, 5.0))
     if failed is not None:
@@ -494,6 +510,7 @@ def run_checks(path: Path, *, user: str, journal: Path | None = None,
                         f"{len(config.sources)} sources)")
     steps: list[Callable[[], Check | list[Check]]] = [
         lambda: check_decks(config),
+        lambda: check_antenna_maps(config),
         lambda: check_journal(journal or config.journal.path),
         lambda: check_sources(config, user, handshake=handshake),
         lambda: check_broker(config),
