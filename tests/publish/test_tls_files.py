@@ -73,6 +73,13 @@ def test_a_client_certificate_with_another_key_is_refused(tmp_path: Path) -> Non
     with pytest.raises(ConfigError) as info:
         client_tls(ca, tmp_path / "client.key", other)       # a key given as the certificate
     assert info.value.problems[0][0] == "mqtt.certfile"
+    locked = tmp_path / "locked.key"
+    subprocess.run(["openssl", "pkey", "-in", str(tmp_path / "client.key"), "-aes128",
+                    "-passout", "pass:x", "-out", str(locked)], check=True,
+                   capture_output=True, timeout=60)
+    with pytest.raises(ConfigError) as info:              # never a password prompt
+        client_tls(ca, cert, locked)
+    assert info.value.problems[0][1].endswith("do not load: the key is encrypted")
 
 
 def _config(tmp_path: Path, cafile: str) -> Path:
