@@ -50,6 +50,7 @@ COMMANDS = [
     ["demo", "--hands", "1", "--broker"],
     ["run", "--config", "unused.toml", "--broker"],
     ["floor", "run", "--db", "postgresql://db/floor", "--broker"],
+    ["tournament", "run", "t1", "--broker"],
 ]
 
 
@@ -64,6 +65,19 @@ def test_every_broker_option_is_a_usage_error(command: list[str], url: str,
     err = capsys.readouterr().err
     assert f"argument --broker: not a broker URL: {url!r}" in err
     assert "Traceback" not in err and "scenario" not in err
+
+
+@pytest.mark.parametrize("url", ["mqtt://[::1", "mqtt://h:0"])
+def test_the_simulated_dealer_checks_its_broker_option(url: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m hardware_sim play --broker mqtt://[::1`` ended in urlsplit's traceback."""
+    from hardware_sim.__main__ import main as sim_main
+
+    with pytest.raises(SystemExit) as info:
+        sim_main(["play", str(ROOT / "config/scenarios/clean-holdem-nl.toml"), "--tcp-base",
+                  "7700", "--broker", url])
+    assert info.value.code == 2
+    assert f"argument --broker: not a broker URL: {url!r}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("url", ["mqtt://h:0", "mqtt://127.0.0.1:1883/tables"])
