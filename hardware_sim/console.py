@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from hardware_sim.errors import TurnTimeoutError
 from hardware_sim.turns import SnapshotWatch, Turn, mismatch
+from tablectl.config_urls import check_broker_url
 from tablectl.publish import topics
 from tablectl.publish.base import MessageProps
 from tablectl.publish.mqtt import MqttPublisher
@@ -157,10 +158,8 @@ class MqttConsole:
         Raises:
             ValueError: not an ``mqtt://host:port`` URL.
         """
-        parts = urlsplit(url)
-        if parts.scheme != "mqtt" or not parts.hostname:
-            raise ValueError(f"not a broker URL: {url!r} (expected mqtt://host:port)")
-        settings = MqttSettings(host=parts.hostname, port=parts.port or 1883,
+        parts = urlsplit(check_broker_url(url, schemes=("mqtt",), port_required=False))
+        settings = MqttSettings(host=parts.hostname or "127.0.0.1", port=parts.port or 1883,
                                 client_id=f"{user}-sim-{secrets.token_hex(3)}",
                                 username=user, password=password, session_expiry=0,
                                 connect_timeout=timeout)

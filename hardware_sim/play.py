@@ -31,6 +31,7 @@ from hardware_sim.ports import LoopbackPorts, ServedPorts
 from hardware_sim.records import HandSummary
 from hardware_sim.scenario import Scenario, ScenarioError, load_scenario
 from tablectl.clock import Clock, ManualClock, SystemClock
+from tablectl.config_urls import check_broker_url
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -218,6 +219,14 @@ async def play_served(scenario: Scenario, *, console: Console, seed: int | None 
 # ---- command line ----------------------------------------------------------------------------
 
 
+def _broker(text: str) -> str:
+    """``--broker``: checked as the table config's ``mqtt.url`` is, before anything runs."""
+    try:
+        return check_broker_url(text, schemes=("mqtt",), port_required=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_play_arguments(p: argparse.ArgumentParser) -> None:
     """The ``play`` subcommand's arguments."""
     p.add_argument("scenario", type=Path, help="scenario TOML (config/scenarios/*.toml)")
@@ -228,7 +237,8 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
                        help="serve the device on a pty behind DIR/<shoe|table>")
     where.add_argument("--tcp-base", type=int, metavar="PORT",
                        help="serve the device on TCP 127.0.0.1:PORT")
-    p.add_argument("--broker", metavar="URL", help="mqtt://host:port of the daemon's broker")
+    p.add_argument("--broker", metavar="URL", type=_broker,
+                   help="mqtt://host:port of the daemon's broker")
     p.add_argument("--table", help="table id for commands (default: the scenario's)")
     p.add_argument("--user", default="dealer", help="broker user commands are sent under")
     p.add_argument("--password", help="that user's password")

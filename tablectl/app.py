@@ -13,7 +13,7 @@ import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from tablectl.clock import Clock, SystemClock
@@ -37,6 +37,7 @@ from tablectl.publish.commands import bounded
 from tablectl.publish.errors import BirthRefusedError, PublishRefusedError
 from tablectl.publish.mqtt import MqttPublisher
 from tablectl.publish.mqtt_settings import Availability, MqttSettings
+from tablectl.publish.tls import MQTT_TLS_KEYS, TlsKeys, client_tls
 from tablectl.sources.base import CardSource, load_antenna_map
 from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
@@ -65,26 +66,34 @@ _LOGGER = logging.getLogger(__name__)
 
 
 def _broker_parts(url: str, *, credentials: Path | None, cafile: Path | None,
-                  certfile: Path | None, keyfile: Path | None
+                  certfile: Path | None, keyfile: Path | None, keys: TlsKeys = MQTT_TLS_KEYS,
                   ) -> tuple[str, int, str | None, str | None, ssl.SSLContext | None]:
-    """Host, port, username, password and TLS context of a broker connection."""
+    """Host, port, username, password and TLS context of a broker connection.
+
+    Raises:
+        ConfigError: the credentials or (for ``mqtts://``) a TLS file is refused, keyed by
+            its setting (``keys`` for the TLS files).
+    """
     parts = urlsplit(url)
     user, password = read_credentials(credentials)
     context: ssl.SSLContext | None = None
     if parts.scheme == "mqtts":
-        context = ssl.create_default_context(cafile=str(cafile) if cafile else None)
-        if certfile is not None:
-            context.load_cert_chain(str(certfile), str(keyfile) if keyfile else None)
+        context = client_tls(cafile, certfile, keyfile, keys=keys)
     return parts.hostname or "127.0.0.1", parts.port or 1883, user, password, context
 
 
 def broker_settings(url: str, *, credentials: Path | None, cafile: Path | None = None,
                     certfile: Path | None = None, keyfile: Path | None = None,
-                    role: str = "web") -> MqttSettings:
+                    role: str = "web", keys: TlsKeys = MQTT_TLS_KEYS) -> MqttSettings:
     """MQTT settings for one of the web server's broker connections (no persistent session:
-    displays rebuild their view from the retained snapshot)."""
+    displays rebuild their view from the retained snapshot).
+
+    Raises:
+        ConfigError: the credentials or a TLS file is refused (see :func:`client_tls`).
+    """
     host, port, user, password, context = _broker_parts(
-        url, credentials=credentials, cafile=cafile, certfile=certfile, keyfile=keyfile)
+        url, credentials=credentials, cafile=cafile, certfile=certfile, keyfile=keyfile,
+        keys=keys)
     client_id = user or f"tablectl-{role}-{secrets.token_hex(4)}"
     return MqttSettings(host=host, port=port, client_id=client_id, username=user,
                         password=password, tls=context, session_expiry=0)
@@ -242,7 +251,8 @@ async def run_web(config: TableConfig, *, host: str | None = None,
         if web.secure_url and secure_feed is not None:
             secure_settings = broker_settings(web.secure_url, credentials=None,
                                               cafile=mq.cafile, certfile=web.secure_certfile,
-                                              keyfile=web.secure_keyfile, role="overlay")
+                                              keyfile=web.secure_keyfile, role="overlay",
+                                              keys=SECURE_TLS_KEYS)
             secure_client = await stack.enter_async_context(MqttPublisher(secure_settings))
             tasks.append(asyncio.create_task(_pump(secure_client,
                                                    secure_topics(config.table.id),
@@ -382,9 +392,17 @@ def build_sources(config: TableConfig, clock: Clock) -> list[CardSource]:
     return out
 
 
+SECURE_TLS_KEYS: Final = TlsKeys("mqtt.cafile", "web.secure_certfile", "web.secure_keyfile")
+"""The settings that name the web server's hole-card connection's TLS files."""
+
+
 def daemon_mqtt_settings(config: TableConfig) -> MqttSettings:
     """The controller's broker connection: a fixed client id (its persistent session) equal to
-    its username, as ``use_username_as_clientid`` requires."""
+    its username, as ``use_username_as_clientid`` requires.
+
+    Raises:
+        ConfigError: the credentials or a TLS file is refused.
+    """
     mq = config.mqtt
     host, port, user, password, context = _broker_parts(
         mq.url, credentials=mq.credentials, cafile=mq.cafile, certfile=mq.certfile,
@@ -432,6 +450,8 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
     clock = clock or SystemClock()
     setup = table_setup(config)
     srcs = build_sources(config, clock) if sources is None else sources
+    # before the journal: a refused credentials or certificate file changes nothing on disk
+    mqtt_settings = daemon_mqtt_settings(config)
     ensure_journal_folder(config.journal.path)
     try:
         journal = SqliteJournal.open(config.journal.path, clock)
@@ -448,7 +468,7 @@ async def run_daemon(config: TableConfig, *, clock: Clock | None = None,
         replayed = daemon.recover()
         online, offline = status_payloads(config.table.id, journal.epoch, journal.journal_id)
         mqtt_client = MqttPublisher(
-            daemon_mqtt_settings(config),
+            mqtt_settings,
             availability=Availability(topics.status(config.table.id), online, offline,
                                       guard=_one_daemon_per_table(daemon, journal.journal_id)),
             wait_connected=False)

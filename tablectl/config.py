@@ -37,14 +37,13 @@ from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Final, Self
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tablectl.config_games import Hands, RunIt, rotation_problems
 from tablectl.config_text import hostile_values, read_toml
 from tablectl.config_tournament import TournamentSection, tournament_game_problem
-from tablectl.config_urls import check_camera_url, check_serial_url
+from tablectl.config_urls import check_broker_url, check_camera_url, check_serial_url
 from tablectl.config_words import schema_problems
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
@@ -71,7 +70,8 @@ def _shown_name(value: str, where: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True,
+                              allow_inf_nan=False)
 
 
 Chips = Annotated[int, Field(ge=0, strict=True)]
@@ -235,15 +235,7 @@ class MqttSection(_Model):
     @field_validator("url")
     @classmethod
     def _broker_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
-            raise ValueError(f"not a broker URL: {value!r} (expected mqtt://host:port or "
-                             "mqtts://host:port)")
-        return value
+        return check_broker_url(value)
 
 
 class JournalSection(_Model):
@@ -290,16 +282,7 @@ class WebSection(_Model):
     @field_validator("secure_url")
     @classmethod
     def _secure_broker_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        parts = urlsplit(value)
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port is None:
-            raise ValueError(f"not a broker URL: {value!r} (expected mqtts://host:port)")
-        return value
+        return None if value is None else check_broker_url(value)
 
     @field_validator("command_user")
     @classmethod
@@ -362,8 +345,9 @@ class AccessSection(_Model):
     """Who may command the table: MQTT username -> role (``dealer``: play the hand;
     ``floor``: also adjust stacks, seat players, kill hands, clear errors; ``display``:
     nothing). Users not listed are refused. ``max_command_age`` (seconds) refuses commands
-    whose time stamp is older; ``keypad_user`` is the name the table's keypad commands under;
-    ``[access.rate_limit]`` bounds how fast each user may send commands."""
+    whose time stamp is further off, before or after; ``keypad_user`` is the name the table's
+    keypad commands under; ``[access.rate_limit]`` bounds how fast each user may send
+    commands."""
 
     roles: dict[str, str] = Field(default_factory=dict)
     max_command_age: Annotated[float, Field(gt=0, le=3600)] = 10.0

@@ -64,6 +64,10 @@ def findings(config: TableConfig) -> list[Finding]:
             ("web.users", config.web.users,
              "create it with one [[users]] table per login (docs/web.md, the hash from "
              "tablectl web --hash-password)"),
+            ("web.secure_certfile", config.web.secure_certfile,
+             _PKI_HINT.format("the overlay's client certificate")),
+            ("web.secure_keyfile", config.web.secure_keyfile,
+             _PKI_HINT.format("the overlay's client key")),
         ]
     for key, path, hint in files:
         if path is not None and not path.is_file():
@@ -77,6 +81,8 @@ def findings(config: TableConfig) -> list[Finding]:
             problem = _users_problem(path)
             if problem is not None:
                 out.append(Finding("error", key, f"tablectl web would not start: {problem}"))
+    out += antenna_map_findings(config)
+    out += tls_findings(config, missing={f.key for f in out})
     problem = journal_folder_problem(config.journal.path)
     if problem is not None:
         out.append(Finding("error", "journal.path", problem))
@@ -129,6 +135,53 @@ def console_user_findings(config: TableConfig) -> list[Finding]:
         f"the dealer console sends commands as {user!r}, which has no role here: the table "
         f"refuses all of them; add {user} = \"dealer\" to [access] roles (\"floor\" for "
         "floor logins' seat, unseat and stack controls)"))]
+
+
+def antenna_map_findings(config: TableConfig) -> list[Finding]:
+    """An error for each antenna map the config names that ``tablectl run`` would refuse (read
+    as the daemon reads it), keyed by its source: ``sources[1].antenna_map``."""
+    from tablectl.sources.base import load_antenna_map  # the daemon's own reading
+
+    out: list[Finding] = []
+    for i, src in enumerate(config.sources):
+        if src.antenna_map is None:
+            continue
+        key = f"sources[{i}].antenna_map"
+        if not src.antenna_map.is_file():
+            out.append(Finding("error", key, f"{src.antenna_map} does not exist: calibrate the "
+                                             "table (tablectl table calibrate) or fix the path"))
+            continue
+        try:
+            load_antenna_map(src.antenna_map)
+        except ConfigError as exc:
+            out += [Finding("error", key, f"{src.antenna_map}: {where + ': ' if where else ''}"
+                                          f"{msg}") for where, msg in exc.problems]
+    return out
+
+
+def tls_findings(config: TableConfig, *, missing: set[str]) -> list[Finding]:
+    """An error for a CA certificate, client certificate or key that the table (``[mqtt]``) or
+    the web server's hole-card connection (``[web] secure_*``) would refuse, loaded as they
+    load them (:func:`tablectl.publish.tls.client_tls`); files in ``missing`` (already
+    reported as absent) are not read again."""
+    from tablectl.publish.tls import MQTT_TLS_KEYS, TlsKeys, client_tls
+
+    mq = config.mqtt
+    sets: list[tuple[TlsKeys, Path | None, Path | None, Path | None]] = [
+        (MQTT_TLS_KEYS, mq.cafile, mq.certfile, mq.keyfile)]
+    if config.web is not None and config.web.secure_certfile is not None:
+        sets.append((TlsKeys(cafile="mqtt.cafile", certfile="web.secure_certfile",
+                             keyfile="web.secure_keyfile"),
+                     None, config.web.secure_certfile, config.web.secure_keyfile))
+    out: list[Finding] = []
+    for keys, cafile, certfile, keyfile in sets:
+        if set(keys) & missing or not (cafile or certfile):
+            continue
+        try:
+            client_tls(cafile, certfile, keyfile, keys=keys)
+        except ConfigError as exc:
+            out += [Finding("error", key, msg) for key, msg in exc.problems]
+    return out
 
 
 def _users_problem(path: Path) -> str | None:

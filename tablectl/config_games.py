@@ -199,7 +199,7 @@ class RunIt(BaseModel):
     """``[game.run_it]``: an all-in hand may be run more than once (docs/rules.md, "Run it
     twice"); absent, the preset's rule stands (only ``phh`` allows it)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     max_runs: Annotated[int, Field(ge=1, le=3, strict=True)] = 2
     structures: list[BettingStructure] = Field(default_factory=lambda: list(BettingStructure))

@@ -23,7 +23,8 @@ _ID: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 class TournamentSection(BaseModel):
     """``[tournament]``: see the module docstring."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True,
+                              allow_inf_nan=False)
 
     id: str
     table: Annotated[int, Field(ge=1, le=999, strict=True)]

@@ -1,9 +1,14 @@
-"""The device URLs a table config names: a serial device or bridge, a camera
-(tablectl/config.py checks ``[[sources]] url`` with them)."""
+"""The URLs a table config and the commands name: a serial device or bridge, a camera
+(tablectl/config.py checks ``[[sources]] url`` with them), a broker (``mqtt.url``,
+``web.secure_url``, every ``--broker``)."""
 
 from __future__ import annotations
 
+from typing import Final
 from urllib.parse import urlsplit
+
+MAX_CAMERA_INDEX: Final = 9999
+"""The largest capture device index taken (``/dev/video9999``; a longer number is a slip)."""
 
 
 def check_serial_url(url: str) -> str:
@@ -34,16 +39,82 @@ def check_serial_url(url: str) -> str:
     )
 
 
+def camera_index(url: str) -> int | None:
+    """The capture device index ``url`` names, or None when it is a path or URL: only ASCII
+    digits name one (``str.isdigit`` also takes ``"²"``, which ``int`` refuses, and ``"٣"``).
+
+    >>> camera_index("0"), camera_index("/dev/video0"), camera_index("٣")
+    (0, None, None)
+    >>> camera_index("10000")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a camera device index: '10000' (0..9999)
+    """
+    if not (url.isascii() and url.isdigit()):
+        return None
+    if len(url) > len(str(MAX_CAMERA_INDEX)):
+        shown = url if len(url) <= 40 else f"{url[:40]}... ({len(url)} digits)"
+        raise ValueError(f"not a camera device index: {shown!r} (0..{MAX_CAMERA_INDEX})")
+    return int(url)
+
+
 def check_camera_url(url: str) -> str:
-    """Accept a capture device index (``0``), a file path, or an rtsp/http(s) URL."""
-    if url.isdigit() or url.startswith("/"):
+    """Accept a capture device index (ASCII digits, ``0``..``9999``), a file path, or an
+    rtsp/http(s) URL; raise ValueError otherwise.
+
+    >>> check_camera_url("²")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a camera URL: '²' (expected a device index 0..9999, a file path, or rtsp:// or http(s)://)
+    """
+    if camera_index(url) is not None or url.startswith("/"):
         return url
     if urlsplit(url).scheme in ("rtsp", "http", "https", "file"):
         return url
     raise ValueError(
-        f"not a camera URL: {url!r} (expected a device index, a file path, or rtsp:// or "
-        "http(s)://)"
+        f"not a camera URL: {url[:60]!r} (expected a device index 0..{MAX_CAMERA_INDEX}, a file "
+        "path, or rtsp:// or http(s)://)"
     )
 
 
-__all__ = ["check_camera_url", "check_serial_url"]
+def check_broker_url(url: str, *, schemes: tuple[str, ...] = ("mqtt", "mqtts"),
+                     port_required: bool = True) -> str:
+    """Accept ``mqtt://host:port`` or ``mqtts://host:port`` (port 1..65535; nothing after it:
+    no path, query or fragment, which no MQTT client reads); raise ValueError otherwise, in one
+    line that names the URL and what was expected. With ``port_required=False`` a URL without
+    a port is taken (the client's default).
+
+    >>> check_broker_url("mqtt://127.0.0.1:1883")
+    'mqtt://127.0.0.1:1883'
+    >>> check_broker_url("mqtt://h:0")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a broker URL: 'mqtt://h:0' (port 0 is no port; expected mqtt://host:port or mqtts://host:port)
+    """
+    expected = " or ".join(f"{s}://host:port" for s in schemes)
+    shown = repr(url) if len(url) <= 60 else f"{url[:60]!r}... ({len(url)} characters)"
+
+    def refused(why: str = "") -> ValueError:
+        return ValueError(f"not a broker URL: {shown} ({why + '; ' if why else ''}"
+                          f"expected {expected})")
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:        # urlsplit's own words: "Invalid IPv6 URL", "Port out of..."
+        raise refused(str(exc)[:60]) from None
+    if parts.scheme not in schemes or not parts.hostname:
+        raise refused()
+    if port == 0:
+        raise refused("port 0 is no port")
+    if port is None and (port_required or parts.netloc.endswith(":")):
+        raise refused("no port")
+    if "@" in parts.netloc:
+        raise refused("a user or password in the URL is not read: give a credentials file")
+    if parts.path or parts.query or parts.fragment or "?" in url or "#" in url:
+        raise refused("a path, query or fragment after the port is not read")
+    return url
+
+
+__all__ = ["MAX_CAMERA_INDEX", "camera_index", "check_broker_url", "check_camera_url",
+           "check_serial_url"]

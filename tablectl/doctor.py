@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias
 from urllib.parse import urlsplit
 
+from tablectl.config_urls import camera_index
 from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
@@ -95,6 +96,23 @@ def check_decks(config: TableConfig) -> Check:
                      "register the deck again (tablectl deck register) or fix the path")
     return _ok("deck files", f"{deck.deck_id} ({len(deck.uids_by_card)} cards) and "
                              f"{len(decks) - 1} other deck(s)")
+
+
+def check_antenna_maps(config: TableConfig) -> list[Check]:
+    """Each antenna map the config names loads as ``tablectl run`` loads it."""
+    from tablectl.config_check import antenna_map_findings
+
+    out: list[Check] = []
+    for i, src in enumerate(config.sources):
+        if src.antenna_map is None:
+            continue
+        label = f"antenna map {src.name or f'{src.kind.value}-{i}'}"
+        found = [f.message for f in antenna_map_findings(config) if
+                 f.key == f"sources[{i}].antenna_map"]
+        out.append(_fail(label, "; ".join(found), "calibrate the table (tablectl table "
+                                                  "calibrate) or fix the file") if found
+                   else _ok(label, f"{src.antenna_map}"))
+    return out
 
 
 def _mount_of(path: Path) -> tuple[str, str]:
@@ -297,7 +315,8 @@ def check_sources(config: TableConfig, user: str, *,
         if src.kind is SourceKind.MANUAL:
             continue
         if src.kind is SourceKind.CAMERA:
-            url = f"/dev/video{src.url}" if src.url.isdigit() else src.url
+            index = camera_index(src.url)
+            url = src.url if index is None else f"/dev/video{index}"
             if "://" in url:
                 out.append(Check(f"camera {name}", Status.UNKNOWN,
                                  f"{url} is a network stream, not probed"))
@@ -362,11 +381,10 @@ def check_broker(config: TableConfig, timeout: float = 8.0) -> Check:
     url = config.mqtt.url
     try:
         settings = daemon_mqtt_settings(config)
-    except ConfigError as exc:
-        return _fail("broker", exc.render().replace("\n", "; "), "fix mqtt.credentials")
-    except OSError as exc:   # ssl.SSLError too: a CA or client certificate that does not load
-        return _fail("broker", f"{url}: TLS files: {exc}", "check mqtt.cafile, mqtt.certfile "
-                     "and mqtt.keyfile (PEM files the daemon's user can read)")
+    except ConfigError as exc:     # the credentials, or a CA or client certificate file
+        return _fail("broker", exc.render().replace("\n", "; "),
+                     "fix the file named (mqtt.credentials: TOML; mqtt.cafile, mqtt.certfile "
+                     "and mqtt.keyfile: PEM files the daemon's user can read)")
     who = settings.username or "anonymous"
     failed = _reach(settings, url, min(timeout, 5.0))
     if failed is not None:
@@ -492,6 +510,7 @@ def run_checks(path: Path, *, user: str, journal: Path | None = None,
                         f"{len(config.sources)} sources)")
     steps: list[Callable[[], Check | list[Check]]] = [
         lambda: check_decks(config),
+        lambda: check_antenna_maps(config),
         lambda: check_journal(journal or config.journal.path),
         lambda: check_sources(config, user, handshake=handshake),
         lambda: check_broker(config),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from tablectl.cli.camera_live import enrol_live, print_margins, print_unseen
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.output import Subparsers, print_json
+from tablectl.config_urls import check_camera_url
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.numbers import whole
 
@@ -25,6 +26,14 @@ def _deck(text: str) -> tuple[Card, ...]:
     try:
         return parse_deck(text)
     except EnrolmentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _camera(text: str) -> str:
+    """``--live``: a camera as a ``[[sources]] url`` names one (``tablectl.config_urls``)."""
+    try:
+        return check_camera_url(text)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
@@ -145,7 +154,7 @@ def add_camera(sub: Subparsers) -> None:
                             "9-A or 6-A (short decks), or card codes; enrolment must show "
                             "every rank and suit of it and says which are missing")
     enrol.add_argument("--force", action="store_true", help="replace an existing profile")
-    enrol.add_argument("--live", metavar="CAMERA",
+    enrol.add_argument("--live", metavar="CAMERA", type=_camera,
                        help="enrol at the table from this camera (device index, file, RTSP or "
                             "HTTP MJPEG URL): the dealer shows each card, the console "
                             "confirms, then shows every card again for verification")

@@ -10,6 +10,7 @@ import sys
 from typing import Final
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
+from tablectl.cli.options import plain_broker_url
 from tablectl.cli.output import Subparsers, count
 from tablectl.domain.numbers import HANDS_MAX, number, whole
 
@@ -121,9 +122,6 @@ def _demo(args: argparse.Namespace) -> int:
     def on_note(text: str) -> None:
         print(f"tablectl demo: {text}", file=sys.stderr, flush=True)
 
-    if args.broker is not None and not args.broker.startswith("mqtt://"):
-        raise UsageError("tablectl demo: --broker must be mqtt://host:port")
-
     terminals = [fd for fd in (sys.stdout.fileno(), sys.stderr.fileno()) if os.isatty(fd)]
 
     async def demo() -> int:
@@ -183,7 +181,7 @@ def add_demo(sub: Subparsers) -> None:
                    help="play this many hands, then exit with a summary (default: until ^C; "
                         f"{ENGINE_HANDS} with --engine-only)")
     p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
-    p.add_argument("--broker", metavar="URL", default=None,
+    p.add_argument("--broker", metavar="URL", default=None, type=plain_broker_url,
                    help="publish to this broker (mqtt://host:port) instead of starting a "
                         "private mosquitto")
     p.add_argument("--table", default="demo", help="table id (default demo)")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
+from tablectl.cli.options import broker_url
 from tablectl.cli.output import Subparsers, count
 from tablectl.domain.errors import ConfigError, TablectlError
 
@@ -86,7 +87,7 @@ def add_run(sub: Subparsers) -> None:
     p = sub.add_parser("run", help="run the table daemon: card sources in, hand rules, "
                                    "MQTT out (until interrupted)")
     p.add_argument("--config", required=True, metavar="FILE", help="the table config file")
-    p.add_argument("--broker", metavar="URL", help="override mqtt.url")
+    p.add_argument("--broker", metavar="URL", type=broker_url, help="override mqtt.url")
     p.add_argument("--journal", metavar="PATH", help="override journal.path")
     p.add_argument("--new-journal", action="store_true",
                    help="the journal was refused (empty, truncated, corrupted, not a "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.logs import CLIENT_LOG_LEVEL
+from tablectl.cli.options import broker_url
 from tablectl.cli.output import Subparsers
 from tablectl.domain.numbers import HANDS_MAX, WAIT_MAX, number, whole
 
@@ -20,6 +21,8 @@ def _watch(args: argparse.Namespace) -> int:
 
     from tablectl.app import broker_settings
     from tablectl.publish.errors import PublishError
+    from tablectl.publish.tls import TlsKeys
+    from tablectl.publish.topics import TopicError, segment
     from tablectl.terminal.follow import (
         FollowUpdate,
         TableFollower,
@@ -27,17 +30,14 @@ def _watch(args: argparse.Namespace) -> int:
     )
     from tablectl.terminal.view import hand_summary_line, render
 
-    if not args.broker.startswith(("mqtt://", "mqtts://")):
-        raise UsageError("tablectl watch: --broker must be mqtt://host:port or mqtts://host:port")
-    from tablectl.publish.topics import TopicError, segment
-
     try:
         segment(args.table, "table id")
     except TopicError as exc:
         raise UsageError(f"tablectl watch: --table: {exc} (letters, digits, _ . -)") from exc
     settings = broker_settings(args.broker, credentials=Path(args.credentials)
                                if args.credentials else None,
-                               cafile=Path(args.cafile) if args.cafile else None, role="watch")
+                               cafile=Path(args.cafile) if args.cafile else None, role="watch",
+                               keys=TlsKeys(cafile="--cafile"))
     if args.check:
         from tablectl.terminal.check import run_watch_check
 
@@ -82,7 +82,7 @@ def add_watch(sub: Subparsers) -> None:
     """Register ``tablectl watch``."""
     p = sub.add_parser("watch", help="follow a table over MQTT in the terminal, like any "
                                      "display (seq gaps resync from the snapshot)")
-    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL",
+    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", type=broker_url,
                    help="broker URL (default mqtt://127.0.0.1:1883)")
     p.add_argument("--table", required=True, help="table id")
     p.add_argument("--credentials", metavar="FILE",

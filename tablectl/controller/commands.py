@@ -112,10 +112,13 @@ class CommandHandlers(RunCounting, Rotating):
                            f"a {role} may not {cmd.name} (user {cmd.user!r})")
         if cmd.sent_at is not None:
             age = (cmd.at - cmd.sent_at).total_seconds()
-            if age > self._setup.max_command_age:
+            # a time stamp ahead is as far off as one behind: else a command stamped a year
+            # ahead would be taken at any time until then
+            if abs(age) > self._setup.max_command_age:
+                when = f"{age:.1f} s ago" if age > 0 else f"{-age:.1f} s in the future"
                 raise Refused(ErrorCode.STALE_COMMAND,
-                               f"sent {age:.1f} s ago (at most "
-                               f"{self._setup.max_command_age:g} s)")
+                               f"sent {when} (at most {self._setup.max_command_age:g} s "
+                               "either way)")
 
     def _in_hand(self) -> Hand:
         """The hand in progress (the command table let only such commands through)."""

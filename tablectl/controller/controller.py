@@ -22,8 +22,8 @@ Rules the controller enforces (on top of the rules engine, which it asks what co
   Commands keep working, so the dealer can correct the hand.
 * **Commands.** Checked in this order, each refusal a reply that changes nothing: a repeated
   ``(user, id)`` gets its first reply again; ``unknown_command``; ``not_authorised`` (the
-  user's role, from the topic, never the payload); ``stale_command`` (``sent_at`` older than
-  ``max_command_age`` relative to ``at``); ``bad_args``; then the command's own checks
+  user's role, from the topic, never the payload); ``stale_command`` (``sent_at`` further than
+  ``max_command_age`` from ``at``, before or after); ``bad_args``; then the command's own checks
   (``wrong_phase``, ``out_of_turn``, ``illegal_action``, ``duplicate_card``...).
 * **Corrections.** ``undo`` replays the hand without its last decision (refused when cards
   were dealt after it); ``misdeal`` (before substantial action: two actions with chips or any

@@ -88,8 +88,8 @@ class TableSetup:
         roles: MQTT username -> role (:class:`Role` values); unknown users are refused.
         preset: the house-rule preset's name (for displays).
         rules: the house rules; defaults to ``PRESETS[preset]``.
-        max_command_age: seconds; a command whose ``sent_at`` is older than this relative to
-            its ``at`` is refused as ``stale_command``.
+        max_command_age: seconds; a command whose ``sent_at`` is further than this from its
+            ``at``, before or after, is refused as ``stale_command``.
         debounce: seconds; a shoe re-reporting the card it just read within this time is
             ignored (table antennas re-reporting a card where it lies are always ignored).
         max_seats: seat numbers are 1..max_seats.

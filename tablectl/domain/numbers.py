@@ -46,7 +46,7 @@ def number(low: float, high: float, *, above: bool = False) -> Callable[[str], f
 
     def parse(text: str) -> float:
         try:
-            value = float(text)
+            value = float(_ascii(text))
         except ValueError:
             value = math.nan
         if not (math.isfinite(value) and low <= value <= high) or (above and value == low):
@@ -54,6 +54,18 @@ def number(low: float, high: float, *, above: bool = False) -> Callable[[str], f
         return value
 
     return parse
+
+
+def _ascii(text: str) -> str:
+    """``text`` when it is written as a person types a number here: ASCII, no space around it,
+    no ``_`` (``int`` and ``float`` also read ``"٣"`` as 3, ``" 7 "`` and ``"1_000"``).
+
+    Raises:
+        ValueError: it is not.
+    """
+    if not text.isascii() or "_" in text or text != text.strip():
+        raise ValueError(text)
+    return text
 
 
 def _plain(x: float) -> str:
@@ -67,7 +79,7 @@ def whole(low: int, high: int, what: str | None = None) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = int(_ascii(text))
         except ValueError:
             value = low - 1
         if not low <= value <= high:

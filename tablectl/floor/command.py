@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import signal
-import ssl
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
+from tablectl.config_urls import check_broker_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import number, whole
 from tablectl.floor.money import currency, money_format
@@ -59,11 +59,10 @@ def _check_db(url: str) -> str:
 
 
 def _check_broker(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"expected mqtt://HOST[:PORT] or mqtts://..., "
-                                         f"got {url!r}")
-    return url
+    try:
+        return check_broker_url(url, port_required=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _since(text: str) -> datetime:
@@ -96,12 +95,13 @@ def mqtt_settings(url: str, *, user: str, credentials: Path | None,
     """
     from tablectl.config import read_credentials
     from tablectl.publish.mqtt_settings import MqttSettings
+    from tablectl.publish.tls import TlsKeys, client_tls
 
     parts = urlsplit(url)
     name, password = read_credentials(credentials)
     context = None
     if parts.scheme == "mqtts":
-        context = ssl.create_default_context(cafile=str(cafile) if cafile else None)
+        context = client_tls(cafile, keys=TlsKeys(cafile="--cafile"))
     return MqttSettings(host=parts.hostname or "127.0.0.1",
                         port=parts.port or (8883 if context else 1883),
                         client_id=name or user, username=name or None, password=password,

@@ -348,7 +348,7 @@ def _replay(phh: PhhHand, rules: RuleSet) -> tuple[Hand, list[int | float]]:
         where = f"action {step} ({short_text(' '.join(x for x in (actor, verb, arg, arg2) if x))})"
         try:
             if actor == "d":
-                if verb == "dh" and arg and arg2 and re.fullmatch(r"p\d+", arg) \
+                if verb == "dh" and arg and arg2 and re.fullmatch(r"p[0-9]{1,3}", arg) \
                         and 1 <= int(arg[1:]) <= n:
                     holes[int(arg[1:])].extend(_cards(arg2))
                 elif verb == "db" and arg:

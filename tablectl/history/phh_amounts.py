@@ -31,7 +31,9 @@ class PhhError(TablectlError, ValueError):
 
 
 ACTION: Final = re.compile(
-    r"^\s*(?P<actor>d|p\d+)\s+(?P<verb>[a-z]+)(?:\s+(?P<arg>\S+))?(?:\s+(?P<arg2>\S+))?\s*$")
+    r"^\s*(?P<actor>d|p[0-9]{1,3})\s+(?P<verb>[a-z]+)(?:\s+(?P<arg>\S+))?(?:\s+(?P<arg2>\S+))?\s*$")
+"""An action line; a player is ``p`` and ASCII digits, at most 3 (any Unicode digit took ``p٢`` as
+p2, and ``int`` refused a 5000-digit index with Python's own message)."""
 
 ARGUMENTS: Final = {"dh": (2, 2), "db": (1, 1), "f": (0, 0), "cc": (0, 0), "pb": (0, 0),
                     "cbr": (1, 1), "sm": (0, 1), "sd": (0, 1)}

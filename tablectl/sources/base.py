@@ -7,9 +7,10 @@ clock; the controller never reads a clock itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Protocol, Self, TypeAlias, runtime_checkable
+from typing import Final, Protocol, Self, TypeAlias, runtime_checkable
 
 from tablectl.controller.inputs import (
     CardRead,
@@ -73,6 +74,22 @@ def refusal_of(source: object) -> Callable[[], None] | None:
     return source.refuse if isinstance(source, RefusingSource) else None
 
 
+_ANTENNA_NUMBER: Final = re.compile(r"0|[1-9][0-9]{0,2}")
+"""An antenna number as a reader reports it: ASCII digits, no sign, space or leading zero
+(``str.isdigit`` also takes ``"²"``, which ``int`` refuses, and ``"٣"``, which it reads as 3)."""
+
+
+def antenna_number(key: str) -> int | None:
+    """The antenna number a map's key names, or None when it is not one.
+
+    >>> antenna_number("17"), antenna_number("٣"), antenna_number("²"), antenna_number("256")
+    (17, None, None, None)
+    """
+    if _ANTENNA_NUMBER.fullmatch(key) is None or int(key) > 255:
+        return None
+    return int(key)
+
+
 def load_antenna_map(path: Path) -> Mapping[int, Location]:
     """Read a calibration map: a TOML table ``[antennas]`` of ``"N" = "role"`` lines, roles as
     :meth:`Location.parse` reads them (``"seat 3 slot 1"``, ``"board 2"``, ``"muck"``).
@@ -91,19 +108,22 @@ def load_antenna_map(path: Path) -> Mapping[int, Location]:
     if not isinstance(table, dict):
         raise ConfigError([("antennas", "must be a table of antenna = role")], source=str(path))
     for key, role in table.items():
-        if not key.isdigit() or int(key) > 255:
-            problems.append((f"antennas.{key}", "antenna numbers are 0..255"))
+        number = antenna_number(key)
+        if number is None:
+            problems.append((f"antennas.{ascii(key)[1:-1][:40]}",
+                             "antenna numbers are 0..255 in ASCII digits (no sign, space, "
+                             "exponent or leading zero)"))
             continue
         try:
             loc = Location.parse(str(role))
         except ValueError as exc:
-            problems.append((f"antennas.{key}", str(exc)))
+            problems.append((f"antennas.{number}", str(exc)))
             continue
         if str(loc) in seen and loc.kind.value not in ("muck", "burn"):
-            problems.append((f"antennas.{key}", f"{loc} is already antenna {seen[str(loc)]}"))
+            problems.append((f"antennas.{number}", f"{loc} is already antenna {seen[str(loc)]}"))
             continue
-        seen[str(loc)] = int(key)
-        out[int(key)] = loc
+        seen[str(loc)] = number
+        out[number] = loc
     if problems:
         raise ConfigError(problems, source=str(path))
     return out

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
 from tablectl.clock import SystemClock
+from tablectl.config_urls import check_broker_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import whole
 from tablectl.publish.errors import PublishError, PublishRefusedError
@@ -74,11 +75,10 @@ def _check_db(url: str) -> str:
 
 
 def _check_broker(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"expected mqtt://HOST[:PORT] or mqtts://..., "
-                                         f"got {url!r}")
-    return url
+    try:
+        return check_broker_url(url, port_required=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 _TIME: Final = re.compile(r"([+-]?)(?:(\d{1,4}):([0-5]\d)|(\d{1,6})(m|s)?)")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
+from tablectl.config_urls import camera_index
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.vision.enrol import Enroller, VerificationReport, verify
 from tablectl.vision.model import EnrolmentError, Image, VisionError
@@ -147,7 +148,8 @@ class CaptureReader:
 
         from tablectl.vision.model import FrameSourceError
 
-        self._cap = cv2.VideoCapture(int(url) if url.isdigit() else url)
+        index = camera_index(url)
+        self._cap = cv2.VideoCapture(url if index is None else index)
         if not self._cap.isOpened():
             raise FrameSourceError(f"cannot open the camera {url!r}", url)
         self.url = url

@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Final, Literal, Protocol, Self, TypeVar
 
 from tablectl.clock import Clock, SystemClock
+from tablectl.config_urls import camera_index
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import CardVote, Decision, DeckGuard, PresenceTrigger, VotePolicy
 from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError, Image
@@ -112,7 +113,8 @@ class VideoCaptureFrames:
         self._cap: _Capture | None = None
 
     async def __aenter__(self) -> Self:
-        target: int | str = int(self.url) if self.url.isdigit() else self.url
+        index = camera_index(self.url)
+        target: int | str = self.url if index is None else index
         cap = await asyncio.to_thread(_open_capture, target)
         if not cap.isOpened():
             cap.release()

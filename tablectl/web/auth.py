@@ -35,7 +35,7 @@ SCRYPT_N: Final = 2**14
 SCRYPT_R: Final = 8
 SCRYPT_P: Final = 1
 _HASH_RE: Final = re.compile(
-    r"^scrypt\$(?P<n>\d+)\$(?P<r>\d+)\$(?P<p>\d+)\$(?P<salt>[A-Za-z0-9+/=]+)\$(?P<hash>[A-Za-z0-9+/=]+)$"
+    r"^scrypt\$(?P<n>[^$]+)\$(?P<r>[^$]+)\$(?P<p>[^$]+)\$(?P<salt>[A-Za-z0-9+/=]+)\$(?P<hash>[A-Za-z0-9+/=]+)\Z"
 )
 _NAME_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
@@ -62,9 +62,17 @@ LOGIN_COMMANDS: Final[Mapping[LoginRole, frozenset[str]]] = MappingProxyType({
 web server's broker user has at the table."""
 
 
+MAX_SCRYPT_MEMORY: Final = 64 * 1024 * 1024
+"""The most memory one login's hash may take (scrypt takes 128 * n * r bytes; the default
+parameters 16 MiB)."""
+MAX_SCRYPT_WORK: Final = 8 * SCRYPT_N * SCRYPT_R * SCRYPT_P
+"""The most work (n * r * p) one login's hash may take: 8 times the default (tens of ms), so a
+users file cannot make each login hang the web server for seconds or minutes."""
+
+
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p,
-                          maxmem=256 * 1024 * 1024, dklen=32)
+                          maxmem=2 * MAX_SCRYPT_MEMORY, dklen=32)
 
 
 def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
@@ -82,27 +90,73 @@ def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
     return f"scrypt${n}${SCRYPT_R}${SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
 
 
-def _check_hash(encoded: str) -> re.Match[str]:
+@dataclass(frozen=True, slots=True)
+class _Hash:
+    """A decoded users-file hash: scrypt's parameters, the salt and the digest."""
+
+    n: int
+    r: int
+    p: int
+    salt: bytes
+    digest: bytes
+
+
+_HASH_HINT: Final = "make one with tablectl web --hash-password"
+
+
+def _check_hash(encoded: str) -> _Hash:
+    """Decode ``encoded`` with parameters a login can afford.
+
+    >>> try:
+    ...     _check_hash("scrypt$1073741824$8$1$AAAA$AAAA")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(" (")[0])
+    scrypt parameters n=1073741824, r=8, p=1 need 1048576 MiB per login, more than 64 MiB
+
+    Raises:
+        ValueError: not an scrypt hash, parameters that are not whole numbers, invalid or
+            beyond :data:`MAX_SCRYPT_MEMORY` and :data:`MAX_SCRYPT_WORK`, or a salt or
+            digest that is not base64.
+    """
     match = _HASH_RE.match(encoded)
     if match is None:
-        raise ValueError("password is not an scrypt hash "
-                         "(make one with tablectl web --hash-password)")
-    n = int(match["n"])
-    if n < 2 or n & (n - 1) or not 1 <= int(match["r"]) <= 64 or not 1 <= int(match["p"]) <= 16:
-        raise ValueError("password hash has invalid scrypt parameters")
-    return match
+        raise ValueError(f"password is not an scrypt hash ({_HASH_HINT})")
+    words = {k: match[k] for k in ("n", "r", "p")}
+    shown = ", ".join(f"{k}={v[:12]}{'...' if len(v) > 12 else ''}" for k, v in words.items())
+    if not all(v.isascii() and v.isdigit() for v in words.values()):
+        raise ValueError(f"scrypt parameters {shown}: not whole numbers ({_HASH_HINT})")
+    if any(len(v) > 12 for v in words.values()):
+        raise ValueError(f"scrypt parameters {shown}: far more than a login can afford "
+                         f"({_HASH_HINT})")
+    n, r, p = (int(v) for v in words.values())
+    if n < 2 or n & (n - 1) or r < 1 or p < 1:
+        raise ValueError(f"scrypt parameters {shown}: n must be a power of 2 from 2, r and p "
+                         f"at least 1 ({_HASH_HINT})")
+    if 128 * n * r > MAX_SCRYPT_MEMORY:
+        raise ValueError(f"scrypt parameters {shown} need {128 * n * r // 2**20} MiB per "
+                         f"login, more than {MAX_SCRYPT_MEMORY // 2**20} MiB ({_HASH_HINT})")
+    if n * r * p > MAX_SCRYPT_WORK:
+        raise ValueError(f"scrypt parameters {shown} take {n * r * p / (SCRYPT_N * SCRYPT_R):g} "
+                         f"times the default work per login, more than "
+                         f"{MAX_SCRYPT_WORK // (SCRYPT_N * SCRYPT_R)} ({_HASH_HINT})")
+    try:
+        salt = base64.b64decode(match["salt"], validate=True)
+        digest = base64.b64decode(match["hash"], validate=True)
+    except ValueError:
+        raise ValueError(f"password hash: the salt or the hash is not base64 ({_HASH_HINT})"
+                         ) from None
+    return _Hash(n, r, p, salt, digest)
 
 
 def verify_password(password: str, encoded: str) -> bool:
-    """True when ``password`` matches the hash ``encoded`` (constant-time comparison)."""
+    """True when ``password`` matches the hash ``encoded`` (constant-time comparison); False
+    for a hash :func:`_check_hash` refuses."""
     try:
-        match = _check_hash(encoded)
+        decoded = _check_hash(encoded)
     except ValueError:
         return False
-    salt = base64.b64decode(match["salt"])
-    want = base64.b64decode(match["hash"])
-    got = _scrypt(password, salt, int(match["n"]), int(match["r"]), int(match["p"]))
-    return hmac.compare_digest(got, want)
+    got = _scrypt(password, decoded.salt, decoded.n, decoded.r, decoded.p)
+    return hmac.compare_digest(got, decoded.digest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,12 @@ CASES: list[tuple[list[str], str, str]] = [
     (["watch", "--table", "t"], "--timeout", "1e308"),
     (["watch", "--table", "t"], "--timeout", "0"),
     (["watch", "--table", "t"], "--hands", "0"),
+    # int() and float() also read other scripts' digits, spaces around and "_" (a "٣" was 3)
+    (["watch", "--table", "t"], "--hands", "\u0663"),
+    (["watch", "--table", "t"], "--hands", " 7 "),
+    (["watch", "--table", "t"], "--hands", "1_000"),
+    (["demo", "--hands", "1", "--plain"], "--pace", "\u0661.\u0665"),
+    (["demo", "--hands", "1", "--plain"], "--pace", "0_5"),
 ]
 
 

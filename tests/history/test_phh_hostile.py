@@ -72,6 +72,14 @@ CASES: list[tuple[str, Edit, str]] = [
      r"cannot parse action 'd db p1 Kc'"),
     ("hole cards dealt to nobody", _sub("'d dh p3 6s5h'", "'d dh 6s5h'"),
      r"cannot parse action 'd dh 6s5h'"),
+    # a player's index: ASCII digits only, at most 3 (int() refused 5000 digits with Python's
+    # own int-conversion message, and "p٣" was taken as p3)
+    ("a player of 5000 digits", _sub("'p3 f'", "'p" + "1" * 5000 + " f'"),
+     r"^cannot parse action 'p1+\.\.\.$"),
+    ("a dealt player of 5000 digits", _sub("'d dh p3 ", "'d dh p" + "3" * 5000 + " "),
+     r"^action \d+ \(d dh p3+\.\.\.\): unsupported dealer action$"),
+    ("a player in Arabic digits", _sub("'p3 f'", "'p\u0663 f'"),
+     "^cannot parse action 'p\u0663 f'$"),
     ("an action of a megabyte", _sub("'p3 f'", "'p3 f\\u0001" + "x" * 1_000_000 + "'"),
      r"cannot parse action 'p3 f\S+x\.\.\.$"),
 ]
