@@ -28,6 +28,8 @@ from hardware_sim.faults import ByteFaults
 from hardware_sim.serve import PtyDevice, serve_tcp
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
+from tablectl.domain.numbers import SEED_MAX, number, whole
+from tablectl.game.start import MAX_SEATS
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -48,11 +50,13 @@ def _add_serve(sub: _Subparsers) -> None:
     where.add_argument("--tcp", type=_host_port, metavar="HOST:PORT",
                        help="listen for socket://HOST:PORT")
     p.add_argument("--deck", type=Path, help="deck CSV (config/decks/*.csv); needed for a shoe")
-    p.add_argument("--seed", type=int, default=0, help="seeds the shuffle and boot ids")
-    p.add_argument("--seats", type=int, default=9, help="table: seat antennas (default 9)")
+    p.add_argument("--seed", type=whole(0, SEED_MAX), default=0,
+                   help="seeds the shuffle and boot ids")
+    p.add_argument("--seats", type=whole(1, MAX_SEATS), default=9,
+                   help="table: seat antennas (default 9)")
     p.add_argument("--fault", default="", metavar="SPEC",
                    help="byte faults, e.g. garbage=0.01,flip=0.001,drop=0.05,dup=0.01,delay=0.1")
-    p.add_argument("--auto", type=float, metavar="SECONDS",
+    p.add_argument("--auto", type=number(0, 3600, above=True), metavar="SECONDS",
                    help="act on its own every SECONDS (draw, lay/lift cards, press keys)")
     p.set_defaults(handler=_serve)
 

@@ -32,6 +32,7 @@ from hardware_sim.records import HandSummary
 from hardware_sim.scenario import Scenario, ScenarioError, load_scenario
 from tablectl.clock import Clock, ManualClock, SystemClock
 from tablectl.config_urls import check_broker_url
+from tablectl.domain.numbers import HANDS_MAX, SEED_MAX, number, whole
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -230,20 +231,20 @@ def _broker(text: str) -> str:
 def add_play_arguments(p: argparse.ArgumentParser) -> None:
     """The ``play`` subcommand's arguments."""
     p.add_argument("scenario", type=Path, help="scenario TOML (config/scenarios/*.toml)")
-    p.add_argument("--seed", type=int, help="override the scenario's seed")
-    p.add_argument("--hands", type=int, help="override the number of hands")
+    p.add_argument("--seed", type=whole(0, SEED_MAX), help="override the scenario's seed")
+    p.add_argument("--hands", type=whole(1, HANDS_MAX), help="override the number of hands")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--pty-dir", type=Path, metavar="DIR",
                        help="serve the device on a pty behind DIR/<shoe|table>")
-    where.add_argument("--tcp-base", type=int, metavar="PORT",
+    where.add_argument("--tcp-base", type=whole(0, 65535), metavar="PORT",
                        help="serve the device on TCP 127.0.0.1:PORT")
     p.add_argument("--broker", metavar="URL", type=_broker,
                    help="mqtt://host:port of the daemon's broker")
     p.add_argument("--table", help="table id for commands (default: the scenario's)")
     p.add_argument("--user", default="dealer", help="broker user commands are sent under")
     p.add_argument("--password", help="that user's password")
-    p.add_argument("--pace", type=float, default=0.3, help="seconds between dealer steps")
-    p.add_argument("--wait", type=float, default=30.0,
+    p.add_argument("--pace", type=number(0, 60), default=0.3, help="seconds between dealer steps")
+    p.add_argument("--wait", type=number(0, 3600, above=True), default=30.0,
                    help="seconds to wait for the daemon to open the device")
     p.add_argument("--rebuy", action="store_true",
                    help="a player who goes broke buys in again between hands (adjust_stack; "

@@ -12,7 +12,7 @@ from typing import Final
 from tablectl.cli.errors import Exit, UsageError, stops_on
 from tablectl.cli.options import plain_broker_url
 from tablectl.cli.output import Subparsers, count
-from tablectl.domain.numbers import HANDS_MAX, number, whole
+from tablectl.domain.numbers import HANDS_MAX, SEED_MAX, number, whole
 
 ENGINE_HANDS: Final = 5
 """Hands ``demo --engine-only`` plays without ``--hands`` (it has no ^C to wait for)."""
@@ -180,7 +180,8 @@ def add_demo(sub: Subparsers) -> None:
     p.add_argument("--hands", type=whole(1, HANDS_MAX), default=None,
                    help="play this many hands, then exit with a summary (default: until ^C; "
                         f"{ENGINE_HANDS} with --engine-only)")
-    p.add_argument("--seed", type=int, default=1, help="the simulator's seed (default 1)")
+    p.add_argument("--seed", type=whole(0, SEED_MAX), default=1,
+                   help="the simulator's seed (default 1)")
     p.add_argument("--broker", metavar="URL", default=None, type=plain_broker_url,
                    help="publish to this broker (mqtt://host:port) instead of starting a "
                         "private mosquitto")

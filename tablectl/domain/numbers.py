@@ -33,6 +33,10 @@ number once ended ``tablectl recall`` with ``OverflowError``."""
 JOURNAL_ID_MAX: Final = 2**63 - 1
 """The largest journal id SQLite holds (``recall --hand``)."""
 
+SEED_MAX: Final = 2**63 - 1
+"""The largest seed a simulator takes (``demo --seed``, ``hardware_sim --seed``): what a
+journal's SQLite integer holds; ``"٣"`` was read as 3 and any size was taken."""
+
 WAIT_MAX: Final = 31 * 86_400.0
 """The longest wait a command takes (``watch --timeout``): a month; ``inf`` or ``1e308``
 were taken as a wait that never ends."""

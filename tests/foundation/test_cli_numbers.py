@@ -52,6 +52,9 @@ CASES: list[tuple[list[str], str, str]] = [
     (["watch", "--table", "t"], "--hands", "1_000"),
     (["demo", "--hands", "1", "--plain"], "--pace", "\u0661.\u0665"),
     (["demo", "--hands", "1", "--plain"], "--pace", "0_5"),
+    # the simulator's seed: any size and other scripts' digits were taken
+    (["demo", "--hands", "1", "--plain"], "--seed", "\u0663"),
+    (["demo", "--hands", "1", "--plain"], "--seed", "9" * 30),
 ]
 
 
