@@ -10,6 +10,7 @@ import pytest
 
 from tablectl.cli import main
 from tablectl.config_urls import camera_index, check_camera_url
+from tests.tables import two_seat_table
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUSED = ["²", "٣", "１", "10000", "0" * 70, "-1", "+1", " 1", "1e3", ""]
@@ -29,32 +30,8 @@ def test_an_index_a_path_and_a_stream_are_taken(url: str, index: int | None) -> 
 
 
 def _config(tmp_path: Path, url: str) -> Path:
-    out = tmp_path / "table.toml"
-    out.write_text(f"""deck = "{ROOT}/config/decks/demo-red.csv"
-[table]
-id = "t9"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 1
-big_blind = 2
-[[seats]]
-number = 1
-stack = 500
-[[seats]]
-number = 2
-stack = 500
-[[sources]]
-kind = "camera"
-url = "{url}"
-profile = "profile"
-[access]
-roles = {{ floor-t9 = "floor" }}
-[journal]
-path = "{tmp_path}/t9.sqlite"
-""", encoding="utf-8")
-    return out
+    return two_seat_table(tmp_path, f'[[sources]]\nkind = "camera"\nurl = "{url}"\n'
+                                    'profile = "profile"\n')
 
 
 @pytest.mark.parametrize("url", ["²", "٣", "123456"])

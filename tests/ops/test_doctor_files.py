@@ -9,37 +9,13 @@ from pathlib import Path
 from tablectl.config import load_config
 from tablectl.doctor import Status, check_antenna_maps, check_broker
 from tests.ops.helpers import ROOT
-
-TABLE = f"""deck = "{ROOT}/config/decks/demo-red.csv"
-[table]
-id = "t9"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 1
-big_blind = 2
-[[seats]]
-number = 1
-stack = 500
-[[seats]]
-number = 2
-stack = 500
-[[sources]]
-kind = "rfid-table"
-name = "felt"
-url = "/dev/ttyACM0"
-antenna_map = "antennas.toml"
-[journal]
-path = "JOURNAL"
-"""
+from tests.tables import two_seat_table
 
 
 def _config(tmp_path: Path, antennas: str, mqtt: str = "") -> Path:
     (tmp_path / "antennas.toml").write_text(antennas, encoding="utf-8")
-    out = tmp_path / "table.toml"
-    out.write_text(TABLE.replace("JOURNAL", str(tmp_path / "t9.sqlite")) + mqtt)
-    return out
+    return two_seat_table(tmp_path, '[[sources]]\nkind = "rfid-table"\nname = "felt"\n'
+                                    'url = "/dev/ttyACM0"\nantenna_map = "antennas.toml"\n', mqtt)
 
 
 def test_an_antenna_map_run_would_refuse_fails(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tablectl.cli import main
 from tablectl.domain.errors import ConfigError
 from tablectl.sources.base import load_antenna_map
+from tests.tables import two_seat_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,32 +39,8 @@ def test_ascii_digits_0_to_255_are_read(tmp_path: Path, key: str, number: int) -
 
 def _config(tmp_path: Path, antennas: str) -> Path:
     (tmp_path / "antennas.toml").write_text(antennas, encoding="utf-8")
-    out = tmp_path / "table.toml"
-    out.write_text(f"""deck = "{ROOT}/config/decks/demo-red.csv"
-[table]
-id = "t9"
-[game]
-variant = "holdem"
-structure = "no-limit"
-[game.stakes]
-small_blind = 1
-big_blind = 2
-[[seats]]
-number = 1
-stack = 500
-[[seats]]
-number = 2
-stack = 500
-[[sources]]
-kind = "rfid-table"
-url = "/dev/ttyACM0"
-antenna_map = "antennas.toml"
-[access]
-roles = {{ floor-t9 = "floor" }}
-[journal]
-path = "{tmp_path}/t9.sqlite"
-""")
-    return out
+    return two_seat_table(tmp_path, '[[sources]]\nkind = "rfid-table"\nurl = "/dev/ttyACM0"\n'
+                                    'antenna_map = "antennas.toml"\n')
 
 
 def test_config_check_reads_the_antenna_maps(tmp_path: Path,
