@@ -142,6 +142,17 @@ def _layout(points: list[tuple[float, float]]) -> Rank | None:
     return None
 
 
+def pip_columns(card: Image) -> tuple[float, float] | None:
+    """The mean x (fraction of the card's width) of a two-column layout's left and right
+    pips, where the card's pips read as one (4-6), else ``None``."""
+    f = _found(card)
+    if f.keep is None or f.rank not in (Rank.FOUR, Rank.FIVE, Rank.SIX):
+        return None
+    xs = sorted(float(f.cx[i]) for i in f.keep)
+    k = 2 if f.rank is not Rank.SIX else 3
+    return float(np.mean(xs[:k])), float(np.mean(xs[-k:]))
+
+
 def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
     """The pips of a warped canonical card (BGR or grey). With ``want``, the pips' shapes
     are measured only where they read as that rank (else none: cheaper); with ``edge``,

@@ -262,12 +262,15 @@ def test_a_two_column_layout_reads_with_its_pips_moved_together_and_one_column_n
     ("cards-[H6]-003.jpg", "6h"),  # quad takes in the fingers: pips 0.11 off their place
     ("cards-[S5]-012.jpg", "5s"),  # read 5c; pips 5s at a pip edge of 3.86
     ("cards-[S3]-013.jpg", "3s"),  # read 3c; pips 3s at 3.81
+    ("cards-[D6]-002.jpg", "6d"),  # read 3d; the quad cut to the card its pips place
 ])
 def test_handheld_card_refused_on_its_pips_place_or_ink_is_accepted(
         handheld_reader: Recogniser, name: str, card: str) -> None:
     """A hand-held six whose quad is wider than the card on one side (its pips read as a
-    six moved together), and two blurred spades whose index reads the club of the rank
-    their pips read (under ``PIPS_BLUR``, over ``PIPS_BLUR_AGREED``), were refused; each is
+    six moved together), two blurred spades whose index reads the club of the rank their
+    pips read (under ``PIPS_BLUR``, over ``PIPS_BLUR_AGREED``), and a six whose quad takes
+    in the fingers (its index read as a 3d; read again from the quad cut to the card its
+    pip columns place, :func:`~tablectl.vision.outset.trimmed`) were refused; each is
     accepted right."""
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
