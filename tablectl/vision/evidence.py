@@ -159,14 +159,14 @@ class Evidence:
             return None  # not clearly any suit of this deck's
         return s.suit is card.suit
 
-    def pips_card(self, card_img: Image) -> Card | None:
+    def pips_card(self, card_img: Image, blur: float = PIPS_BLUR) -> Card | None:
         """The card a blurred number card's pips read by themselves (:meth:`pips_agree`'s
-        gates: a layout, :data:`~tablectl.vision.pips.PIPS_BLUR`, a suit of this deck's
-        clearly), or ``None``."""
+        gates: a layout, a pip edge of ``blur`` (:data:`~tablectl.vision.pips.PIPS_BLUR`
+        unless the index agrees on the rank), a suit of this deck's clearly), or ``None``."""
         if self.profile.pip_vecs is None:
             return None
         p = self._pips.read(card_img, None, edge=True)
-        if p.rank is None or p.edge < PIPS_BLUR:
+        if p.rank is None or p.edge < blur:
             return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)
         if s.suit is None or s.score < PIP_MATCH or s.margin < PIP_SUIT_MARGIN:

@@ -6,8 +6,9 @@ wall behind it; the outline found (and snapped onto the card's edges,
 close to the corner, falls partly outside the warped corner crop: the card is refused,
 though its pips read as a card (:meth:`~tablectl.vision.evidence.Evidence.pips_card`).
 :func:`read_outset` reads such a card once more from its quad widened by :data:`OUTSET`
-about its centre. The widened quad is only a hypothesis: its read replaces the quad's
-only where the full gate accepts it (docs/camera.md §6).
+about its centre, or, where the quad takes in more than the card at one side, cut to
+the card its pips place (:func:`trimmed`). Either quad is only a hypothesis: its read
+replaces the quad's only where the full gate accepts it (docs/camera.md §6).
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ import numpy as np
 from tablectl.domain.cards import Card
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.model import FaceStatus, Image, Quad
+from tablectl.vision.pips import pip_columns
 
 OUTSET: Final = 1.06
 """How much wider the quad is read again: each corner moved away from the quad's centre
 to this multiple of its distance (6%: a corner crop's index margin on a hand-held card,
 docs/camera.md §6)."""
+
+
+COLUMN: Final = 0.30
+"""Where a two-column pip layout's columns lie across the card (fraction of its width
+from either side: :data:`~tablectl.vision.pips.LAYOUTS`)."""
+TRIM_LEAST: Final = 0.04
+"""How far (fraction of the quad's width) the card its pips place must lie off the quad's
+sides for the quad to be read again cut to it."""
 
 
 def outset(quad: Quad, factor: float = OUTSET) -> Quad:
@@ -51,12 +61,43 @@ def read_outset(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
     """``quad`` and its read ``r``; where ``r`` is refused (unsure, or no index read) and
     the pips of the card warped from ``quad`` read as a card (``pips_card``), the quad
     widened by :data:`OUTSET` and its read instead if that is accepted (``read`` applies
-    the full gate). ``frame_size``: ``(width, height)``; a widened quad running
-    out of the frame is not read. ``warp`` gives the canonical card of a quad."""
+    the full gate); else, where the pips lie in two columns off the quad's middle, the
+    quad cut to the card they place (:func:`trimmed`), likewise. ``frame_size``:
+    ``(width, height)``; a quad running out of the frame is not read. ``warp`` gives the
+    canonical card of a quad."""
     if r.status not in (FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD):
         return quad, r
     wide = outset(quad)
     if not inside(wide, *frame_size) or pips_card(warp(quad)) is None:
         return quad, r
     rw = read(warp(wide))
-    return (wide, rw) if rw.status is FaceStatus.ACCEPTED else (quad, r)
+    if rw.status is FaceStatus.ACCEPTED:
+        return wide, rw
+    narrow = trimmed(quad, pip_columns(warp(quad)))
+    if narrow is None or not inside(narrow, *frame_size):
+        return quad, r
+    rn = read(warp(narrow))
+    return (narrow, rn) if rn.status is FaceStatus.ACCEPTED else (quad, r)
+
+
+def trimmed(quad: Quad, columns: tuple[float, float] | None) -> Quad | None:
+    """``quad`` cut to the card its pips' two columns (``columns``: their mean x, as
+    fractions of the quad's width, :func:`~tablectl.vision.pips.pip_columns`) say it is:
+    the columns lie :data:`~tablectl.vision.pips.LAYOUTS`' 0.30 and 0.70 across the card,
+    so their spacing gives its width and their place its sides (a quad that takes in the
+    fingers beside a held card, hand-held D6-002, docs/camera.md §6). ``None`` where there
+    are no columns or the card is the quad already (within :data:`TRIM_LEAST`).
+
+    >>> trimmed(((0.0, 0.0), (10.0, 0.0), (10.0, 20.0), (0.0, 20.0)), (0.44, 0.76))
+    ((2.0, 0.0), (10.0, 0.0), (10.0, 20.0), (2.0, 20.0))
+    """
+    if columns is None:
+        return None
+    width = (columns[1] - columns[0]) / (1.0 - 2.0 * COLUMN)
+    lo = columns[0] - COLUMN * width
+    hi = lo + width
+    if abs(lo) < TRIM_LEAST and abs(hi - 1.0) < TRIM_LEAST:
+        return None
+    tl, tr, br, bl = (np.array(p, np.float64) for p in quad)
+    out = (tl + lo * (tr - tl), tl + hi * (tr - tl), bl + hi * (br - bl), bl + lo * (br - bl))
+    return tuple((round(float(x), 6), round(float(y), 6)) for x, y in out)  # type: ignore[return-value]

@@ -62,6 +62,12 @@ blurred for its print to be checked against the enrolled one (its strokes are ab
 wide): only then may the pips decide a read whose print is not this deck's. The number
 cards of other designs (``many_designs``, sharp scans and photos) measure 1.7-3.85,
 blurred hand-held photos 3.5-7.4, nine in ten above 4.0 (docs/camera.md §6)."""
+SHIFT: Final = (0.10, 0.05)
+"""How far (fraction of the card's width, height) the pips of a two-column layout (4-10)
+may lie off the card's centre, all together, and still read as it (:func:`_layout`): a
+quad that takes in a finger or the table beside a held card's side puts them off by that
+much (hand-held H6-003, docs/camera.md §6). A one-column layout (2, 3) is never moved: one
+column of a 4 would read as a 2."""
 PIP_SUIT_MARGIN: Final = 0.015
 """How much better the pips must fit their suit's enrolled pips than any other suit's."""
 
@@ -117,6 +123,34 @@ def _matches(points: list[tuple[float, float]], layout: tuple[tuple[float, float
             return False
         left.pop(min(near)[1])
     return True
+
+
+def _layout(points: list[tuple[float, float]]) -> Rank | None:
+    """The rank whose layout ``points`` match (fractions of the card), where they lie in
+    place or, for a two-column layout, all moved together by at most :data:`SHIFT`."""
+    for r, lay in LAYOUTS.items():
+        if _matches(points, lay):
+            return r
+    for r, lay in LAYOUTS.items():
+        if len(points) != len(lay) or all(lx == _MID for lx, _ in lay):
+            continue
+        dx = float(np.mean([p[0] for p in points]) - np.mean([q[0] for q in lay]))
+        dy = float(np.mean([p[1] for p in points]) - np.mean([q[1] for q in lay]))
+        if (abs(dx) <= SHIFT[0] and abs(dy) <= SHIFT[1]
+                and _matches([(px - dx, py - dy) for px, py in points], lay)):
+            return r
+    return None
+
+
+def pip_columns(card: Image) -> tuple[float, float] | None:
+    """The mean x (fraction of the card's width) of a two-column layout's left and right
+    pips, where the card's pips read as one (4-6), else ``None``."""
+    f = _found(card)
+    if f.keep is None or f.rank not in (Rank.FOUR, Rank.FIVE, Rank.SIX):
+        return None
+    xs = sorted(float(f.cx[i]) for i in f.keep)
+    k = 2 if f.rank is not Rank.SIX else 3
+    return float(np.mean(xs[:k])), float(np.mean(xs[-k:]))
 
 
 def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
@@ -192,8 +226,7 @@ def _found(card: Image) -> _Found:
     keep = np.flatnonzero(ok & (area >= lo * typical) & (area <= hi * typical))
     points = [(float(cx[i]), float(cy[i])) for i in keep]
     turned = [(1.0 - px, 1.0 - py) for px, py in points]  # a card lying the other way up
-    rank = next((r for r, lay in LAYOUTS.items()
-                 if _matches(points, lay) or _matches(turned, lay)), None)
+    rank = _layout(points) or _layout(turned)
     return _Found(w, h, ink, labels, stats, cx, cy, area, keep, rank)
 
 

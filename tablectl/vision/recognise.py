@@ -57,7 +57,7 @@ from tablectl.vision.corners import (
     view_at,
 )
 from tablectl.vision.edge import one_corner_out
-from tablectl.vision.evidence import Evidence
+from tablectl.vision.evidence import PIPS_BLUR_AGREED, Evidence
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.framememo import FrameMemo
 from tablectl.vision.freecorner import with_free_corners
@@ -101,6 +101,10 @@ _RANKS: Final = tuple(Rank)
 
 
 _NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
+
+
+_BLACK: Final = frozenset({Suit.CLUBS, Suit.SPADES})
+"""The suits printed in black ink (hearts and diamonds in red)."""
 
 
 class Recogniser:
@@ -228,10 +232,19 @@ class Recogniser:
         glyphs score that card within :data:`~tablectl.vision.classify.PIPS_BEHIND` of
         their best (the index does not contradict it), judged as any such read (pips
         agreeing, face fitting); else ``refused``. Only where a corner gave a read the
-        pips may decide (a blurred print: the pips cost about 1 ms)."""
+        pips may decide (a blurred print: the pips cost about 1 ms). Pips under
+        :data:`~tablectl.vision.pips.PIPS_BLUR` name the card only where ``refused`` reads
+        their rank and a suit of their ink (a blurred club read for a spade, S5-012,
+        docs/camera.md §6), at :data:`~tablectl.vision.evidence.PIPS_BLUR_AGREED`: the
+        index and the pips agree on the rank, the pips tell the suit."""
         if not any(r.pips for r, _ in named):
             return refused
         card = self._evidence.pips_card(card_img)
+        if card is None and refused.card is not None:
+            near = self._evidence.pips_card(card_img, PIPS_BLUR_AGREED)
+            if (near is not None and near.rank is refused.card.rank
+                    and (near.suit in _BLACK) == (refused.card.suit in _BLACK)):
+                card = near
         if card is None or card in judged:  # judged already: its pips or face refused it
             return refused
         mine = [r for r, _ in named if r.pips and r.card == card

@@ -9,7 +9,7 @@ import pytest
 from tablectl.domain.cards import Card
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.model import FaceStatus, Image, Quad
-from tablectl.vision.outset import OUTSET, inside, outset, read_outset
+from tablectl.vision.outset import OUTSET, inside, outset, read_outset, trimmed
 
 QUAD: Quad = ((100.0, 50.0), (300.0, 60.0), (290.0, 340.0), (90.0, 330.0))
 """A card-shaped quad, a little turned, well inside a 640 x 480 frame."""
@@ -38,6 +38,18 @@ def test_inside_asks_every_corner_in_the_frame() -> None:
     assert inside(QUAD, *SIZE)
     assert not inside(((-1.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)), *SIZE)
     assert not inside(((0.0, 0.0), (640.0, 0.0), (639.0, 10.0), (0.0, 10.0)), *SIZE)
+
+
+def test_trimmed_cuts_the_quad_to_the_card_its_pip_columns_place() -> None:
+    """Columns at 0.44 and 0.76 (spaced 0.32: a card 0.8 of the quad wide, its left side
+    at 0.2): the left side moved in, the right kept; columns in place leave it alone."""
+    q = trimmed(QUAD, (0.44, 0.76))
+    assert q is not None
+    (tl, tr, br, bl), (qtl, qtr, qbr, qbl) = np.array(QUAD), np.array(q)
+    assert np.allclose(qtl, tl + 0.2 * (tr - tl)) and np.allclose(qbl, bl + 0.2 * (br - bl))
+    assert np.allclose(qtr, tr) and np.allclose(qbr, br)
+    assert trimmed(QUAD, (0.30, 0.70)) is None and trimmed(QUAD, (0.31, 0.71)) is None
+    assert trimmed(QUAD, None) is None
 
 
 class _Calls:

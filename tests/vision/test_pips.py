@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tablectl.domain.cards import Card, Rank
-from tablectl.vision.cardview import warp_card, whole_frame_quad
+from tablectl.vision.cardview import CARD_H, CARD_W, warp_card, whole_frame_quad
 from tablectl.vision.chroma import colour_cards
 from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
@@ -233,3 +233,56 @@ def test_handheld_card_whose_index_and_pips_agree_passes_the_relaxed_blur_gate(
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
     assert read.status is FaceStatus.ACCEPTED
+
+
+def _drawn(points: list[tuple[float, float]]) -> np.ndarray:
+    """A white canonical card with a round black pip at each of ``points`` (fractions)."""
+    img = np.full((CARD_H, CARD_W, 3), 255, np.uint8)
+    for x, y in points:
+        cv2.circle(img, (round(x * CARD_W), round(y * CARD_H)), 10, (0, 0, 0), -1)
+    return img
+
+
+def test_a_two_column_layout_reads_with_its_pips_moved_together_and_one_column_never() -> None:
+    """A six whose columns lie at 0.41 and 0.76 of the card's width (as hand-held H6-003's,
+    its quad taking in the fingers beside it: the left column 0.11 off its place) reads as
+    a six, its pips moved together; moved more than ``SHIFT`` it reads as nothing; one
+    column of a four (two pips at the side) never reads as a two."""
+    rows = (0.2, 0.5, 0.8)
+    assert read_pips(_drawn([(x, y - 0.03) for x in (0.41, 0.76) for y in rows])).rank \
+        is Rank.SIX
+    assert read_pips(_drawn([(x, y) for x in (0.45, 0.80) for y in rows])).rank is None
+    assert read_pips(_drawn([(0.30, 0.2), (0.30, 0.8)])).rank is None
+    assert read_pips(_drawn([(0.42, 0.2), (0.42, 0.8)])).rank is Rank.TWO  # in PLACE
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[H6]-003.jpg", "6h"),  # quad takes in the fingers: pips 0.11 off their place
+    ("cards-[S5]-012.jpg", "5s"),  # read 5c; pips 5s at a pip edge of 3.86
+    ("cards-[S3]-013.jpg", "3s"),  # read 3c; pips 3s at 3.81
+    ("cards-[D6]-002.jpg", "6d"),  # read 3d; the quad cut to the card its pips place
+])
+def test_handheld_card_refused_on_its_pips_place_or_ink_is_accepted(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A hand-held six whose quad is wider than the card on one side (its pips read as a
+    six moved together), two blurred spades whose index reads the club of the rank their
+    pips read (under ``PIPS_BLUR``, over ``PIPS_BLUR_AGREED``), and a six whose quad takes
+    in the fingers (its index read as a 3d; read again from the quad cut to the card its
+    pip columns place, :func:`~tablectl.vision.outset.trimmed`) were refused; each is
+    accepted right."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+def test_pips_under_the_blur_gate_do_not_overrule_an_index_of_another_rank(
+        handheld_reader: Recogniser) -> None:
+    """A five of hearts whose index reads 6c and whose pips read 5h at a pip edge of 3.48
+    (under ``PIPS_BLUR``): the index names another rank, so the pips alone do not decide
+    it and it stays refused."""
+    read = _best(handheld_reader, "cards-[H5]-003.jpg")
+    assert read is None or read.status is not FaceStatus.ACCEPTED, read
