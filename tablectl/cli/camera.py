@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tablectl.cli.camera_live import enrol_live, print_margins, print_unseen
 from tablectl.cli.errors import Exit, UsageError, stops_on
+from tablectl.cli.options import checked
 from tablectl.cli.output import Subparsers, print_json
 from tablectl.config_urls import check_camera_url
 from tablectl.domain.cards import FULL_DECK, Card
@@ -31,10 +32,7 @@ def _deck(text: str) -> tuple[Card, ...]:
 
 def _camera(text: str) -> str:
     """``--live``: a camera as a ``[[sources]] url`` names one (``tablectl.config_urls``)."""
-    try:
-        return check_camera_url(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return checked(check_camera_url, text)
 
 
 def _roi(text: str) -> tuple[int, int, int, int]:

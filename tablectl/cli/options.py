@@ -12,22 +12,26 @@ argparse.ArgumentTypeError: not a broker URL: 'mqtts://h:8883' (expected mqtt://
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from tablectl.config_urls import check_broker_url
+
+
+def checked(check: Callable[[str], str], text: str) -> str:
+    """``check(text)``, its ``ValueError`` turned into argparse's usage error (its reason the
+    usage line's): the one way a config's own check serves as an option's ``type=``."""
+    try:
+        return check(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def broker_url(text: str) -> str:
     """``--broker``: ``mqtt://host:port`` or ``mqtts://host:port``
     (:func:`~tablectl.config_urls.check_broker_url`, as ``mqtt.url`` in a config)."""
-    try:
-        return check_broker_url(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return checked(check_broker_url, text)
 
 
 def plain_broker_url(text: str) -> str:
     """``--broker`` of a command that takes no TLS options (``demo``): ``mqtt://host:port``."""
-    try:
-        return check_broker_url(text, schemes=("mqtt",))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return checked(lambda t: check_broker_url(t, schemes=("mqtt",)), text)

@@ -16,6 +16,8 @@ from hardware_sim.camera import SHOE_ROI, DeckStyle, SimCamera, random_style
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.enrol import Enroller, VerificationReport, verify
 from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser
+from tests.vision import decks
 
 cv2.setNumThreads(1)
 
@@ -61,3 +63,12 @@ def board_profile() -> DeckProfile:
     profile, report = verify(enroller.build(), samples, "board")
     assert report.passed, report.failures
     return profile
+
+
+@pytest.fixture(scope="session")
+def handheld_reader() -> Recogniser:
+    """``handheld_low`` enrolled with retaken photos (the bench's protocol), read as if
+    enabled: one enrolment per test process, shared by the hand-held tests of every module
+    (the tests that take it are marked to skip where the photos are absent)."""
+    enrolled = decks.enrol(decks.handheld_low(retake=True))
+    return Recogniser(enrolled.profile.with_verification(True, "test"))

@@ -68,14 +68,6 @@ needs_handheld = pytest.mark.skipif(not decks.available(decks.HANDHELD),
                                     reason=decks.skip_reason(decks.HANDHELD))
 
 
-@pytest.fixture(scope="module")
-def handheld_reader() -> Recogniser:
-    """``handheld_low`` enrolled with retaken photos (the bench's protocol), read as if
-    enabled."""
-    enrolled = decks.enrol(decks.handheld_low(retake=True))
-    return Recogniser(enrolled.profile.with_verification(True, "test"))
-
-
 def _best(rec: Recogniser, name: str) -> FaceRead | None:
     return corpus.best_read(rec, corpus.load(decks.HANDHELD / name)[0])
 
