@@ -116,5 +116,54 @@ def check_broker_url(url: str, *, schemes: tuple[str, ...] = ("mqtt", "mqtts"),
     return url
 
 
-__all__ = ["MAX_CAMERA_INDEX", "camera_index", "check_broker_url", "check_camera_url",
-           "check_serial_url"]
+MAX_DB_URL: Final = 2048
+"""The longest database URL taken: a connection string with a long password and options is a
+few hundred characters; a longer one is a paste gone wrong."""
+
+
+def check_db_url(url: str) -> str:
+    """Accept ``postgresql://[user[:password]@]host[:port]/database[?options]`` (or
+    ``postgres://``); raise ValueError otherwise, in one line that never shows the password
+    and escapes what a terminal would act on (the URL once reached the terminal, escape
+    sequences and all, inside the server's "database ... does not exist").
+
+    >>> check_db_url("postgresql://floor:secret@db:5433/floor")
+    'postgresql://floor:secret@db:5433/floor'
+    >>> check_db_url("mysql://floor:secret@db/floor")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a database URL: 'mysql://floor:***@db/floor' (expected postgresql://user@host:port/database)
+    """
+    def refused(why: str = "") -> ValueError:
+        return ValueError(f"not a database URL: {_db_shown(url)} ({why + '; ' if why else ''}"
+                          "expected postgresql://user@host:port/database)")
+
+    if len(url) > MAX_DB_URL:
+        raise refused(f"{len(url)} characters, at most {MAX_DB_URL}")
+    if not (url.isascii() and url.isprintable()):
+        raise refused("control or non-ASCII characters: percent-encode them")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:        # urlsplit's own words: "Invalid IPv6 URL", "Port out of..."
+        raise refused(str(exc)[:60]) from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise refused()
+    if port == 0 or (port is None and parts.netloc.endswith(":")):
+        raise refused("no port")
+    return url
+
+
+def _db_shown(url: str) -> str:
+    """``url`` as a refusal shows it: its password as ``***``, at most 60 characters, escaped."""
+    head, at, tail = url.partition("@")
+    if at:
+        scheme, sep, login = head.partition("://")
+        user, colon, _ = login.partition(":")
+        head = f"{scheme}{sep}{user}:***" if colon else head
+    shown = head + at + tail
+    return ascii(shown[:60]) + ("..." if len(shown) > 60 else "")
+
+
+__all__ = ["MAX_CAMERA_INDEX", "MAX_DB_URL", "camera_index", "check_broker_url",
+           "check_camera_url", "check_db_url", "check_serial_url"]

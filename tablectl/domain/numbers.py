@@ -54,7 +54,7 @@ def number(low: float, high: float, *, above: bool = False) -> Callable[[str], f
         except ValueError:
             value = math.nan
         if not (math.isfinite(value) and low <= value <= high) or (above and value == low):
-            raise argparse.ArgumentTypeError(f"{text[:40]}: not a number {span}")
+            raise argparse.ArgumentTypeError(f"{_shown(text)}: not a number {span}")
         return value
 
     return parse
@@ -70,6 +70,23 @@ def _ascii(text: str) -> str:
     if not text.isascii() or "_" in text or text != text.strip():
         raise ValueError(text)
     return text
+
+
+def _shown(text: str) -> str:
+    """``text`` as a refusal echoes it: at most 40 characters, anything a terminal would act
+    on escaped (an escape sequence typed as a number once reached the terminal as it was).
+
+    >>> print(_shown("12"), _shown("1\\x1b[2J"), _shown("9" * 41))
+    12 '1\\x1b[2J' 9999999999999999999999999999999999999999...
+    """
+    cut = text[:40] + ("..." if len(text) > 40 else "")
+    return cut if cut.isprintable() and cut.isascii() else ascii(cut)
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted as ``!r`` quotes it, at most 40 characters, non-ASCII escaped."""
+    cut = text[:40] + ("..." if len(text) > 40 else "")
+    return ascii(cut)
 
 
 def _plain(x: float) -> str:
@@ -88,8 +105,8 @@ def whole(low: int, high: int, what: str | None = None) -> Callable[[str], int]:
             value = low - 1
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"expected {what} {low}..{high}, got {text!r}" if what is not None
-                else f"{text[:40]}: not a whole number from {low} to {high}")
+                f"expected {what} {low}..{high}, got {_quoted(text)}" if what is not None
+                else f"{_shown(text)}: not a whole number from {low} to {high}")
         return value
 
     return parse

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
-from tablectl.config_urls import check_broker_url
+from tablectl.config_urls import check_broker_url, check_db_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import number, whole
 from tablectl.floor.money import currency, money_format
@@ -53,9 +53,10 @@ def _store_code(exc: StoreUnavailableError) -> int:
 
 
 def _check_db(url: str) -> str:
-    if urlsplit(url).scheme not in ("postgresql", "postgres"):
-        raise argparse.ArgumentTypeError(f"expected a postgresql://... URL, got {url!r}")
-    return url
+    try:
+        return check_db_url(url)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _check_broker(url: str) -> str:

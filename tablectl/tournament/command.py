@@ -23,10 +23,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
-from urllib.parse import urlsplit
 
 from tablectl.clock import SystemClock
-from tablectl.config_urls import check_broker_url
+from tablectl.config_urls import check_broker_url, check_db_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import whole
 from tablectl.publish.errors import PublishError, PublishRefusedError
@@ -69,9 +68,10 @@ def _fail(text: str, code: int) -> int:
 # ---- argument types ------------------------------------------------------------------------
 
 def _check_db(url: str) -> str:
-    if urlsplit(url).scheme not in ("postgresql", "postgres"):
-        raise argparse.ArgumentTypeError(f"expected a postgresql://... URL, got {url!r}")
-    return url
+    try:
+        return check_db_url(url)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _check_broker(url: str) -> str:
@@ -120,7 +120,10 @@ def _store(args: argparse.Namespace) -> TournamentStore:
     if not url:
         raise TournamentError(f"say where the tournament database is: --db postgresql://... "
                               f"or ${DB_ENV}")
-    return PgTournamentStore(_check_db(url))
+    try:
+        return PgTournamentStore(check_db_url(url))
+    except ValueError as exc:     # $TABLECTL_TOURNAMENT_DB is read here, past argparse
+        raise TournamentError(f"{'--db' if args.db else '$' + DB_ENV}: {exc}") from None
 
 
 def _publisher(args: argparse.Namespace, tid: str) -> MqttPublisher | None:

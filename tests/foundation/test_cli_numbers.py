@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tablectl.cli import main
+from tests.usage import assert_number_refused
 
 DEV = ["--device", "socket://127.0.0.1:1"]
 DB = ["--db", "postgresql://postgres@127.0.0.1:5432/x"]
@@ -62,12 +63,24 @@ CASES: list[tuple[list[str], str, str]] = [
                          ids=[f"{c[0][0]} {c[1]} {c[2][:8]}" for c in CASES])
 def test_a_number_out_of_range_is_a_usage_error_before_anything_runs(
         argv: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_number_refused(main, argv, option, value, capsys)
+
+
+@pytest.mark.parametrize(("option", "value", "shown"), [
+    ("--pace", "\x1b[2J5", "'\\x1b[2J5'"),
+    ("--seed", "\x07\x07", "'\\x07\\x07'"),
+    ("--hands", "\u202e3", "'\\u202e3'"),
+])
+def test_a_refused_number_is_echoed_with_what_a_terminal_would_act_on_escaped(
+        option: str, value: str, shown: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the refusal echoed the value as typed, an escape sequence (clear the screen,
+    # ring the bell, turn the line right to left) reaching the terminal as it was.
     with pytest.raises(SystemExit) as ended:
-        main([*argv, option, value])
+        main(["demo", "--plain", option, value])
     assert ended.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert f"argument {option}: {value[:40]}: not a " in err, err
-    assert len(err) < 200
+    err = capsys.readouterr().err
+    assert f"argument {option}: {shown}: not a " in err, err
+    assert not any(c in err for c in "\x1b\x07\u202e")
 
 
 def test_a_recall_count_past_sqlite_integers_is_a_usage_error(
