@@ -15,7 +15,15 @@ from tablectl.vision.enrol import Enroller, parse_deck
 from tablectl.vision.evidence import Evidence
 from tablectl.vision.locate import locate_cards, quad_sides
 from tablectl.vision.model import FaceRead, FaceStatus
-from tablectl.vision.pips import LAYOUTS, PIPS_BLUR, enrolled_pips, pip_suit, read_pips
+from tablectl.vision.pips import (
+    LAYOUTS,
+    PIPS_BLUR,
+    enrolled_pips,
+    few_pips,
+    pip_rows,
+    pip_suit,
+    read_pips,
+)
 from tablectl.vision.recognise import Recogniser
 
 from . import corpus, decks
@@ -264,6 +272,38 @@ def test_handheld_card_refused_on_its_pips_place_or_ink_is_accepted(
     in the fingers (its index read as a 3d; read again from the quad cut to the card its
     pip columns place, :func:`~tablectl.vision.outset.trimmed`) were refused; each is
     accepted right."""
+    read = _best(handheld_reader, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
+def test_pip_rows_place_the_cards_ends_either_way_up() -> None:
+    """A seven (its layout not the same turned) drawn on 0.9 of the card's height: its
+    rows place the card's ends at 0 and 0.9; drawn turned, at 0.1 and 1; a six's top
+    two rows alone (its lower row cut) read as no layout, their mean height given."""
+    seven = LAYOUTS[Rank.SEVEN]
+    rows = pip_rows(_drawn([(x, 0.9 * y) for x, y in seven]))
+    assert rows is not None and np.allclose(rows, (0.0, 0.9), atol=0.01), rows
+    rows = pip_rows(_drawn([(1.0 - x, 1.0 - 0.9 * y) for x, y in seven]))
+    assert rows is not None and np.allclose(rows, (0.1, 1.0), atol=0.01), rows
+    top = _drawn([(x, y) for x, y in LAYOUTS[Rank.SIX] if y < 0.7])
+    assert pip_rows(top) is None
+    assert few_pips(top) == pytest.approx(0.35, abs=0.01)
+    assert few_pips(_drawn(list(LAYOUTS[Rank.SIX]))) is None  # a layout: none too few
+
+
+@pytest.mark.timeout(300)
+@needs_handheld
+@pytest.mark.parametrize(("name", "card"), [
+    ("cards-[H5]-022.jpg", "5h"),  # the hand over the lower end: 3 of 5 pips in the quad
+    ("cards-[S2]-021.jpg", "2s"),  # read 4s; the quad stops above the lower pip
+])
+def test_handheld_card_whose_lower_end_the_hand_covers_is_read_from_its_quad_grown(
+        handheld_reader: Recogniser, name: str, card: str) -> None:
+    """A blurred hand-held card whose quad stops short of its lower end (the hand over
+    it), its pips too few for any layout, was refused; read again from its quad grown to
+    a card's shape and then to where its pips' rows place the end
+    (:func:`~tablectl.vision.outset.read_lowered`), it is accepted right."""
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
     assert read.status is FaceStatus.ACCEPTED
