@@ -7,7 +7,7 @@ close to the corner, falls partly outside the warped corner crop: the card is re
 though its pips read as a card (:meth:`~tablectl.vision.evidence.Evidence.pips_card`).
 :func:`read_outset` reads such a card once more from its quad widened by :data:`OUTSET`
 about its centre, or, where the quad takes in more than the card at one side, cut to
-the card its pips place (:func:`trimmed`). :func:`read_lowered` reads a blurred card
+the card its pips place (:func:`trimmed`). :func:`read_covered` reads a blurred card
 whose quad stops short of its lower end (the hand holding it covers that end, or the
 outline stops above its lower pips: too few pips for any layout) from its quad grown
 past that end to where the pips' rows, all in view then, place it (:func:`lowered`,
@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from tablectl.domain.cards import Card
 from tablectl.vision.grow import BRIDGE_ASPECT, CARD_ASPECT
@@ -41,9 +42,13 @@ TRIM_LEAST: Final = 0.04
 """How far (fraction of the quad's width) the card its pips place must lie off the quad's
 sides for the quad to be read again cut to it; likewise (of its height) how far past
 its end the card's covered end must lie for the quad to be read grown to it."""
+SKEW_LEAST: Final = 0.15
+"""How far (fraction of the quad's shorter side) one corner must lie from where the other
+three place it (a parallelogram: a card's outline seen without much slant) for the quad
+to be read with that corner set there (:func:`completed`)."""
 REFIT_MOST: Final = 0.15
 """How far (fraction of the grown quad's height) the pips' rows may place the card's end
-from where a card's shape first put it (:func:`read_lowered`): they correct that guess,
+from where a card's shape first put it (:func:`read_covered`): they correct that guess,
 they do not replace it."""
 
 
@@ -141,7 +146,7 @@ def lowered(quad: Quad, aspect: float, down: bool = True) -> float:
     return float(aspect * np.hypot(*kept) / height) if height > 0 else 0.0
 
 
-def read_lowered(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
+def read_covered(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
                  warp: Callable[[Quad], Image],
                  few_pips: Callable[[Image], float | None],
                  rows: Callable[[Image], tuple[float, float] | None],
@@ -154,8 +159,10 @@ def read_lowered(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
     :data:`~tablectl.vision.grow.BRIDGE_ASPECT`: :func:`lowered`); where the pips of a
     grown quad read as a layout (``rows``: :func:`~tablectl.vision.pips.pip_rows`), the
     quad grown to the end their rows place instead (within :data:`REFIT_MOST` of the
-    guess), read, and its read kept where it is accepted. Quads running out of the frame
-    (``frame_size``) are not read."""
+    guess) is read. Then, for a quad one of whose corners the fingers pulled in, the quad
+    with that corner set where the other three place it (:func:`completed`), read where
+    its pips read as a layout. The first read accepted is kept with its quad. Quads
+    running out of the frame (``frame_size``) are not read."""
     if r.status is not FaceStatus.NEEDS_CONFIRMATION or not r.pips:
         return quad, r
     seen = few_pips(warp(quad))
@@ -183,4 +190,42 @@ def read_lowered(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
         rc = read(warp(card))
         if rc.status is FaceStatus.ACCEPTED:
             return card, rc
+    for card in completed(quad):
+        if not inside(card, *frame_size) or rows(warp(card)) is None:
+            continue
+        rc = read(warp(card))
+        if rc.status is FaceStatus.ACCEPTED:
+            return card, rc
     return quad, r
+
+
+def completed(quad: Quad) -> list[Quad]:
+    """``quad`` with one corner set where the other three place it (a parallelogram),
+    for each corner whose move makes the quad larger, largest first; none where every
+    corner lies within :data:`SKEW_LEAST` of it already. A card's outline seen without
+    much slant is near a parallelogram; a held card's corner under the fingers is
+    found pulled in (hand-held H2-002, docs/camera.md §6).
+
+    >>> completed(((0.0, 0.0), (10.0, 0.0), (10.0, 20.0), (4.0, 14.0)))[0]
+    ((0.0, 0.0), (10.0, 0.0), (10.0, 20.0), (0.0, 20.0))
+    """
+    p = np.array(quad, np.float64)
+    skew = p[0] + p[2] - p[1] - p[3]  # each corner's move to the parallelogram, +-
+    short = min(float(np.hypot(*(p[(i + 1) % 4] - p[i]))) for i in range(4))
+    if float(np.hypot(*skew)) < SKEW_LEAST * short:
+        return []
+    out: list[tuple[float, Quad]] = []
+    for i, sign in ((0, -1.0), (1, 1.0), (2, -1.0), (3, 1.0)):
+        q = p.copy()
+        q[i] += sign * skew
+        grows = _area(q) - _area(p)
+        if grows > 0:
+            out.append((grows, tuple((round(float(x), 6), round(float(y), 6))
+                                     for x, y in q)))  # type: ignore[arg-type]
+    return [q for _, q in sorted(out, key=lambda t: -t[0])]
+
+
+def _area(p: npt.NDArray[np.float64]) -> float:
+    """The area of the quad of corners ``p`` (shoelace)."""
+    x, y = p[:, 0], p[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0)

@@ -75,7 +75,7 @@ from tablectl.vision.outline import (
     part_of_any,
     parts_of,
 )
-from tablectl.vision.outset import read_lowered, read_outset
+from tablectl.vision.outset import read_covered, read_outset
 from tablectl.vision.pips import few_pips, pip_rows
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
@@ -395,14 +395,14 @@ class Recogniser:
         """A refused card whose pips name a card, read again from its quad widened
         (:mod:`tablectl.vision.outset`: the outline may cut off a blurred card's index);
         a blurred one whose pips are too few for a layout, from its quad grown past the
-        end the hand covers (:func:`~tablectl.vision.outset.read_lowered`); a read kept
+        end the hand covers (:func:`~tablectl.vision.outset.read_covered`); a read kept
         only where it is accepted."""
         h, w = frame.shape[:2]
         q, ro = read_outset(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
                             pips_card=self._evidence.pips_card, read=self.read_card)
         if ro.status is FaceStatus.ACCEPTED:
             return q, ro
-        return read_lowered(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
+        return read_covered(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
                             few_pips=few_pips, rows=pip_rows, read=self.read_card)
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],

@@ -20,7 +20,7 @@ from tablectl.vision.outset import (
     inside,
     lowered,
     outset,
-    read_lowered,
+    read_covered,
     read_outset,
     trimmed,
 )
@@ -172,7 +172,7 @@ def test_a_quad_stopping_above_the_lower_pips_is_grown_to_where_the_pips_rows_pl
     card = warp(quad)
     assert pip_rows(card) is None and (few_pips(card) or 1.0) < 0.5
     unsure = replace(UNSURE, pips=True)
-    got, r = read_lowered(quad, unsure, SIZE, warp=warp, few_pips=few_pips, rows=pip_rows,
+    got, r = read_covered(quad, unsure, SIZE, warp=warp, few_pips=few_pips, rows=pip_rows,
                           read=lambda _img: SURE)
     assert r is SURE
     assert np.allclose(got, ((200, 60), (399, 60), (399, 360), (200, 360)), atol=3.0), got
@@ -180,7 +180,7 @@ def test_a_quad_stopping_above_the_lower_pips_is_grown_to_where_the_pips_rows_pl
 
 
 class _Lowered:
-    """Fakes for :func:`read_lowered`: pips seen at ``seen`` (mean height), rows placing
+    """Fakes for :func:`read_covered`: pips seen at ``seen`` (mean height), rows placing
     the grown quad's ends at ``rows``."""
 
     def __init__(self, seen: float | None, rows: tuple[float, float] | None,
@@ -198,7 +198,7 @@ class _Lowered:
         return self.answer
 
     def run(self, r: IndexRead, quad: Quad = QUAD) -> tuple[Quad, IndexRead]:
-        return read_lowered(quad, r, SIZE, warp=self.warp, few_pips=lambda _i: self.seen,
+        return read_covered(quad, r, SIZE, warp=self.warp, few_pips=lambda _i: self.seen,
                             rows=lambda _i: self.rows, read=self.read)
 
 

@@ -303,7 +303,7 @@ def test_handheld_card_whose_lower_end_the_hand_covers_is_read_from_its_quad_gro
     """A blurred hand-held card whose quad stops short of its lower end (the hand over
     it), its pips too few for any layout, was refused; read again from its quad grown to
     a card's shape and then to where its pips' rows place the end
-    (:func:`~tablectl.vision.outset.read_lowered`), it is accepted right."""
+    (:func:`~tablectl.vision.outset.read_covered`), it is accepted right."""
     read = _best(handheld_reader, name)
     assert read is not None and read.card == Card.parse(card), read
     assert read.status is FaceStatus.ACCEPTED
