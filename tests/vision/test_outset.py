@@ -17,6 +17,7 @@ from tablectl.vision.model import FaceStatus, Image, Quad
 from tablectl.vision.outset import (
     OUTSET,
     along,
+    completed,
     inside,
     lowered,
     outset,
@@ -243,3 +244,41 @@ def test_a_grown_quad_past_the_frame_or_refused_leaves_the_quad() -> None:
     calls = _Lowered(0.3, (0.0, 1.0), UNSURE)
     assert calls.run(BLURRED) == (QUAD, BLURRED)  # a card of 1.4 already: grown to 1.56 only
     assert len(calls.read_quads) == 1
+
+
+def test_completed_sets_a_pulled_in_corner_where_the_other_three_place_it() -> None:
+    """A quad whose lower left corner lies well inside the parallelogram of the other
+    three: that corner set there first (the quad grown most); a quad near a parallelogram
+    (a card seen a little slanted) is left alone."""
+    pulled: Quad = ((200.0, 60.0), (400.0, 60.0), (400.0, 340.0), (250.0, 270.0))
+    got = completed(pulled)
+    assert got and got[0] == ((200.0, 60.0), (400.0, 60.0), (400.0, 340.0), (200.0, 340.0))
+    assert completed(QUAD) == []
+    slanted: Quad = ((200.0, 60.0), (400.0, 60.0), (390.0, 340.0), (210.0, 340.0))
+    assert completed(slanted) == []  # 20 px of 180: under SKEW_LEAST
+
+
+def test_a_two_whose_lower_corner_the_fingers_pulled_in_is_read_from_its_completed_quad(
+        ) -> None:
+    """A drawn two whose quad's lower left corner is pulled in over its lower pip (one
+    pip seen: no layout); grown down, its pips read no card or not this one; its corner
+    set where the other three place it, the whole card is read, and kept."""
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    cv2.rectangle(frame, (200, 60), (399, 339), (245, 245, 245), -1)
+    for x, y in LAYOUTS[Card.parse("2h").rank]:
+        cv2.circle(frame, (round(200 + 200 * x), round(60 + 280 * y)), 14, (20, 20, 20), -1)
+    pulled: Quad = ((200.0, 60.0), (399.0, 60.0), (399.0, 339.0), (230.0, 250.0))
+    card = ((200.0, 60.0), (399.0, 60.0), (399.0, 339.0), (200.0, 339.0))
+    last: list[Quad] = []
+
+    def warp(q: Quad) -> Image:
+        last.append(q)
+        return warp_card(frame, q)
+
+    def read(_img: Image) -> IndexRead:  # accepted only from the whole card
+        return SURE if np.allclose(last[-1], card, atol=3.0) else BLURRED
+
+    assert pip_rows(warp(pulled)) is None
+    got, r = read_covered(pulled, BLURRED, SIZE, warp=warp, few_pips=few_pips, rows=pip_rows,
+                          read=read)
+    assert r is SURE and np.allclose(got, card, atol=3.0), got
