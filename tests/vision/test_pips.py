@@ -120,12 +120,15 @@ def test_pips_name_no_card_of_a_sharp_print_and_a_card_without_pips_stays_refuse
     """The pips read a card by themselves only on a blurred card: none of the sharp
     number cards of another design (``blackjack_webcam``'s crops) gets one, so the reads
     the pips pick cannot let another design's card through; and a hand-held card read as
-    another card whose pips match no layout (a 2s read as 4s) stays refused."""
+    another card whose pips in its quad match no layout (a 2s read as 4s) is never
+    accepted as that card (it is accepted as the 2s it is only from its quad grown to
+    where its pips place its end, :func:`~tablectl.vision.outset.read_covered`)."""
     ev = Evidence(handheld_reader.profile)
     if decks.available(decks.BLACKJACK):
         assert all(ev.pips_card(img) is None for _, img in _number_cards())
     read = _best(handheld_reader, "cards-[S2]-021.jpg")
-    assert read is None or read.status is not FaceStatus.ACCEPTED, read
+    assert (read is None or read.status is not FaceStatus.ACCEPTED
+            or read.card == Card.parse("2s")), read
 
 
 @pytest.mark.timeout(300)
