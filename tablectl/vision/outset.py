@@ -11,7 +11,8 @@ the card its pips place (:func:`trimmed`). :func:`read_covered` reads a blurred 
 whose quad stops short of its lower end (the hand holding it covers that end, or the
 outline stops above its lower pips: too few pips for any layout) from its quad grown
 past that end to where the pips' rows, all in view then, place it (:func:`lowered`,
-:func:`along`). Each quad is only a hypothesis: its read replaces the quad's only where
+:func:`along`), or with the corner the fingers pulled in set where the other three place
+it (:func:`completed`). Each quad is only a hypothesis: its read replaces the quad's only where
 the full gate accepts it (docs/camera.md §6).
 """
 
