@@ -153,6 +153,56 @@ def pip_columns(card: Image) -> tuple[float, float] | None:
     return float(np.mean(xs[:k])), float(np.mean(xs[-k:]))
 
 
+def pip_rows(card: Image) -> tuple[float, float] | None:
+    """Where the card's top and bottom lie (fractions of ``card``'s height, top down) as
+    its pips' rows place them, where they read as a layout, else ``None``: each pip's
+    height against its layout place's (:data:`LAYOUTS`, the pips moved together as
+    :func:`_layout` allows) fitted by a line, whose values at 0 and 1 are the card's ends
+    (a quad that stops short of the card's lower end, or runs past it, docs/camera.md §6)."""
+    f = _found(card)
+    if f.keep is None or f.rank is None:
+        return None
+    points = [(float(f.cx[i]), float(f.cy[i])) for i in f.keep]
+    turn = _layout(points) is None  # read as the card lying the other way up
+    if turn:
+        points = [(1.0 - px, 1.0 - py) for px, py in points]
+    places = _placed(points, LAYOUTS[f.rank])
+    slope, offset = np.polyfit([ly for _, ly in places], [py for _, py in points], 1)
+    top, bottom = float(offset), float(offset + slope)
+    return (1.0 - bottom, 1.0 - top) if turn else (top, bottom)
+
+
+def few_pips(card: Image) -> float | None:
+    """The mean height (fraction of ``card``'s) of the card's pips where some are seen
+    but too few, or too far from their places, for any layout (a hand over the card's
+    end, or a quad stopping above its lower pips); ``None`` where none are seen or they
+    read as a layout."""
+    f = _found(card)
+    if f.keep is None or f.rank is not None:
+        return None
+    return float(np.mean(f.cy[f.keep]))
+
+
+def _placed(points: list[tuple[float, float]],
+            layout: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:
+    """The layout place each of ``points`` (which :func:`_layout` reads as ``layout``)
+    is taken for, in the order of ``points``: in place, or all moved together."""
+    dx = dy = 0.0
+    if not _matches(points, layout):
+        dx = float(np.mean([p[0] for p in points]) - np.mean([q[0] for q in layout]))
+        dy = float(np.mean([p[1] for p in points]) - np.mean([q[1] for q in layout]))
+    left = list(layout)
+    out: dict[int, tuple[float, float]] = {}
+    for k in sorted(range(len(points)), key=lambda k: (points[k][1], points[k][0])):
+        px, py = points[k][0] - dx, points[k][1] - dy
+        near = [(abs(px - lx) / PLACE[0] + abs(py - ly) / PLACE[1], i)
+                for i, (lx, ly) in enumerate(left)]
+        inside = [(d, i) for d, i in near
+                  if abs(px - left[i][0]) <= PLACE[0] and abs(py - left[i][1]) <= PLACE[1]]
+        out[k] = left.pop(min(inside or near)[1])  # as :func:`_matches` takes them
+    return [out[k] for k in range(len(points))]
+
+
 def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
     """The pips of a warped canonical card (BGR or grey). With ``want``, the pips' shapes
     are measured only where they read as that rank (else none: cheaper); with ``edge``,

@@ -75,7 +75,8 @@ from tablectl.vision.outline import (
     part_of_any,
     parts_of,
 )
-from tablectl.vision.outset import read_outset
+from tablectl.vision.outset import read_covered, read_outset
+from tablectl.vision.pips import few_pips, pip_rows
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.profile_check import check_widths
 from tablectl.vision.snap import edge_grey, read_snapped
@@ -393,10 +394,16 @@ class Recogniser:
     def _outset(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
         """A refused card whose pips name a card, read again from its quad widened
         (:mod:`tablectl.vision.outset`: the outline may cut off a blurred card's index);
-        the wider read kept only where it is accepted."""
+        a blurred one whose pips are too few for a layout, from its quad grown past the
+        end the hand covers (:func:`~tablectl.vision.outset.read_covered`); a read kept
+        only where it is accepted."""
         h, w = frame.shape[:2]
-        return read_outset(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
-                           pips_card=self._evidence.pips_card, read=self.read_card)
+        q, ro = read_outset(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
+                            pips_card=self._evidence.pips_card, read=self.read_card)
+        if ro.status is FaceStatus.ACCEPTED:
+            return q, ro
+        return read_covered(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
+                            few_pips=few_pips, rows=pip_rows, read=self.read_card)
 
     def _corner_read(self, frame: Image, pair: GlyphPair, budget: list[int],
                      ) -> tuple[GlyphPair, IndexRead] | None:

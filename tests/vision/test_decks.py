@@ -71,7 +71,9 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
             assert read is None or read.status is not FaceStatus.ACCEPTED, (path.name, read)
     singles = decks.read_singles(rec, photos.singles)
     assert singles.wrong == 0, singles.line()
-    # 43 of 56 measured (every 3rd photo; also with the colour search's rounds and held
+    # 46 of 56 measured with a blurred card's covered end or pulled-in corner read from
+    # its quad grown or completed to where its pips place the card (outset.read_covered);
+    # 43 before (every 3rd photo; also with the colour search's rounds and held
     # parts grown to 1.56, chroma.py, grow.py; 42 before pips confirming the index's own card
     # passed a blur gate relaxed to evidence.PIPS_BLUR_AGREED; 41 before a refused card
     # whose pips name a card was read again from its quad widened, outset.py; 39 before a
@@ -82,7 +84,7 @@ def test_enrolment_refuses_no_photo_that_recognition_reads() -> None:
     # reads, the one naming their card, recognise.py, classify.py; 4 before a blurred
     # card's pips were read, tablectl/vision/pips.py; 13 of all 167 then, 8 before the
     # colour finder and the hysteresis cut)
-    assert singles.right >= 42, singles.line()
+    assert singles.right >= 45, singles.line()
 
 
 @pytest.mark.timeout(300)
@@ -99,7 +101,9 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     singles = decks.read_singles(rec, [(p, c) for p, c in photos.singles
                                        if p not in enrolled.retaken])
     assert singles.wrong == 0, singles.line()
-    # 50 of 54 measured with both rounds of 2026-12-04 (48 with either alone: the
+    # 53 of 54 measured with a blurred card's covered end or pulled-in corner read from
+    # its quad grown or completed to where its pips place the card (outset.read_covered);
+    # 50 before, with both rounds of 2026-12-04 (48 with either alone: the
     # chroma cut searched again where the paper's side gives no card and a held card's
     # colour part grown to 1.56 too, chroma.py, grow.py; or a refused card whose pips name
     # a card read again from its quad widened and pips confirming the index's own card
@@ -109,7 +113,7 @@ def test_handheld_enrolled_with_retaken_photos() -> None:
     # found whose pips read its
     # rank; 38 before the pips picked, among a blurred card's index reads, the one naming
     # their card; 6 before a blurred card's pips were read; 15 of all 161 then)
-    assert singles.right >= 49, singles.line()
+    assert singles.right >= 52, singles.line()
 
 
 @pytest.mark.timeout(600)  # three photos per card enrolled: about twice the one-photo test
