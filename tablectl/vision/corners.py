@@ -140,7 +140,7 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
 class _Levels:
     """A frame's darkest channel, its paper level and its ink (:func:`ink_and_paper`);
     the paper mask made only where asked (:meth:`paper`): :func:`glyph_pairs` wants it
-    in the boxes round its glyphs, a few hundredths of a frame."""
+    in the boxes round its glyphs, mostly a few hundredths of a frame."""
 
     def __init__(self, small: Image) -> None:
         self.planes = planes(small)

@@ -400,9 +400,9 @@ class Recogniser:
         """A card placed from a free corner (:func:`with_free_corners`), read as an outline
         read unsure is, snapped onto its edges (:func:`read_snapped`), unless it shows no
         index at all (``NO_CARD``): such a placement is off any card's index corner, and
-        its snapped quad, moved by at most a few pixels, was never accepted on the
-        development decks (0 of 353 such reads, docs/camera.md §6, "Cost: the tail
-        frames"), at a second full read each."""
+        its snapped quad, moved by at most a few pixels, was never accepted on the bench's
+        frames or the development decks' (0 of 353 such reads, docs/camera.md §6, "Cost:
+        the tail frames"), at a second full read each."""
         r = self.read_card(self._warp(frame, quad))
         if r.status is FaceStatus.NO_CARD:
             return quad, r
