@@ -118,6 +118,10 @@ def _scaled_lut(k: float) -> Image:
 _INK_LUT: Final = _scaled_lut(1.0 - _INK)
 _GREY_LUT: Final = _scaled_lut(_GREY)
 _NEAR_LUT: Final = _scaled_lut(_PAPER_NEAR)
+_INK_UNDER: Final = np.where(np.arange(256) >= _PAPER_FLOOR, _INK_LUT.astype(np.int64) + 1,
+                             0).astype(np.uint8)
+"""Per paper level, the darkest channel's value ink lies under: one above the ink cut
+(:data:`_INK_LUT`) where the level is paper (at least :data:`_PAPER_FLOOR`), else 0."""
 
 
 def ink_and_paper(small: Image) -> tuple[Image, Image]:
@@ -128,24 +132,68 @@ def ink_and_paper(small: Image) -> tuple[Image, Image]:
     solid suits narrower than the kernel are filled in, a dark table beside a card is not
     (so the table never counts as ink next to an index printed close to the card's edge).
     Both are judged against it, not against the frame: a card in shade is still paper."""
-    b, g, r = planes(small)
-    dark = cv2.min(cv2.min(b, g), r)
-    hi = cv2.max(cv2.max(b, g), r)
-    # the paper level varies slowly: found at half size, where it costs a quarter
-    h, w = dark.shape
-    half = cv2.resize(dark, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    k = max(15, min(half.shape[:2]) // 10) | 1
-    level = cv2.resize(cv2.morphologyEx(half, cv2.MORPH_CLOSE,
-                                        cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))),
-                       (w, h), interpolation=cv2.INTER_LINEAR)
-    lit = cv2.compare(level, np.array([_PAPER_FLOOR]), cv2.CMP_GE)
-    # ink where dark <= (1 - _INK) * level, and the paper is not itself dark
-    ink = cv2.bitwise_and(cv2.compare(dark, cv2.LUT(level, _INK_LUT), cv2.CMP_LE), lit)
-    # paper: grey (darkest channel minus the colour's spread) near the level
-    white = cv2.subtract(dark, cv2.LUT(cv2.subtract(hi, dark), _GREY_LUT))
-    near = cv2.compare(white, cv2.LUT(level, _NEAR_LUT), cv2.CMP_GE)
-    paper = cv2.bitwise_and(near, lit)
-    return ink, cv2.threshold(paper, 127, 1, cv2.THRESH_BINARY)[1]
+    levels = _Levels(small)
+    h, w = levels.dark.shape
+    return levels.ink, cv2.threshold(levels.paper(0, 0, w, h), 127, 1, cv2.THRESH_BINARY)[1]
+
+
+class _Levels:
+    """A frame's darkest channel, its paper level and its ink (:func:`ink_and_paper`);
+    the paper mask made only where asked (:meth:`paper`): :func:`glyph_pairs` wants it
+    in the boxes round its glyphs, mostly a few hundredths of a frame."""
+
+    def __init__(self, small: Image) -> None:
+        self.planes = planes(small)
+        b, g, r = self.planes
+        self.dark = dark = cv2.min(cv2.min(b, g), r)
+        # the paper level varies slowly: found at half size, where it costs a quarter
+        h, w = dark.shape
+        half = cv2.resize(dark, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        k = max(15, min(half.shape[:2]) // 10) | 1
+        self.level = level = cv2.resize(
+            cv2.morphologyEx(half, cv2.MORPH_CLOSE,
+                             cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))),
+            (w, h), interpolation=cv2.INTER_LINEAR)
+        # ink where dark <= (1 - _INK) * level, and the paper is not itself dark: one
+        # comparison, dark < _INK_UNDER[level] (0 where the level is under the floor)
+        self.ink = cv2.compare(dark, cv2.LUT(level, _INK_UNDER), cv2.CMP_LT)
+
+    def paper(self, x0: int, y0: int, x1: int, y1: int) -> Image:
+        """Paper (255) in the box ``[x0, x1) x [y0, y1)`` (not empty): grey (the darkest
+        channel minus the colour's spread) near the level, the level itself lit."""
+        box = (slice(y0, y1), slice(x0, x1))
+        dark = self.dark[box]
+        b, g, r = (p[box] for p in self.planes)
+        hi = cv2.max(cv2.max(b, g), r)
+        white = cv2.subtract(dark, cv2.LUT(cv2.subtract(hi, dark), _GREY_LUT))
+        near = cv2.compare(white, cv2.LUT(self.level[box], _NEAR_LUT), cv2.CMP_GE)
+        lit = cv2.compare(self.level[box], np.array([_PAPER_FLOOR]), cv2.CMP_GE)
+        out: Image = cv2.bitwise_and(near, lit)
+        return out
+
+    def paper_counts(self, x0: npt.NDArray[np.int_], y0: npt.NDArray[np.int_],
+                     x1: npt.NDArray[np.int_], y1: npt.NDArray[np.int_],
+                     ) -> npt.NDArray[np.int64]:
+        """Pixels of paper in each box ``[x0, x1) x [y0, y1)``: box by box where the
+        boxes cover little of the frame (the usual case), else from the whole frame's
+        paper mask summed once (a frame of print); the same counts either way."""
+        h, w = self.dark.shape
+        area = (x1 - x0) * (y1 - y0)
+        if int(area.sum()) > _BOXES_WHOLE * h * w:
+            integral = cv2.integral(cv2.threshold(self.paper(0, 0, w, h), 127, 1,
+                                                  cv2.THRESH_BINARY)[1])
+            out = (integral[y1, x1] - integral[y0, x1] - integral[y1, x0]
+                   + integral[y0, x0])
+            return np.asarray(out, np.int64)
+        return np.array([cv2.countNonZero(self.paper(a, b, c, d)) if n > 0 else 0
+                         for a, b, c, d, n in zip(x0.tolist(), y0.tolist(), x1.tolist(),
+                                                  y1.tolist(), area.tolist(), strict=True)],
+                        np.int64)
+
+
+_BOXES_WHOLE: Final = 0.25
+"""Where the glyphs' boxes add up to more than this share of the frame, their paper is
+counted from the whole frame's mask (:meth:`_Levels.paper_counts`)."""
 
 
 PAPER_LEFT: Final = 16
@@ -195,7 +243,8 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
     scale = min(1.0, WORK_MAX / max(h, w))
     small = frame if scale == 1.0 else cv2.resize(
         frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    ink, paper = ink_and_paper(small)
+    levels = _Levels(small)
+    ink = levels.ink
     # Grana's algorithm: about 3x faster than the default on one core
     n, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         ink, 8, cv2.CV_32S, cv2.CCL_GRANA)
@@ -218,14 +267,13 @@ def glyph_pairs(frame: Image, skip: Image | None = None, limit: int = 16,
     if idx.size < 2:
         return []
     # paper all round: the share of paper in the glyph's box grown by most of its size
-    integral = cv2.integral(paper)
     sh, sw = small.shape[:2]
     pad = 0.6 * side[idx]
     x0 = np.clip(bx[idx] - pad, 0, sw).astype(int)
     y0 = np.clip(by[idx] - pad, 0, sh).astype(int)
     x1 = np.clip(bx[idx] + bw[idx] + pad, 0, sw).astype(int)
     y1 = np.clip(by[idx] + bh[idx] + pad, 0, sh).astype(int)
-    tot = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+    tot = levels.paper_counts(x0, y0, x1, y1)
     share = tot / np.maximum((x1 - x0) * (y1 - y0), 1)
     on_paper = share >= _PAPER_SHARE
     idx, share = idx[on_paper], share[on_paper]
