@@ -117,7 +117,7 @@ def fit_glyph(patch: npt.NDArray[np.float32], size: tuple[int, int]) -> Vec:
     canvas[oy:oy + nh, ox:ox + nw] = small
     v = np.asarray(cv2.GaussianBlur(canvas, (0, 0), 0.8), np.float32).ravel()
     v = v - np.float32(float(np.add.reduce(v)) / v.size)  # ``v.mean()``, without its overhead
-    n = float(np.linalg.norm(v))
+    n = float(np.sqrt(v.dot(v)))  # ``np.linalg.norm(v)``, as numpy computes it
     out: Vec = (v / n if n > 1e-6 else v).astype(np.float32)
     return out
 

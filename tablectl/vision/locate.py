@@ -33,6 +33,7 @@ A card whose quad runs into the frame's edge is **cut**: it is reported, but not
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -79,18 +80,21 @@ def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
 
     >>> order_quad(np.array([[0, 0], [140, 0], [140, 100], [0, 100]], np.float32))
     ((0.0, 100.0), (0.0, 0.0), (140.0, 0.0), (140.0, 100.0))
-    """
-    p = pts.reshape(4, 2).astype(np.float64)
-    c = p.mean(axis=0)
-    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
-    p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
-    start = int(np.argmin(p[:, 0] + p[:, 1]))
-    turn = [(start + i) % 4 for i in range(4)]  # ``np.roll(p, -start)``, as indices
-    top = np.hypot(*(p[turn[1]] - p[turn[0]]))
-    side = np.hypot(*(p[turn[2]] - p[turn[1]]))
-    if top > side:
-        turn = turn[3:] + turn[:3]  # ``np.roll(p, 1)``
-    q = p[turn].tolist()
+
+    On four Python floats (numpy's per-call cost was most of it, asked of every fitted
+    contour): the mean as numpy sums the rows, the angles by the same ``atan2``, the
+    sides by ``np.hypot``, so the same quad (``tests/vision/test_finder_cost.py``)."""
+    p = pts.reshape(4, 2).astype(np.float64).tolist()
+    cx = (p[0][0] + p[1][0] + p[2][0] + p[3][0]) / 4
+    cy = (p[0][1] + p[1][1] + p[2][1] + p[3][1]) / 4
+    ang = [math.atan2(y - cy, x - cx) for x, y in p]
+    p = [p[i] for i in sorted(range(4), key=ang.__getitem__)]  # clockwise (y down)
+    start = min(range(4), key=lambda i: p[i][0] + p[i][1])
+    turn = [(start + i) % 4 for i in range(4)]
+    a, b, c = p[turn[0]], p[turn[1]], p[turn[2]]
+    if np.hypot(b[0] - a[0], b[1] - a[1]) > np.hypot(c[0] - b[0], c[1] - b[1]):
+        turn = turn[3:] + turn[:3]  # the top is a long side: start one corner earlier
+    q = [p[i] for i in turn]
     return (q[0][0], q[0][1]), (q[1][0], q[1][1]), (q[2][0], q[2][1]), (q[3][0], q[3][1])
 
 
