@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.background import off_background
 from tablectl.vision.levels import channel_percentiles, median, percentile
 from tablectl.vision.model import Image, Quad
 from tablectl.vision.planes import planes
@@ -107,23 +108,32 @@ def quad_sides(q: Quad) -> tuple[float, float]:
 
 def white_balanced(img: Image) -> Image:
     """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
+    return balanced(img)[0]
+
+
+def balanced(img: Image) -> tuple[Image, tuple[Image, Image, Image] | None]:
+    """:func:`white_balanced`, and its three planes where it made them (the scaled ones:
+    the finder's masks start from them, not from a second split)."""
     small = img[::4, ::4].reshape(-1, 3)
     top = channel_percentiles(small, 97)
     if top is None:
         top = np.percentile(small, 97, axis=0).astype(np.float32)
     gain = float(top.max()) / np.maximum(top, 1.0)
     if float(gain.max()) < 1.05:
-        return img
+        return img, None
     ramp = np.arange(256, dtype=np.float32)
     luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
-    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(planes(img), luts, strict=True)])
+    b, g, r = (cv2.LUT(c, lut) for c, lut in zip(planes(img), luts, strict=True))
+    return cv2.merge([b, g, r]), (b, g, r)
 
 
-def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
-    """The candidate masks of a (shrunk, balanced) frame, the paper mask and whiteness
-    used to check that a candidate's border is paper, and the grey frame, its thickened
-    edges and the least edge gradient (for :func:`split_quads`)."""
-    b, g, r = planes(small)
+def _masks(small: Image, split: tuple[Image, Image, Image] | None = None,
+           ) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
+    """The candidate masks of a (shrunk, balanced) frame (``split``: its planes, where made
+    already), the paper mask and whiteness used to check that a candidate's border is
+    paper, and the grey frame, its thickened edges and the least edge gradient (for
+    :func:`split_quads`)."""
+    b, g, r = planes(small) if split is None else split
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(hi, lo))  # bright and unsaturated
@@ -146,66 +156,11 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     if top is None:
         top = float(np.percentile(white[::4, ::4], 99.5))
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
-    apart = _off_background(small)
+    apart = off_background(small)
     extra = [] if apart is None else [apart]
     opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
               for m in (otsu, cut, local, paper, *levels, *extra)]
     return [*opened, filled], paper, white, (grey, thick, max(10.0, 0.5 * med))
-
-
-BACKGROUND_RING: Final = 0.03
-"""The frame's border ring (share of its short side) that gives the background colour."""
-BACKGROUND_EVEN: Final = 8.0
-"""A border ring whose colours stray from the fitted surface by at most this (median
-absolute residual, the worst channel, grey levels) is one even background: a table, a
-cloth."""
-
-
-def _off_background(small: Image) -> Image | None:
-    """Where the frame differs from an even background: a card on a pale table of nearly
-    its own brightness (a grey or beige table, where whiteness merges card and table)
-    still differs from it in colour and level, and its pips and index lie inside it. The
-    background is the frame's border ring fitted with a smooth quadratic surface per
-    channel (a vignette or a light falling off across the table is still one background).
-    ``None`` when the ring does not fit one (carpet, clutter, a hand): that mask would be
-    noise."""
-    h, w = small.shape[:2]
-    q = small[::4, ::4].astype(np.float32)
-    qh, qw = q.shape[:2]
-    terms, ring, a = _surface(qh, qw)
-    on_ring = q[ring]
-    coef, *_ = np.linalg.lstsq(a, on_ring, rcond=None)
-    resid = np.abs(on_ring - a @ coef)
-    mad = float(np.median(resid, axis=0).max())
-    if mad > BACKGROUND_EVEN:
-        return None
-    bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
-    diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
-    d0, d1, d2 = planes(diff)
-    dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
-    floor = 4.0 * mad + 12.0
-    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
-    return mask
-
-
-@functools.lru_cache(maxsize=8)
-def _surface(qh: int, qw: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_],
-                                        npt.NDArray[np.float32]]:
-    """The quadratic surface's terms at each pixel of a ``qh`` x ``qw`` grid, its border
-    ring (:data:`BACKGROUND_RING`) and the terms on the ring, made once per frame size
-    (read-only)."""
-    b = max(1, round(BACKGROUND_RING * min(qh, qw)))
-    ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
-    ys, xs = ys / qh - 0.5, xs / qw - 0.5
-    terms = np.stack([np.ones_like(xs), xs, ys, xs * ys, xs * xs, ys * ys], axis=-1)
-    ring = np.zeros((qh, qw), bool)
-    ring[:b] = ring[-b:] = True
-    ring[:, :b] = ring[:, -b:] = True
-    on_ring = terms[ring]
-    for arr in (terms, ring, on_ring):
-        arr.flags.writeable = False
-    return terms, ring, on_ring
 
 
 def _bridged(masks: list[Image]) -> list[Image]:
@@ -548,8 +503,8 @@ def locate_cards(frame: Image, min_width: float = 40.0, *,
     """
     h, w = frame.shape[:2]
     scale, small = shrunk(frame) if shrunk_frame is None else shrunk_frame
-    small = white_balanced(small)
-    masks, paper, white, lines = _masks(small)
+    small, split = balanced(small)
+    masks, paper, white, lines = _masks(small, split)
     cands: list[tuple[float, Quad]] = []
     seen: list[Box] = []
     for m in masks:
