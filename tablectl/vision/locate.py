@@ -271,9 +271,10 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     k = 0.1 * float(np.sqrt(area))
     f = min(1.0, 5.0 / max(k, 1.0))
     pad = 6
-    pts = (cnt.reshape(-1, 2) - np.array([x, y])) * f + pad
+    flat = cnt.reshape(-1, 2)
+    at = ((flat - np.array([x, y])) * f + pad).round().astype(np.int32)  # drawn, then looked up
     patch: Image = np.zeros((round(h * f) + 2 * pad, round(w * f) + 2 * pad), np.uint8)
-    cv2.drawContours(patch, [np.round(pts).astype(np.int32)], -1, 255, -1)
+    cv2.drawContours(patch, [at], -1, 255, -1)
     kernel = _FIT_K
     patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
     holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -282,11 +283,11 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     parts, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not parts:
         return None
-    body = np.zeros_like(patch)
+    body = np.zeros(patch.shape, np.uint8)
     cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
     keep = np.asarray(cv2.dilate(body, kernel), bool)
-    ij = np.clip(np.round(pts).astype(np.int32), 0, [patch.shape[1] - 1, patch.shape[0] - 1])
-    sel = cnt.reshape(-1, 2)[keep[ij[:, 1], ij[:, 0]]]
+    ij = np.minimum(np.maximum(at, 0), (patch.shape[1] - 1, patch.shape[0] - 1))  # clipped
+    sel = flat[keep[ij[:, 1], ij[:, 0]]]
     if len(sel) < 4:
         return None
     hull = cv2.convexHull(sel.astype(np.float32))
