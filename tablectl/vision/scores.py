@@ -21,23 +21,25 @@ def top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     winner; 0: halfway). ``scores`` is ``vecs @ v`` where the caller has it already."""
     if scores is None:
         scores = vecs @ v
-    # the classes' few best scores ranked in Python: numpy's per-call cost was most of it
-    # (a stable sort of the negated scores, first maxima: numpy's ``argsort`` and ``argmax``)
-    best = np.maximum.reduceat(scores, starts).tolist()
-    classes = ids[starts].tolist()
-    ends = [*starts.tolist()[1:], len(scores)]
-    kept = (range(len(best)) if allowed is None
-            else [k for k, c in enumerate(classes) if allowed[c]])
-    top = sorted(kept, key=lambda k: -best[k])[:2]
+    best = np.maximum.reduceat(scores, starts)
+    classes = ids[starts]
+    if allowed is not None:
+        keep = allowed[classes]
+        best, kept = best[keep], np.flatnonzero(keep)
+    else:
+        kept = np.arange(len(starts))
+    top = np.argsort(-best, kind="stable")[:2]
 
-    def winner(k: int) -> int:  # the exemplar that gives class ``k`` its score
+    def winner(i: int) -> int:  # the exemplar that gives class ``i`` its score
+        k = int(kept[i])
         a = int(starts[k])
-        return a + int(np.argmax(scores[a:ends[k]]))
+        b = int(starts[k + 1]) if k + 1 < len(starts) else len(scores)
+        return a + int(np.argmax(scores[a:b]))
 
-    s1, k1, c1 = best[top[0]], winner(top[0]), classes[top[0]]
+    s1, k1, c1 = float(best[top[0]]), winner(int(top[0])), int(classes[kept[top[0]]])
     if len(top) < 2:
         return c1, s1, 2.0, 2.0
-    s2, k2 = best[top[1]], winner(top[1])
+    s2, k2 = float(best[top[1]]), winner(int(top[1]))
     gap = max(1.0 - float(vecs[k1] @ vecs[k2]), 1e-3)
     return c1, s1, s1 - s2, (s1 - s2) / gap
 
