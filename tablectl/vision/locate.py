@@ -346,14 +346,14 @@ def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *
 
 def _square_enough(q: npt.NDArray[np.float32]) -> bool:
     """Every corner between 55 and 125 degrees: a card seen up to about 30 deg off axis
-    (a sliver or a kite is not a card)."""
-    for i in range(4):
-        a = q[i - 1] - q[i]
-        b = q[(i + 1) % 4] - q[i]
-        na, nb = float(np.hypot(*a)), float(np.hypot(*b))
-        if na < 1e-3 or nb < 1e-3:
-            return False
-        if abs(float(a @ b) / (na * nb)) > 0.574:  # |cos| of 55 deg
+    (a sliver or a kite is not a card). The four corners' sides at once, in float32 as
+    ``np.hypot`` and ``@`` give them corner by corner."""
+    a = q[[3, 0, 1, 2]] - q  # to the corner before
+    b = q[[1, 2, 3, 0]] - q  # to the corner after
+    dots = (a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]).tolist()
+    for d, na, nb in zip(dots, np.hypot(a[:, 0], a[:, 1]).tolist(),
+                         np.hypot(b[:, 0], b[:, 1]).tolist(), strict=True):
+        if na < 1e-3 or nb < 1e-3 or abs(d / (na * nb)) > 0.574:  # |cos| of 55 deg
             return False
     return True
 
