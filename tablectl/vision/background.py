@@ -15,7 +15,6 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.vision.model import Image
-from tablectl.vision.planes import planes
 
 BACKGROUND_RING: Final = 0.03
 """The frame's border ring (share of its short side) that gives the background colour."""
@@ -45,7 +44,7 @@ def off_background(small: Image) -> Image | None:
         return None
     bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
     diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
-    d0, d1, d2 = planes(diff)
+    d0, d1, d2 = cv2.split(diff)  # at 640 px cheaper than ``planes`` (locate.balanced)
     dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
     floor = 4.0 * mad + 12.0
     t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
