@@ -1,8 +1,8 @@
 """The finder's and the reads' cheaper arithmetic (docs/camera.md §6, "Cost: the finder's
-small work on Python floats") gives what the numpy forms it replaced gave: the quad
-ordered, its corners judged square, the balanced frame's planes, the ink map and the face's
-cells clipped, a glyph's norm, the bottom-right index crop turned; on random quads and on
-the images of rendered frames."""
+and the reads' small work on Python floats") gives what the numpy forms it replaced gave:
+the quad ordered, its corners judged square, the balanced frame's planes, the ink map and
+the face's cells clipped, a glyph's norm, the bottom-right index crop turned; on random
+quads and on the images of rendered frames."""
 
 from __future__ import annotations
 
