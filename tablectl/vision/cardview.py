@@ -91,5 +91,5 @@ def corner_crops(card: Image, corner: tuple[float, float] = CORNER) -> tuple[Ima
     ``corner`` is the crop's size as fractions of the card's width and height."""
     cw, ch = round(CARD_W * corner[0]), round(CARD_H * corner[1])
     tl = card[:ch, :cw]
-    br = np.ascontiguousarray(card[CARD_H - ch:, CARD_W - cw:][::-1, ::-1])
+    br: Image = cv2.flip(card[CARD_H - ch:, CARD_W - cw:], -1)  # the same bytes, a new array
     return tl, br

@@ -91,7 +91,8 @@ class Classifier:
         the colour is ambiguous or the deck's suits are not told apart by ink)."""
         if self._group_gap < 0.15:
             return np.ones(4, bool)
-        d = np.linalg.norm(self._chroma - chroma[None, :], axis=1)
+        diff = self._chroma - chroma[None, :]
+        d = np.sqrt(np.add.reduce(diff * diff, axis=1))  # ``np.linalg.norm(.., axis=1)``
         best = int(np.argmin(d))
         others = d[~self._same_colour[best]]
         if others.size and float(others.min()) - float(d[best]) < 0.3 * self._group_gap:

@@ -70,7 +70,7 @@ def face_cells(card: Image) -> npt.NDArray[np.float32]:
     mid = mid8.astype(np.float32)
     level = percentile(mid8, 90)
     paper = (float(np.percentile(mid, 90)) if level is None else level) + 1.0
-    ink = 1.0 - np.clip(mid / paper, 0.0, 1.0)
+    ink = 1.0 - np.minimum(mid / paper, 1.0)  # ``np.clip(.., 0, 1)``: no value is below +0
     ink = cv2.GaussianBlur(ink, (0, 0), 0.8)
     small = cv2.resize(ink, GRID, interpolation=cv2.INTER_AREA)
     return np.asarray(small, np.float32)

@@ -33,6 +33,7 @@ A card whose quad runs into the frame's edge is **cut**: it is reported, but not
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,9 +41,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.vision.background import off_background
 from tablectl.vision.levels import channel_percentiles, median, percentile
 from tablectl.vision.model import Image, Quad
-from tablectl.vision.planes import planes
 from tablectl.vision.split import COVER, best_cut
 from tablectl.vision.tighten import tightened
 
@@ -79,18 +80,21 @@ def order_quad(pts: npt.NDArray[np.float32]) -> Quad:
 
     >>> order_quad(np.array([[0, 0], [140, 0], [140, 100], [0, 100]], np.float32))
     ((0.0, 100.0), (0.0, 0.0), (140.0, 0.0), (140.0, 100.0))
-    """
-    p = pts.reshape(4, 2).astype(np.float64)
-    c = p.mean(axis=0)
-    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
-    p = p[np.argsort(ang)]  # clockwise in image coordinates (y down)
-    start = int(np.argmin(p[:, 0] + p[:, 1]))
-    turn = [(start + i) % 4 for i in range(4)]  # ``np.roll(p, -start)``, as indices
-    top = np.hypot(*(p[turn[1]] - p[turn[0]]))
-    side = np.hypot(*(p[turn[2]] - p[turn[1]]))
-    if top > side:
-        turn = turn[3:] + turn[:3]  # ``np.roll(p, 1)``
-    q = p[turn].tolist()
+
+    On four Python floats (numpy's per-call cost was most of it, asked of every fitted
+    contour): the mean as numpy sums the rows, the angles by the same ``atan2``, the
+    sides by ``np.hypot``, so the same quad (``tests/vision/test_finder_cost.py``)."""
+    p = pts.reshape(4, 2).astype(np.float64).tolist()
+    cx = (p[0][0] + p[1][0] + p[2][0] + p[3][0]) / 4
+    cy = (p[0][1] + p[1][1] + p[2][1] + p[3][1]) / 4
+    ang = [math.atan2(y - cy, x - cx) for x, y in p]
+    p = [p[i] for i in sorted(range(4), key=ang.__getitem__)]  # clockwise (y down)
+    start = min(range(4), key=lambda i: p[i][0] + p[i][1])
+    turn = [(start + i) % 4 for i in range(4)]
+    a, b, c = p[turn[0]], p[turn[1]], p[turn[2]]
+    if np.hypot(b[0] - a[0], b[1] - a[1]) > np.hypot(c[0] - b[0], c[1] - b[1]):
+        turn = turn[3:] + turn[:3]  # the top is a long side: start one corner earlier
+    q = [p[i] for i in turn]
     return (q[0][0], q[0][1]), (q[1][0], q[1][1]), (q[2][0], q[2][1]), (q[3][0], q[3][1])
 
 
@@ -103,23 +107,34 @@ def quad_sides(q: Quad) -> tuple[float, float]:
 
 def white_balanced(img: Image) -> Image:
     """Scale each channel so its 97th percentile is the same (a grey-paper assumption)."""
+    return balanced(img)[0]
+
+
+def balanced(img: Image) -> tuple[Image, tuple[Image, Image, Image] | None]:
+    """:func:`white_balanced`, and its three planes where it made them (the scaled ones:
+    the finder's masks start from them, not from a second split)."""
     small = img[::4, ::4].reshape(-1, 3)
     top = channel_percentiles(small, 97)
     if top is None:
         top = np.percentile(small, 97, axis=0).astype(np.float32)
     gain = float(top.max()) / np.maximum(top, 1.0)
     if float(gain.max()) < 1.05:
-        return img
+        return img, None
     ramp = np.arange(256, dtype=np.float32)
     luts = [np.clip(ramp * g, 0, 255).astype(np.uint8) for g in gain]
-    return cv2.merge([cv2.LUT(c, lut) for c, lut in zip(planes(img), luts, strict=True)])
+    # at the finder's 640 px ``cv2.split`` is the cheaper split (not so at 1280 px,
+    # :mod:`tablectl.vision.planes`): about a seventh of the instructions, the same planes
+    b, g, r = (cv2.LUT(c, lut) for c, lut in zip(cv2.split(img), luts, strict=True))
+    return cv2.merge([b, g, r]), (b, g, r)
 
 
-def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
-    """The candidate masks of a (shrunk, balanced) frame, the paper mask and whiteness
-    used to check that a candidate's border is paper, and the grey frame, its thickened
-    edges and the least edge gradient (for :func:`split_quads`)."""
-    b, g, r = planes(small)
+def _masks(small: Image, split: tuple[Image, Image, Image] | None = None,
+           ) -> tuple[list[Image], Image, Image, tuple[Image, Image, float]]:
+    """The candidate masks of a (shrunk, balanced) frame (``split``: its planes, where made
+    already), the paper mask and whiteness used to check that a candidate's border is
+    paper, and the grey frame, its thickened edges and the least edge gradient (for
+    :func:`split_quads`)."""
+    b, g, r = cv2.split(small) if split is None else split
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     white = cv2.subtract(lo, cv2.subtract(hi, lo))  # bright and unsaturated
@@ -142,66 +157,11 @@ def _masks(small: Image) -> tuple[list[Image], Image, Image, tuple[Image, Image,
     if top is None:
         top = float(np.percentile(white[::4, ::4], 99.5))
     levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
-    apart = _off_background(small)
+    apart = off_background(small)
     extra = [] if apart is None else [apart]
     opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
               for m in (otsu, cut, local, paper, *levels, *extra)]
     return [*opened, filled], paper, white, (grey, thick, max(10.0, 0.5 * med))
-
-
-BACKGROUND_RING: Final = 0.03
-"""The frame's border ring (share of its short side) that gives the background colour."""
-BACKGROUND_EVEN: Final = 8.0
-"""A border ring whose colours stray from the fitted surface by at most this (median
-absolute residual, the worst channel, grey levels) is one even background: a table, a
-cloth."""
-
-
-def _off_background(small: Image) -> Image | None:
-    """Where the frame differs from an even background: a card on a pale table of nearly
-    its own brightness (a grey or beige table, where whiteness merges card and table)
-    still differs from it in colour and level, and its pips and index lie inside it. The
-    background is the frame's border ring fitted with a smooth quadratic surface per
-    channel (a vignette or a light falling off across the table is still one background).
-    ``None`` when the ring does not fit one (carpet, clutter, a hand): that mask would be
-    noise."""
-    h, w = small.shape[:2]
-    q = small[::4, ::4].astype(np.float32)
-    qh, qw = q.shape[:2]
-    terms, ring, a = _surface(qh, qw)
-    on_ring = q[ring]
-    coef, *_ = np.linalg.lstsq(a, on_ring, rcond=None)
-    resid = np.abs(on_ring - a @ coef)
-    mad = float(np.median(resid, axis=0).max())
-    if mad > BACKGROUND_EVEN:
-        return None
-    bg = np.clip(terms @ coef, 0, 255).astype(np.uint8)
-    diff = cv2.absdiff(small, cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR))
-    d0, d1, d2 = planes(diff)
-    dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
-    floor = 4.0 * mad + 12.0
-    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
-    return mask
-
-
-@functools.lru_cache(maxsize=8)
-def _surface(qh: int, qw: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_],
-                                        npt.NDArray[np.float32]]:
-    """The quadratic surface's terms at each pixel of a ``qh`` x ``qw`` grid, its border
-    ring (:data:`BACKGROUND_RING`) and the terms on the ring, made once per frame size
-    (read-only)."""
-    b = max(1, round(BACKGROUND_RING * min(qh, qw)))
-    ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
-    ys, xs = ys / qh - 0.5, xs / qw - 0.5
-    terms = np.stack([np.ones_like(xs), xs, ys, xs * ys, xs * xs, ys * ys], axis=-1)
-    ring = np.zeros((qh, qw), bool)
-    ring[:b] = ring[-b:] = True
-    ring[:, :b] = ring[:, -b:] = True
-    on_ring = terms[ring]
-    for arr in (terms, ring, on_ring):
-        arr.flags.writeable = False
-    return terms, ring, on_ring
 
 
 def _bridged(masks: list[Image]) -> list[Image]:
@@ -312,9 +272,10 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     k = 0.1 * float(np.sqrt(area))
     f = min(1.0, 5.0 / max(k, 1.0))
     pad = 6
-    pts = (cnt.reshape(-1, 2) - np.array([x, y])) * f + pad
+    flat = cnt.reshape(-1, 2)
+    at = ((flat - np.array([x, y])) * f + pad).round().astype(np.int32)  # drawn, then looked up
     patch: Image = np.zeros((round(h * f) + 2 * pad, round(w * f) + 2 * pad), np.uint8)
-    cv2.drawContours(patch, [np.round(pts).astype(np.int32)], -1, 255, -1)
+    cv2.drawContours(patch, [at], -1, 255, -1)
     kernel = _FIT_K
     patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
     holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -323,11 +284,11 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     parts, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not parts:
         return None
-    body = np.zeros_like(patch)
+    body = np.zeros(patch.shape, np.uint8)
     cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
     keep = np.asarray(cv2.dilate(body, kernel), bool)
-    ij = np.clip(np.round(pts).astype(np.int32), 0, [patch.shape[1] - 1, patch.shape[0] - 1])
-    sel = cnt.reshape(-1, 2)[keep[ij[:, 1], ij[:, 0]]]
+    ij = np.minimum(np.maximum(at, 0), (patch.shape[1] - 1, patch.shape[0] - 1))  # clipped
+    sel = flat[keep[ij[:, 1], ij[:, 0]]]
     if len(sel) < 4:
         return None
     hull = cv2.convexHull(sel.astype(np.float32))
@@ -386,14 +347,14 @@ def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *
 
 def _square_enough(q: npt.NDArray[np.float32]) -> bool:
     """Every corner between 55 and 125 degrees: a card seen up to about 30 deg off axis
-    (a sliver or a kite is not a card)."""
-    for i in range(4):
-        a = q[i - 1] - q[i]
-        b = q[(i + 1) % 4] - q[i]
-        na, nb = float(np.hypot(*a)), float(np.hypot(*b))
-        if na < 1e-3 or nb < 1e-3:
-            return False
-        if abs(float(a @ b) / (na * nb)) > 0.574:  # |cos| of 55 deg
+    (a sliver or a kite is not a card). The four corners' sides at once, in float32 as
+    ``np.hypot`` and ``@`` give them corner by corner."""
+    a = q[[3, 0, 1, 2]] - q  # to the corner before
+    b = q[[1, 2, 3, 0]] - q  # to the corner after
+    dots = (a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]).tolist()
+    for d, na, nb in zip(dots, np.hypot(a[:, 0], a[:, 1]).tolist(),
+                         np.hypot(b[:, 0], b[:, 1]).tolist(), strict=True):
+        if na < 1e-3 or nb < 1e-3 or abs(d / (na * nb)) > 0.574:  # |cos| of 55 deg
             return False
     return True
 
@@ -544,8 +505,8 @@ def locate_cards(frame: Image, min_width: float = 40.0, *,
     """
     h, w = frame.shape[:2]
     scale, small = shrunk(frame) if shrunk_frame is None else shrunk_frame
-    small = white_balanced(small)
-    masks, paper, white, lines = _masks(small)
+    small, split = balanced(small)
+    masks, paper, white, lines = _masks(small, split)
     cands: list[tuple[float, Quad]] = []
     seen: list[Box] = []
     for m in masks:
