@@ -519,8 +519,7 @@ class Recogniser:
           ``OUT_OF_FRAME``; read after all if the card placed from its index lies
           :data:`MOSTLY_IN` inside the frame (only a sliver outside), else not added.
         * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
-          out of the frame. Nothing is searched where every outline found was accepted
-          and no paper is left beside them (:func:`~tablectl.vision.corners.paper_left`)."""
+          out of the frame. Not called where nothing is left to find (:meth:`_all_read`)."""
         h, w = frame.shape[:2]
         skip = accepted_mask(frame.shape, found)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
