@@ -214,7 +214,7 @@ def paper_left(frame: Image, skip: Image, shrunk: Image | None = None,
     ``shrunk``: the frame shrunk with area interpolation where that is made already (the
     finder's, :func:`~tablectl.vision.locate.shrunk`); used where it is the half size (a
     1280 px wide frame), so that frame is not shrunk again. ``off_table``: where the frame
-    differs from its even table (:func:`~tablectl.vision.locate.off_background`, any
+    differs from its even table (:func:`~tablectl.vision.background.off_background`, any
     size); paper is then counted only there (a pale table is paper itself, and no card
     lies on it unseen where the frame is the table's own colour)."""
     h, w = frame.shape[:2]

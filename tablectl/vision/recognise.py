@@ -27,6 +27,7 @@ from typing import Final
 import numpy as np
 
 from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.background import off_background
 from tablectl.vision.cardlike import card_like
 from tablectl.vision.cardview import (
     CORNER,
@@ -65,7 +66,6 @@ from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_parts, partial, squarish, turned
 from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards, shrunk
-from tablectl.vision.locate import _off_background as off_background
 from tablectl.vision.merge import CUT, accepted_mask, merge_corner_card
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.outline import (
@@ -328,7 +328,7 @@ class Recogniser:
         outline found accepted, each a card of its own, but for quads that show no index
         and are not card-like (which are not reported), and no paper left beside the cards
         (:func:`~tablectl.vision.corners.paper_left`); on an even table (a cloth, a
-        pale felt: :func:`~tablectl.vision.locate.off_background`) only paper that differs
+        pale felt: :func:`~tablectl.vision.background.off_background`) only paper that differs
         from the table counts, as a pale table is itself paper by colour."""
         cards = [(q, r) for q, r in found
                  if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]

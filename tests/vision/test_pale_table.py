@@ -14,8 +14,8 @@ import pytest
 from hardware_sim.camera import random_style
 from hardware_sim.camera_scene import SceneCamera
 from tablectl.vision import recognise
+from tablectl.vision.background import off_background
 from tablectl.vision.corners import paper_left
-from tablectl.vision.locate import _off_background as off_background
 from tablectl.vision.locate import shrunk
 from tablectl.vision.merge import accepted_mask
 from tablectl.vision.model import FaceStatus, Image
