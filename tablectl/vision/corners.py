@@ -203,7 +203,8 @@ the box around each paper, about 80 px of paper at working scale, 20 at half."""
 _SPECK: Final = np.ones((3, 3), np.uint8)
 
 
-def paper_left(frame: Image, skip: Image, shrunk: Image | None = None) -> bool:
+def paper_left(frame: Image, skip: Image, shrunk: Image | None = None,
+               off_table: Image | None = None) -> bool:
     """Whether paper lies in ``frame`` (BGR) outside ``skip`` (non-zero where cards were
     read): paper as :func:`ink_and_paper` finds it, judged on the frame at half size
     (about a quarter of what :func:`glyph_pairs` costs a 1280x720 frame), specks under
@@ -212,7 +213,10 @@ def paper_left(frame: Image, skip: Image, shrunk: Image | None = None) -> bool:
 
     ``shrunk``: the frame shrunk with area interpolation where that is made already (the
     finder's, :func:`~tablectl.vision.locate.shrunk`); used where it is the half size (a
-    1280 px wide frame), so that frame is not shrunk again."""
+    1280 px wide frame), so that frame is not shrunk again. ``off_table``: where the frame
+    differs from its even table (:func:`~tablectl.vision.background.off_background`, any
+    size); paper is then counted only there (a pale table is paper itself, and no card
+    lies on it unseen where the frame is the table's own colour)."""
     h, w = frame.shape[:2]
     size = (max(1, w // 2), max(1, h // 2))
     half = (shrunk if shrunk is not None and shrunk.shape[1::-1] == size
@@ -227,6 +231,10 @@ def paper_left(frame: Image, skip: Image, shrunk: Image | None = None) -> bool:
     paper = cv2.bitwise_and(cv2.compare(white, cv2.LUT(level, _NEAR_LUT), cv2.CMP_GE),
                             cv2.compare(level, np.array([_PAPER_FLOOR]), cv2.CMP_GE))
     sk = cv2.resize(skip, (paper.shape[1], paper.shape[0]), interpolation=cv2.INTER_NEAREST)
+    if off_table is not None:
+        off = cv2.resize(off_table, (paper.shape[1], paper.shape[0]),
+                         interpolation=cv2.INTER_NEAREST)
+        paper = cv2.bitwise_and(paper, off)
     left = cv2.erode(cv2.bitwise_and(paper, cv2.bitwise_not(sk)), _SPECK)
     return cv2.countNonZero(left) >= PAPER_LEFT
 

@@ -27,6 +27,7 @@ from typing import Final
 import numpy as np
 
 from tablectl.domain.cards import Card, Rank, Suit
+from tablectl.vision.background import off_background
 from tablectl.vision.cardlike import card_like
 from tablectl.vision.cardview import (
     CORNER,
@@ -308,9 +309,10 @@ class Recogniser:
                  for f, qr in first]
         if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
             found = self._with_colour(frame, located, found)
-        found = self._with_corners(frame, found)
-        # the cards of a fan still unread, placed from a corner of the paper in view
-        found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
+        if not self._all_read(frame, found):
+            found = self._with_corners(frame, found)
+            # the cards of a fan still unread, placed from a corner of the paper in view
+            found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
@@ -320,6 +322,26 @@ class Recogniser:
                          [r.status is FaceStatus.ACCEPTED for _, r in found])
         return [(q, r) for (q, r), part in zip(found, parts, strict=True)
                 if not part and (r.status is not FaceStatus.NO_CARD or card_like(frame, q))]
+
+    def _all_read(self, frame: Image, found: list[tuple[Quad, IndexRead]]) -> bool:
+        """Whether nothing is left for the corner search and the free corners: every
+        outline found accepted, each a card of its own, but for quads that show no index
+        and are not card-like (which are not reported), and no paper left beside the cards
+        (:func:`~tablectl.vision.corners.paper_left`); on an even table (a cloth, a
+        pale felt: :func:`~tablectl.vision.background.off_background`) only paper that differs
+        from the table counts, as a pale table is itself paper by colour."""
+        cards = [(q, r) for q, r in found
+                 if r.status is not FaceStatus.NO_CARD or card_like(frame, q)]
+        accepted = {r.card for _, r in cards if r.status is FaceStatus.ACCEPTED}
+        if not cards or len(accepted) != len(cards) or any(
+                r.status is not FaceStatus.ACCEPTED for _, r in cards):
+            return False
+        small = self._memo.of(frame, shrunk)[1]
+        skip = accepted_mask(frame.shape, found)
+        if not paper_left(frame, skip, small):
+            return True
+        off = off_background(small)
+        return off is not None and not paper_left(frame, skip, small, off)
 
     def _with_colour(self, frame: Image, located: list[Found],
                      found: list[tuple[Quad, IndexRead]]) -> list[tuple[Quad, IndexRead]]:
@@ -497,15 +519,10 @@ class Recogniser:
           ``OUT_OF_FRAME``; read after all if the card placed from its index lies
           :data:`MOSTLY_IN` inside the frame (only a sliver outside), else not added.
         * Otherwise added, placed from its index; ``OUT_OF_FRAME`` if that outline runs
-          out of the frame. Nothing is searched where every outline found was accepted
-          and no paper is left beside them (:func:`~tablectl.vision.corners.paper_left`)."""
+          out of the frame. Not called where nothing is left to find (:meth:`_all_read`)."""
         h, w = frame.shape[:2]
         skip = accepted_mask(frame.shape, found)
         accepted = {r.card for _, r in found if r.status is FaceStatus.ACCEPTED}
-        if (found and len(accepted) == len(found)
-                and all(r.status is FaceStatus.ACCEPTED for _, r in found)
-                and not paper_left(frame, skip, self._memo.of(frame, shrunk)[1])):
-            return list(found)  # every outline read, and no paper left for another index
         hits: list[tuple[GlyphPair, IndexRead]] = []
         budget = [CORNER_READS]
         # the rank-suit distance the cards accepted so far make likely, then each index read
