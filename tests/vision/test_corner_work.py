@@ -1,4 +1,4 @@
-"""Work the corner search leaves out (:mod:`tablectl.vision.corners`, ``_with_corners``):
+"""Work the corner search leaves out (:mod:`tablectl.vision.corners`, ``_all_read``):
 a frame whose every outline was accepted and that shows no paper beside those cards is not
 searched (no index can lie there: the search takes only glyphs with paper round them)."""
 
@@ -43,22 +43,39 @@ def test_paper_left_beside_the_cards_read() -> None:
 
 
 def test_no_corner_search_where_every_outline_is_read_and_no_paper_is_left(
-        board_profile: DeckProfile, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every outline accepted and nothing but table beside the cards: no glyph pair is
-    looked for. Paper beside them, or an outline not accepted, and the search runs."""
+        board_profile: DeckProfile) -> None:
+    """Every outline accepted and nothing but table beside the cards: nothing is left for
+    the corner search or the free corners (``Recogniser._all_read``, which ``_inspect``
+    asks before either). Paper beside them, or an outline not accepted, and they run."""
     rec = Recogniser(board_profile)
-    searched: list[int] = []
+    frame = _table()
+    assert rec._all_read(frame, [(_CARD, _ACCEPTED)])
+    assert not rec._all_read(frame, [(_CARD, _ACCEPTED), (_WIDE, _REFUSED)])
+    assert not rec._all_read(frame, [])
+    frame[350:390, 400:430] = 235
+    assert not rec._all_read(frame, [(_CARD, _ACCEPTED)])
+
+
+def test_a_frame_with_nothing_left_is_not_searched(
+        board_profile: DeckProfile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where ``_all_read`` says nothing is left, ``inspect_board`` looks for no glyph pair
+    and places no card from a free corner; where it is not, both run."""
+    rec = Recogniser(board_profile)
+    searched: list[str] = []
 
     def glyph_pairs(*args: object, **kwargs: object) -> list[object]:
-        searched.append(1)
+        searched.append("corners")
         return []
 
+    def with_free_corners(frame: object, found: list[object], *args: object) -> list[object]:
+        searched.append("free")
+        return found
+
     monkeypatch.setattr(recognise, "glyph_pairs", glyph_pairs)
-    frame = _table()
-    assert rec._with_corners(frame, [(_CARD, _ACCEPTED)]) == [(_CARD, _ACCEPTED)]
-    assert not searched
-    rec._with_corners(frame, [(_CARD, _ACCEPTED), (_WIDE, _REFUSED)])
-    assert len(searched) == 1
-    frame[350:390, 400:430] = 235
-    rec._with_corners(frame, [(_CARD, _ACCEPTED)])
-    assert len(searched) == 2
+    monkeypatch.setattr(recognise, "with_free_corners", with_free_corners)
+    monkeypatch.setattr(Recogniser, "_all_read", lambda self, frame, found: True)
+    rec.inspect_board(_table())
+    assert searched == []
+    monkeypatch.setattr(Recogniser, "_all_read", lambda self, frame, found: False)
+    rec.inspect_board(_table())
+    assert searched == ["corners", "free"]
