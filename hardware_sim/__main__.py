@@ -29,6 +29,7 @@ from hardware_sim.serve import PtyDevice, serve_tcp
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import SEED_MAX, number, whole
+from tablectl.domain.strictjson import brief
 from tablectl.game.start import MAX_SEATS
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -37,7 +38,7 @@ _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 def _host_port(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {brief(text)}")
     return host or "127.0.0.1", int(port)
 
 

@@ -15,6 +15,7 @@ from tablectl.cli.output import Subparsers, print_json
 from tablectl.config_urls import check_camera_url
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.numbers import whole
+from tablectl.domain.strictjson import brief
 
 if TYPE_CHECKING:
     from tablectl.vision.model import Image
@@ -39,7 +40,7 @@ def _roi(text: str) -> tuple[int, int, int, int]:
     try:
         x, y, w, h = (int(v) for v in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected x,y,w,h in pixels, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected x,y,w,h in pixels, got {brief(text)}") from None
     if min(x, y) < 0 or min(w, h) < 8:
         raise argparse.ArgumentTypeError(f"ROI {text!r}: x, y >= 0 and w, h >= 8 please")
     return x, y, w, h

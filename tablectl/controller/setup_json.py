@@ -33,6 +33,7 @@ from tablectl.domain.cards import Card, CardParseError
 from tablectl.domain.deck import Deck
 from tablectl.domain.games import BettingStructure, GameKind, RulesPreset
 from tablectl.domain.jsonvalue import JsonValue
+from tablectl.domain.strictjson import brief
 from tablectl.game import RuleSet, Stakes
 from tablectl.game.rotation import Rotation, RotationError, RotationGame
 
@@ -210,17 +211,17 @@ def _decode(hint: Any, value: object) -> object:
 
 def _mapping(value: object) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
-        raise CodecError(f"journaled setup: expected an object, got {value!r}")
+        raise CodecError(f"journaled setup: expected an object, got {brief(value)}")
     return value
 
 
 def _list(value: object) -> list[object]:
     if not isinstance(value, list):
-        raise CodecError(f"journaled setup: expected a list, got {value!r}")
+        raise CodecError(f"journaled setup: expected a list, got {brief(value)}")
     return value
 
 
 def _number(value: object) -> int | float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CodecError(f"journaled setup: expected a number, got {value!r}")
+        raise CodecError(f"journaled setup: expected a number, got {brief(value)}")
     return value

@@ -291,6 +291,24 @@ def display_name(value: object, *, max_len: int = MAX_NAME, where: str = "name")
     return name
 
 
+BRIEF: Final = 60
+"""The most characters of a refused value a refusal shows (:func:`brief`)."""
+
+
+def brief(value: object, limit: int = BRIEF) -> str:
+    """``repr(value)`` as a refusal shows it: non-ASCII escaped, at most ``limit``
+    characters, then how long it was (a refused list of thousands of numbers once made a
+    20 kB line, a refused argument of a megabyte a megabyte).
+
+    >>> print(brief("3:7x"), brief("\\x1b[2J"))
+    '3:7x' '\\x1b[2J'
+    >>> print(brief([1.5] * 4000))
+    [1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5,... (20000 characters)
+    """
+    text = ascii(value)   # repr, its non-ASCII and control characters escaped, nested too
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _kind(value: object) -> str:
     match value:
         case None:
@@ -308,5 +326,6 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
-__all__ = ["DEFAULT_LIMITS", "MAX_NAME", "MAX_SAFE_INT", "JsonLimits", "StrictJsonError",
-           "check_text", "check_value", "decode_object", "decode_strict", "display_name"]
+__all__ = ["BRIEF", "DEFAULT_LIMITS", "MAX_NAME", "MAX_SAFE_INT", "JsonLimits",
+           "StrictJsonError", "brief", "check_text", "check_value", "decode_object",
+           "decode_strict", "display_name"]

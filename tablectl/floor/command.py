@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from tablectl.config_urls import check_broker_url, check_db_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import number, whole
+from tablectl.domain.strictjson import brief
 from tablectl.floor.money import currency, money_format
 from tablectl.floor.pg_setup import where
 from tablectl.floor.rules import HouseRules
@@ -71,7 +72,7 @@ def _since(text: str) -> datetime:
         stamp = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an ISO time such as 2026-12-01T20:00, "
-                                         f"got {text!r}") from None
+                                         f"got {brief(text)}") from None
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
 
 
@@ -80,7 +81,7 @@ def _game(text: str) -> str:
 
     known = sorted(g.value for g in GameKind)
     if text not in known:
-        raise argparse.ArgumentTypeError(f"expected one of {', '.join(known)}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(known)}, got {brief(text)}")
     return text
 
 

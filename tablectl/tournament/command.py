@@ -28,6 +28,7 @@ from tablectl.clock import SystemClock
 from tablectl.config_urls import check_broker_url, check_db_url
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import whole
+from tablectl.domain.strictjson import brief
 from tablectl.publish.errors import PublishError, PublishRefusedError
 from tablectl.tournament.balance import Plan
 from tablectl.tournament.clock import (
@@ -93,12 +94,12 @@ def parse_time(text: str) -> int:
     found = _TIME.fullmatch(text.strip())
     if found is None:
         raise argparse.ArgumentTypeError(f"expected a time such as 5:00, -2:30, 90s or 5m, "
-                                         f"got {text!r}")
+                                         f"got {brief(text)}")
     sign, mins, secs, number, unit = found.groups()
     value = int(mins) * 60 + int(secs) if mins is not None else int(number) * (
         60 if unit == "m" else 1)
     if value == 0 or value > 24 * 3600:
-        raise argparse.ArgumentTypeError(f"expected a time from 1 s to 24 h, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a time from 1 s to 24 h, got {brief(text)}")
     return -value if sign == "-" else value
 
 
@@ -107,7 +108,7 @@ def _button(text: str) -> tuple[int, int]:
     try:
         return whole(1, 999, "a table")(table), whole(1, 12, "a seat")(seat)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"expected TABLE:SEAT such as 3:7, got {text!r}"
+        raise argparse.ArgumentTypeError(f"expected TABLE:SEAT such as 3:7, got {brief(text)}"
                                          ) from None
 
 

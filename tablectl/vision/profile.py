@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import FULL_DECK, Card, Rank, Suit
+from tablectl.domain.strictjson import brief
 from tablectl.vision.margins import IndexGate, measure
 from tablectl.vision.model import ProfileError, Thresholds
 from tablectl.vision.profile_check import (
@@ -400,19 +401,19 @@ class DeckProfile:
 
 def _object(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"expected an object, got {value!r}")
+        raise ValueError(f"expected an object, got {brief(value)}")
     return value
 
 
 def _suits(value: object) -> frozenset[Suit]:
     if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-        raise ValueError(f"close_suits: expected a list of suits, got {value!r}")
+        raise ValueError(f"close_suits: expected a list of suits, got {brief(value)}")
     return frozenset(Suit(s) for s in value)
 
 
 def _cards(value: object, where: str) -> tuple[Card, ...]:
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise ValueError(f"{where}: expected a list of card codes, got {value!r}")
+        raise ValueError(f"{where}: expected a list of card codes, got {brief(value)}")
     return tuple(Card.parse(c) for c in value)
 
 
@@ -420,7 +421,7 @@ def _roi(value: object) -> tuple[int, int, int, int]:
     """The saved ``shoe_roi``: four whole numbers, a window of at least one pixel."""
     if (not isinstance(value, list) or len(value) != 4
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise ValueError(f"shoe_roi: expected four whole numbers, got {value!r}")
+        raise ValueError(f"shoe_roi: expected four whole numbers, got {brief(value)}")
     x, y, w, h = value
     if x < 0 or y < 0 or w < 1 or h < 1:
         raise ValueError(f"shoe_roi: {value!r} is not a window")
@@ -432,7 +433,7 @@ def _geometry(value: object) -> tuple[float, float, float] | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != 3:
-        raise ValueError(f"index_on_card: expected 3 numbers, got {value!r}")
+        raise ValueError(f"index_on_card: expected 3 numbers, got {brief(value)}")
     x, y, h = (unit_number(v, "index_on_card") for v in value)
     if not (0.0 <= x < 0.5 and 0.0 <= y < 0.5 and 0.0 < h < 0.6):
         raise ValueError(f"index_on_card: {value!r} is not where an index can be")

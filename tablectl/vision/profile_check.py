@@ -22,7 +22,7 @@ from typing import Final
 
 import numpy as np
 
-from tablectl.domain.strictjson import JsonLimits, StrictJsonError, check_text, decode_strict
+from tablectl.domain.strictjson import JsonLimits, StrictJsonError, brief, check_text, decode_strict
 from tablectl.vision.model import ProfileError
 
 META_LIMITS: Final = JsonLimits(max_bytes=1024 * 1024, max_depth=4, max_string=4096,
@@ -106,7 +106,7 @@ def unit_number(value: object, where: str, low: float = 0.0, high: float = 1.0) 
         ValueError: anything else.
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{where}: expected a number, got {value!r}")
+        raise ValueError(f"{where}: expected a number, got {brief(value)}")
     f = float(value)
     if not (math.isfinite(f) and low <= f <= high):
         raise ValueError(f"{where}: {f} is outside {low}..{high}")
@@ -116,7 +116,7 @@ def unit_number(value: object, where: str, low: float = 0.0, high: float = 1.0) 
 def thresholds(value: object) -> dict[str, float]:
     """The ``thresholds`` object: every gate a correlation or distance in 0..1."""
     if not isinstance(value, dict):
-        raise ValueError(f"thresholds: expected an object, got {value!r}")
+        raise ValueError(f"thresholds: expected an object, got {brief(value)}")
     return {str(k): unit_number(v, f"thresholds.{k}") for k, v in value.items()}
 
 
@@ -138,7 +138,7 @@ def checked_deck_id(value: object) -> str:
 def flag(value: object, where: str) -> bool:
     """A JSON ``true`` or ``false`` (``"false"``, 0 or ``null`` are refused, not guessed)."""
     if not isinstance(value, bool):
-        raise ValueError(f"{where}: expected true or false, got {value!r}")
+        raise ValueError(f"{where}: expected true or false, got {brief(value)}")
     return value
 
 

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablectl.domain.cards import Card
+from tablectl.domain.strictjson import brief
 from tablectl.vision.profile_check import unit_number
 
 LAYOUT_SLACK: Final = 0.02
@@ -64,10 +65,10 @@ class PrintGate:
     def from_json(cls, value: object) -> PrintGate:
         """Read back :meth:`as_json` (raises ``ValueError`` or ``TypeError``)."""
         if not isinstance(value, dict):
-            raise ValueError(f"print gate: expected an object, got {value!r}")
+            raise ValueError(f"print gate: expected an object, got {brief(value)}")
         photos = value.get("photos")
         if isinstance(photos, bool) or not isinstance(photos, int) or photos < 1:
-            raise ValueError(f"print gate: photos: expected a count, got {photos!r}")
+            raise ValueError(f"print gate: photos: expected a count, got {brief(photos)}")
         return cls(unit_number(value.get("layout"), "print gate: layout"),
                    unit_number(value.get("index"), "print gate: index", -1.0, 1.0), photos)
 

@@ -90,6 +90,26 @@ def test_a_bad_field_in_profile_json_is_refused(
         DeckProfile.load(where)
 
 
+LONG_CASES: list[tuple[str, Callable[[Meta], None], str]] = [
+    ("4000 numbers for 3", _set(("index_on_card",), [1.5] * 4000), "index_on_card: expected 3"),
+    ("4000 cards for a window", _set(("shoe_roi",), ["As"] * 4000), "shoe_roi: expected four"),
+    ("a right-to-left text for a threshold", _set(("thresholds", "index"), "\u202e9" * 2000),
+     r"thresholds\.index: expected a number, got '\\u202e9"),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "said"), LONG_CASES, ids=[c[0] for c in LONG_CASES])
+def test_a_refused_value_is_shown_short_and_escaped(
+        saved: Path, tmp_path: Path, what: str, edit: Callable[[Meta], None], said: str) -> None:
+    # Before: the refusal echoed the whole value, 20 kB on one line for 4000 numbers, and a
+    # right-to-left mark reached the terminal as it was (turning the line round).
+    where = _damaged_meta(saved, tmp_path, edit)
+    with pytest.raises(ProfileError, match=said) as refused:
+        DeckProfile.load(where)
+    line = str(refused.value)
+    assert len(line) < 300 and "characters)" in line and "\u202e" not in line, line[:400]
+
+
 def test_an_index_gate_that_would_let_reads_through_is_refused(
         board_profile: DeckProfile, saved: Path, tmp_path: Path) -> None:
     card = next(iter(board_profile.gates))
