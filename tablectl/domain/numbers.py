@@ -25,6 +25,8 @@ import math
 from collections.abc import Callable
 from typing import Final
 
+from tablectl.domain.strictjson import brief
+
 HANDS_MAX: Final = 1_000_000_000
 """The most hands a command counts (``demo --hands``, ``recall N``, ``watch --hands``): more
 than a table deals in decades; a journal's SQLite integers end at 2^63, where a bigger
@@ -83,12 +85,6 @@ def _shown(text: str) -> str:
     return cut if cut.isprintable() and cut.isascii() else ascii(cut)
 
 
-def _quoted(text: str) -> str:
-    """``text`` quoted as ``!r`` quotes it, at most 40 characters, non-ASCII escaped."""
-    cut = text[:40] + ("..." if len(text) > 40 else "")
-    return ascii(cut)
-
-
 def _plain(x: float) -> str:
     """``x`` as a person writes it: ``2678400``, not ``2.6784e+06``; ``0.5`` as it is."""
     return f"{x:.0f}" if x == int(x) else f"{x:g}"
@@ -105,7 +101,7 @@ def whole(low: int, high: int, what: str | None = None) -> Callable[[str], int]:
             value = low - 1
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"expected {what} {low}..{high}, got {_quoted(text)}" if what is not None
+                f"expected {what} {low}..{high}, got {brief(text, 40)}" if what is not None
                 else f"{_shown(text)}: not a whole number from {low} to {high}")
         return value
 

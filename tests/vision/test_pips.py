@@ -80,6 +80,13 @@ def _best(rec: Recogniser, name: str) -> FaceRead | None:
     return corpus.best_read(rec, corpus.load(decks.HANDHELD / name)[0])
 
 
+def _assert_accepted(rec: Recogniser, name: str, card: str) -> None:
+    """The hand-held photo ``name``'s best read is ``card``, accepted."""
+    read = _best(rec, name)
+    assert read is not None and read.card == Card.parse(card), read
+    assert read.status is FaceStatus.ACCEPTED
+
+
 @pytest.mark.timeout(300)
 @needs_handheld
 def test_blurred_handheld_card_is_accepted_on_index_and_pips(
@@ -108,9 +115,7 @@ def test_handheld_card_whose_index_reads_another_is_accepted_as_its_pips_read(
     read as another rank, or its suit as the other of its colour), refused before, is
     accepted as the card its pips read, where a glyph pair of its index names that card
     or scores it within ``PIPS_BEHIND`` of its best, and its face fits."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 @pytest.mark.timeout(300)
@@ -163,9 +168,7 @@ def test_handheld_card_snapped_onto_its_edges_is_accepted_on_its_pips(
     there, is read right on its snapped quad (:mod:`tablectl.vision.snap`) on its index
     and pips with its face fitting: that read now replaces the found quad's (before, only
     a snapped read its face settled did, and these were refused)."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 @pytest.mark.timeout(300)
@@ -183,9 +186,7 @@ def test_handheld_card_found_by_colour_whole_is_accepted(
     whole frame and refused; now its colour square is kept apart, grown past the hand
     (:mod:`tablectl.vision.chroma`, :func:`~tablectl.vision.grow.grown_quads`) or read
     with its corner out, and it is accepted right."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 @needs_handheld
@@ -214,9 +215,7 @@ def test_handheld_card_whose_outline_cuts_its_index_is_read_from_a_wider_quad(
     index falls partly out of the corner crop, was refused (read as another card, unsure)
     though its pips read as a card; read again from its quad widened
     (:mod:`tablectl.vision.outset`), it is accepted right on the same gates."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 @pytest.mark.timeout(300)
@@ -233,9 +232,7 @@ def test_handheld_card_whose_index_and_pips_agree_passes_the_relaxed_blur_gate(
     (:data:`~tablectl.vision.pips.PIPS_BLUR`), whose index reads the card its pips read,
     was refused; the pips confirming the index's own card need only
     :data:`~tablectl.vision.evidence.PIPS_BLUR_AGREED`, and it is accepted right."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 def _drawn(points: list[tuple[float, float]]) -> np.ndarray:
@@ -275,9 +272,7 @@ def test_handheld_card_refused_on_its_pips_place_or_ink_is_accepted(
     in the fingers (its index read as a 3d; read again from the quad cut to the card its
     pip columns place, :func:`~tablectl.vision.outset.trimmed`) were refused; each is
     accepted right."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 def test_pip_rows_place_the_cards_ends_either_way_up() -> None:
@@ -309,9 +304,7 @@ def test_handheld_card_whose_lower_end_the_hand_covers_is_read_from_its_quad_gro
     a card's shape and then to where its pips' rows place the end, or with the corner
     the fingers pulled in set where the other three place it
     (:func:`~tablectl.vision.outset.read_covered`), it is accepted right."""
-    read = _best(handheld_reader, name)
-    assert read is not None and read.card == Card.parse(card), read
-    assert read.status is FaceStatus.ACCEPTED
+    _assert_accepted(handheld_reader, name, card)
 
 
 @pytest.mark.timeout(300)
