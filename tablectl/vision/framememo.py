@@ -39,6 +39,15 @@ class FrameMemo:
         """The frame whose images are kept (``None`` after :meth:`clear`)."""
         return self._frame
 
+    def handed_over(self) -> dict[Callable[[Image], object], object]:
+        """What is kept for the frame, to be :meth:`take`-n by the memo of another reader of
+        the same frame (the images are shared, not copied: none is changed once made)."""
+        return dict(self._done)
+
+    def take(self, frame: Image, done: dict[Callable[[Image], object], object]) -> None:
+        """Keep ``done`` (another memo's :meth:`handed_over` for ``frame``) for ``frame``."""
+        self._frame, self._done = frame, dict(done)
+
     def clear(self) -> None:
         """Forget the frame and what was computed from it."""
         self._frame, self._done = None, {}

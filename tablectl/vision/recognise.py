@@ -19,7 +19,7 @@ is **needs_confirmation**; no index at all, or glyphs that match nothing enrolle
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial as bind
 from typing import Final
@@ -59,6 +59,7 @@ from tablectl.vision.corners import (
 )
 from tablectl.vision.edge import one_corner_out
 from tablectl.vision.evidence import PIPS_BLUR_AGREED, Evidence
+from tablectl.vision.firstpass import FirstPass
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.framememo import FrameMemo
 from tablectl.vision.freecorner import with_free_corners
@@ -127,6 +128,10 @@ class Recogniser:
         # the frame being read and its whole-frame images, made once (:meth:`_source_of`,
         # :meth:`_edge_grey`)
         self._memo = FrameMemo()
+        self.spend: Callable[[], None] | None = None
+        """Called before every index read (:meth:`_read_index`) and before each other
+        step of about its cost (:meth:`_pace`), where set: a live camera's further looks
+        (:mod:`tablectl.vision.liveboard`) are paced by it."""
 
     # --- one index crop -------------------------------------------------------------------
 
@@ -147,6 +152,7 @@ class Recogniser:
         many looks nor the shoe, where it would cost a frame more than it finds). Every
         glyph pair read there is added to ``named`` with its read, where given: the best
         read is not always the one a blurred card's pips name."""
+        self._pace()
         best = _NONE
         first: bool | None = None
         for level, found in enumerate(index_candidates(crop, grown=grown)):
@@ -162,6 +168,11 @@ class Recogniser:
             if best.status is FaceStatus.ACCEPTED and not best.face_only:
                 break
         return best, bool(first)
+
+    def _pace(self) -> None:
+        """A step of about an index read's work is next (:attr:`spend`)."""
+        if self.spend is not None:
+            self.spend()
 
     # --- rigs -----------------------------------------------------------------------------
 
@@ -217,6 +228,7 @@ class Recogniser:
             best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter
+        self._pace()  # the face and the pips judged next
         r = self.second_look(best, card_img)
         judged = [best.card] if best.status is FaceStatus.ACCEPTED else []
         if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
@@ -299,25 +311,91 @@ class Recogniser:
             r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        # every outline read once first: what lies inside a card accepted there is that
-        # card's part, not worth its further looks (:meth:`_read_found`)
-        first = [(f, self._read_cut(frame, f.quad) if f.cut
-                  else (f.quad, self.read_card(self._warp(frame, f.quad))))
-                 for f in located if not f.cut or card_like(frame, f.quad)]
-        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
-        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
-                 for f, qr in first]
-        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
-            found = self._with_colour(frame, located, found)
-        if not self._all_read(frame, found):
-            found = self._with_corners(frame, found)
-            # the cards of a fan still unread, placed from a corner of the paper in view
-            found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
+        first = self._first_reads(frame, located)
+        found = self._further(frame, located, first)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 found = [(q, r)]
+        return self._reported(frame, found)
+
+    def first_pass(self, frame: Image) -> FirstPass | None:
+        """The part of :meth:`inspect_board` every frame needs: the cards found and each
+        outline read once, and whether that settles the frame (every card accepted and
+        nothing left to look for: :meth:`_all_read`), when the further looks
+        (:meth:`further_looks`) would change nothing. ``None`` for a frame with no
+        readable picture. A live camera's board reads (:mod:`tablectl.vision.liveboard`)
+        make the further looks of an unsettled frame over the frames that follow."""
+        bgr = as_bgr8(frame)
+        if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
+            return None
+        self._memo.of(bgr, warp_source)
+        try:
+            small = self._memo.of(bgr, shrunk)
+            located = locate_cards(bgr, shrunk_frame=small)
+            first = self._first_reads(bgr, located)
+            found = [qr for _, qr in first]
+            # settled: no outline left to read again, no colour cards to look for (some
+            # card accepted), nothing for the corner search and the free corners
+            settled = (tuple(self._reported(bgr, found)) if found and all(
+                f.cut or r.status is FaceStatus.ACCEPTED for f, (_, r) in first)
+                and self._all_read(bgr, found) else None)
+            return FirstPass(bgr, tuple(located), tuple(first), settled,
+                             self._memo.handed_over())
+        finally:
+            self._memo.clear()
+
+    def first_reported(self, fp: FirstPass) -> list[tuple[Quad, IndexRead]]:
+        """What :meth:`inspect_board` reports of ``fp``'s first reads alone: the settled
+        result where the frame is settled, else each outline's first read (but for parts
+        of cards accepted and quads that show no index and are not card-like)."""
+        if fp.settled is not None:
+            return list(fp.settled)
+        return self._reported(fp.frame, [qr for _, qr in fp.first])
+
+    def further_looks(self, fp: FirstPass) -> list[tuple[Quad, IndexRead]]:
+        """The rest of :meth:`inspect_board` for the frame of ``fp``: what it reports of
+        that frame (the same reads, made in the same order)."""
+        if fp.settled is not None:
+            return list(fp.settled)
+        self._memo.take(fp.frame, fp.memo)
+        try:
+            return self._reported(fp.frame, self._further(fp.frame, list(fp.located),
+                                                          list(fp.first)))
+        finally:
+            self._memo.clear()
+
+    def _first_reads(self, frame: Image, located: Sequence[Found],
+                     ) -> list[tuple[Found, tuple[Quad, IndexRead]]]:
+        """Every outline read once (a cut one only where it is card-like): what lies
+        inside a card accepted there is that card's part, not worth its further looks
+        (:meth:`_read_found`)."""
+        return [(f, self._read_cut(frame, f.quad) if f.cut
+                 else (f.quad, self.read_card(self._warp(frame, f.quad))))
+                for f in located if not f.cut or card_like(frame, f.quad)]
+
+    def _further(self, frame: Image, located: Sequence[Found],
+                 first: Sequence[tuple[Found, tuple[Quad, IndexRead]]],
+                 ) -> list[tuple[Quad, IndexRead]]:
+        """The looks past the first reads: the outlines not accepted read again, the
+        colour cards, the corner search and the free corners."""
+        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
+        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
+                 for f, qr in first]
+        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
+            found = self._with_colour(frame, list(located), found)
+        if not self._all_read(frame, found):
+            found = self._with_corners(frame, found)
+            # the cards of a fan still unread, placed from a corner of the paper in view
+            small = self._memo.of(frame, shrunk)
+            found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
+        return found
+
+    def _reported(self, frame: Image, found: list[tuple[Quad, IndexRead]],
+                  ) -> list[tuple[Quad, IndexRead]]:
+        """``found`` as reported: not a part of a card accepted, nor a quad that shows no
+        index and is not card-like."""
         parts = parts_of([q for q, _ in found],
                          [r.status is FaceStatus.ACCEPTED for _, r in found])
         return [(q, r) for (q, r), part in zip(found, parts, strict=True)
@@ -338,6 +416,7 @@ class Recogniser:
             return False
         small = self._memo.of(frame, shrunk)[1]
         skip = accepted_mask(frame.shape, found)
+        self._pace()  # the paper left
         if not paper_left(frame, skip, small):
             return True
         off = off_background(small)
@@ -402,6 +481,7 @@ class Recogniser:
             ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
+        self._pace()  # the pips of a refused card read
         quad, r = self._outset(frame, quad, r)
         if r.status is FaceStatus.ACCEPTED:
             return quad, r
@@ -529,6 +609,9 @@ class Recogniser:
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
         spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
+        self._pace()  # the glyph pairs: about three index reads' work
+        self._pace()
+        self._pace()
         pairs = glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS,
                             float(np.median(spans)) if spans else None)
         todo = by_scale([p for p in pairs if not p.faint], spans)
