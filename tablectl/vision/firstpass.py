@@ -27,6 +27,9 @@ class FirstPass:
         first: for each outline read (cut ones only where card-like), its quad and read.
         settled: what the frame reports where the first reads settle it (every outline
             accepted, nothing left for the further looks to find), else ``None``.
+        reported: what the frame reports of its first reads alone (the settled result
+            where it is settled; else the first reads but for parts of cards accepted and
+            quads that show no index and are not card-like).
         memo: the whole-frame images made for the frame (a :class:`FrameMemo`'s
             :meth:`~tablectl.vision.framememo.FrameMemo.handed_over`).
     """
@@ -35,12 +38,8 @@ class FirstPass:
     located: tuple[Found, ...]
     first: tuple[tuple[Found, tuple[Quad, IndexRead]], ...]
     settled: tuple[tuple[Quad, IndexRead], ...] | None
+    reported: tuple[tuple[Quad, IndexRead], ...]
     memo: dict[Callable[[Image], object], object]
-
-    @property
-    def centres_read(self) -> list[tuple[float, float, float]]:
-        """:func:`quad_centre` of each outline read (:attr:`first`, in order)."""
-        return [quad_centre(f.quad) for f, _ in self.first]
 
 
 def quad_centre(q: Quad) -> tuple[float, float, float]:

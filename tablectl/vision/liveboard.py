@@ -35,6 +35,9 @@ import threading
 from dataclasses import dataclass
 from typing import Final
 
+import cv2
+import numpy as np
+
 from tablectl.vision.firstpass import FirstPass, quad_centre
 from tablectl.vision.indexread import IndexRead, read_rank
 from tablectl.vision.model import FaceStatus, Image, Quad
@@ -51,9 +54,6 @@ it costs about 2.5 ms on the bench's 1280x720 frames; the first pass of a frame 
 cards makes 8 to 20 (``bench/camera.py``, "live")."""
 LEAST_LOOKS: Final = 1
 """Index reads the further looks make on every frame of their scene but the first."""
-SAME_PLACE: Final = 0.12
-"""How far (a share of the card's longer side) an outline's centre may move between two
-frames of the same scene: a camera's noise and a card nudged, not a card moved."""
 
 Reads = list[tuple[Quad, IndexRead]]
 
@@ -174,6 +174,7 @@ class LiveBoard:
         self._looker = Recogniser(profile)
         self._frame_reads = frame_reads
         self._held: _Held | None = None
+        self._lock = threading.Lock()  # a close from another thread waits for the read
         self.faults = 0
         """Further looks that failed (logged); their scene reports its first reads."""
         self.looks_done = 0
@@ -186,7 +187,17 @@ class LiveBoard:
     def _count(self) -> None:
         self.first_reads += 1
 
+    @property
+    def looking(self) -> bool:
+        """Whether further looks are under way for the scene in view."""
+        return self._held is not None
+
     def read(self, frame: Image) -> list[LiveRead]:
+        """Every card found on ``frame`` with its verdict (:meth:`_read`)."""
+        with self._lock:
+            return self._read(frame)
+
+    def _read(self, frame: Image) -> list[LiveRead]:
         """Every card found on ``frame`` with its verdict. Where the first pass settles
         the frame: what :meth:`~tablectl.vision.recognise.Recogniser.inspect_board`
         reports of it. Else, on the frame where the further looks of the scene finish:
@@ -205,7 +216,7 @@ class LiveBoard:
             return [LiveRead(q, r) for q, r in fp.settled]  # a held scene waits
         if held is None:  # a new scene: its first pass is this frame's work
             self._held = _Held(fp, _Paced(self._looker, fp))
-            return between_looks(self._rec.first_reported(fp), None)
+            return between_looks(list(fp.reported), None)
         held.seen = fp
         before = held.looks.reads
         held.looks.step(max(LEAST_LOOKS, self._frame_reads - self.first_reads))
@@ -215,16 +226,15 @@ class LiveBoard:
             self.looks_done += 1
             held.looks = _Paced(self._looker, fp)  # the next looks: this frame's
             return [LiveRead(q, r) for q, r in held.last]
-        return between_looks(self._rec.first_reported(fp), held.last)
+        return between_looks(list(fp.reported), held.last)
 
     def _ended(self, looks: _Paced, fp: FirstPass) -> Reads:
         if looks.error is not None:
             self.faults += 1
             _LOGGER.warning("further looks failed (%d so far); the frame reports its first "
                             "reads", self.faults, exc_info=looks.error)
-            return self._rec.first_reported(fp)
-        assert looks.result is not None
-        return looks.result
+            return list(fp.reported)
+        return looks.result if looks.result is not None else list(fp.reported)
 
     def _drop(self) -> None:
         if self._held is not None:
@@ -232,8 +242,10 @@ class LiveBoard:
             self._held = None
 
     def close(self) -> None:
-        """End the further looks under way (their thread ends)."""
-        self._drop()
+        """End the further looks under way (their thread ends); a read under way in
+        another thread ends first."""
+        with self._lock:
+            self._drop()
 
 
 def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
@@ -255,7 +267,7 @@ def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
     for lq, lr in last:
         at = [i for i, (q, _) in enumerate(first) if i not in used and same_place(q, lq)]
         if at:
-            i = at[0]
+            i = min(at, key=lambda k: _distance(first[k][0], lq))
             q, r = first[i]
             if r.status is FaceStatus.ACCEPTED or read_rank(lr) <= read_rank(r):
                 used.add(i)
@@ -269,31 +281,37 @@ def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
 
 
 def same_place(a: Quad, b: Quad) -> bool:
-    """Whether two outlines are one card's in two frames: centres within
-    :data:`SAME_PLACE` of the larger's longer side, sides within a quarter of each other
-    (an outline of two cards lying over each other is not either one's)."""
-    ax, ay, aside = quad_centre(a)
-    bx, by, bside = quad_centre(b)
-    side = max(aside, bside)
-    return (abs(aside - bside) <= 0.25 * side
-            and (ax - bx) ** 2 + (ay - by) ** 2 <= (SAME_PLACE * side) ** 2)
+    """Whether two outlines of two frames may be one card's: either's middle lies inside
+    the other (a camera's noise moves an outline's edges by a shadow's width; an outline of
+    two cards lying over each other holds the middle of each)."""
+    return _inside(quad_centre(a)[:2], b) or _inside(quad_centre(b)[:2], a)
 
 
 def same_scene(a: FirstPass, b: FirstPass) -> bool:
-    """Whether two frames' first passes show one scene: as many outlines read, each at
-    the place of one of the other's (:data:`SAME_PLACE`), and no two at one place accepted
-    as different cards."""
-    if len(a.first) != len(b.first):
-        return False
-    left = list(zip(b.centres_read, [r for _, (_, r) in b.first], strict=True))
-    for (x, y, side), ra in zip(a.centres_read, [r for _, (_, r) in a.first], strict=True):
-        near = [i for i, ((bx, by, _), _) in enumerate(left)
-                if (bx - x) ** 2 + (by - y) ** 2 <= (SAME_PLACE * side) ** 2]
-        if not near:
-            return False
-        i = min(near, key=lambda k: (left[k][0][0] - x) ** 2 + (left[k][0][1] - y) ** 2)
-        rb = left.pop(i)[1]
-        if (ra.status is FaceStatus.ACCEPTED and rb.status is FaceStatus.ACCEPTED
-                and ra.card != rb.card):
-            return False
+    """Whether two frames' first passes show one scene: the middle of every card either
+    accepts lies inside an outline of the other, and inside none the other accepts as
+    another card. Reads not accepted are left out: a camera's noise makes a card's index
+    box or a shadow an outline of its own in one frame and not the next, and the same
+    card's outline a little larger or smaller (its shadow in it or not). A card put down
+    unsure does not start a scene: the looks under way end, and the next, from a newer
+    frame, find it."""
+    for x, y in ((a, b), (b, a)):
+        for q, r in x.reported:
+            if r.status is not FaceStatus.ACCEPTED:
+                continue
+            mid = quad_centre(q)[:2]
+            if not any(_inside(mid, f.quad) for f in y.located):
+                return False
+            if any(o.status is FaceStatus.ACCEPTED and o.card != r.card and _inside(mid, oq)
+                   for oq, o in y.reported):
+                return False
     return True
+
+
+def _distance(a: Quad, b: Quad) -> float:
+    (ax, ay, _), (bx, by, _) = quad_centre(a), quad_centre(b)
+    return float(np.hypot(ax - bx, ay - by))
+
+
+def _inside(p: tuple[float, float], q: Quad) -> bool:
+    return cv2.pointPolygonTest(np.array(q, np.float32).reshape(-1, 1, 2), p, False) >= 0

@@ -338,21 +338,14 @@ class Recogniser:
             found = [qr for _, qr in first]
             # settled: no outline left to read again, no colour cards to look for (some
             # card accepted), nothing for the corner search and the free corners
-            settled = (tuple(self._reported(bgr, found)) if found and all(
+            reported = tuple(self._reported(bgr, found))
+            settled = (reported if found and all(
                 f.cut or r.status is FaceStatus.ACCEPTED for f, (_, r) in first)
                 and self._all_read(bgr, found) else None)
-            return FirstPass(bgr, tuple(located), tuple(first), settled,
+            return FirstPass(bgr, tuple(located), tuple(first), settled, reported,
                              self._memo.handed_over())
         finally:
             self._memo.clear()
-
-    def first_reported(self, fp: FirstPass) -> list[tuple[Quad, IndexRead]]:
-        """What :meth:`inspect_board` reports of ``fp``'s first reads alone: the settled
-        result where the frame is settled, else each outline's first read (but for parts
-        of cards accepted and quads that show no index and are not card-like)."""
-        if fp.settled is not None:
-            return list(fp.settled)
-        return self._reported(fp.frame, [qr for _, qr in fp.first])
 
     def further_looks(self, fp: FirstPass) -> list[tuple[Quad, IndexRead]]:
         """The rest of :meth:`inspect_board` for the frame of ``fp``: what it reports of

@@ -77,7 +77,7 @@ def test_the_further_looks_end_in_what_the_whole_read_reports(
             whole = rec.inspect_board(f)
             fp = rec.first_pass(f)
             assert fp is not None and fp.settled is None
-            first = rec.first_reported(fp)
+            first = list(fp.reported)
             reads, n = _looked(lb, f)
             assert n >= 2  # the scene's first frame only starts them
             assert _pairs(reads[-1]) == whole
@@ -101,7 +101,7 @@ def test_between_looks_the_cards_are_the_looks_and_news_only_what_is_new(
         f = frames[1]
         reads, _ = _looked(lb, f)
         looked = _pairs(reads[-1])
-        first = rec.first_reported(rec.first_pass(f))
+        first = list(rec.first_pass(f).reported)
         after = lb.read(f)  # the next looks under way
         assert [(r.quad, r.read) for r in after] == [(r.quad, r.read) for r in
                                                     between_looks(first, looked)]
@@ -146,7 +146,8 @@ def test_between_looks_rules() -> None:
         (_quad(501, 1), last[3][1], False),  # the looks named a card, the first read none
         (_quad(700, 0), first[3][1], True),  # the looks read no better: this frame's read
         (_quad(900, 0), first[4][1], True)]  # accepted where the looks found nothing
-    assert same_place(_quad(0, 0), _quad(5, 5)) and not same_place(two, kd)
+    assert same_place(_quad(0, 0), _quad(5, 5)) and same_place(two, kd)
+    assert not same_place(_quad(0, 0), _quad(500, 0))
 
 
 def test_each_frame_makes_a_bounded_share_of_the_looks(
@@ -179,7 +180,7 @@ def test_a_new_scene_drops_the_looks_of_the_last(
         lb.read(frames[1])
         assert _looks_threads() == before + 1
         got = lb.read(frames[3])  # another scene: its first reads, the old looks ended
-        assert _pairs(got) == rec.first_reported(rec.first_pass(frames[3]))
+        assert _pairs(got) == list(rec.first_pass(frames[3]).reported)
         assert _looks_threads() == before + 1
         assert lb.looks_done == 0
         # a settled frame of another scene ends them too, and starts none
@@ -205,7 +206,7 @@ def test_a_fault_in_the_further_looks_costs_their_result_not_the_camera(
             reads, _ = _looked(lb, frames[1])
         assert lb.faults == 1
         assert "further looks failed" in caplog.text
-        assert _pairs(reads[-1]) == rec.first_reported(rec.first_pass(frames[1]))
+        assert _pairs(reads[-1]) == list(rec.first_pass(frames[1]).reported)
         monkeypatch.undo()
         reads, _ = _looked(lb, frames[3])  # the next scene is looked at as usual
         assert _pairs(reads[-1]) == rec.inspect_board(frames[3])
@@ -249,7 +250,7 @@ def test_the_board_source_votes_a_card_only_the_looks_find_once_per_look(
     finally:
         lb.close()
     assert len(ends) >= 3 and ends[0] >= 1
-    first = {r.card for _, r in rec.first_reported(rec.first_pass(f))
+    first = {r.card for _, r in list(rec.first_pass(f).reported)
              if r.status is FaceStatus.ACCEPTED}
     only = {r.card for _, r in rec.inspect_board(f) if r.status is FaceStatus.ACCEPTED} - first
     fps = 30.0
