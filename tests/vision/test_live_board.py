@@ -15,10 +15,10 @@ import pytest
 
 from hardware_sim.camera import random_style
 from hardware_sim.camera_scene import SceneCamera
-from tablectl.vision.decide import DeckGuard, VotePolicy
-from tablectl.vision.indexread import IndexRead
 from tablectl.domain.cards import Card
+from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.firstpass import quad_centre
+from tablectl.vision.indexread import IndexRead
 from tablectl.vision.liveboard import LiveBoard, LiveRead, between_looks, same_place
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
