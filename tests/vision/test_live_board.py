@@ -11,15 +11,23 @@ import asyncio
 import logging
 import threading
 
+import numpy as np
 import pytest
 
 from hardware_sim.camera import random_style
 from hardware_sim.camera_scene import SceneCamera
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import DeckGuard, VotePolicy
-from tablectl.vision.firstpass import quad_centre
+from tablectl.vision.firstpass import FirstPass, quad_centre
 from tablectl.vision.indexread import IndexRead
-from tablectl.vision.liveboard import LiveBoard, LiveRead, between_looks, same_place
+from tablectl.vision.liveboard import (
+    LiveBoard,
+    LiveRead,
+    between_looks,
+    same_place,
+    same_scene,
+)
+from tablectl.vision.locate import Found
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
@@ -268,3 +276,29 @@ def test_the_board_source_votes_a_card_only_the_looks_find_once_per_look(
     for r in decided.values():
         assert r.status is FaceStatus.ACCEPTED and r.frames == 3
         assert r.frame_time == pytest.approx(ends[2] / fps)
+
+
+def _pass(*cards: tuple[Quad, IndexRead], extra: tuple[Quad, ...] = ()) -> FirstPass:
+    """A first pass whose outlines are ``cards``' quads and ``extra`` (read as nothing)."""
+    located = tuple(Found(q, False, 1.0) for q, _ in cards) + tuple(
+        Found(q, False, 1.0) for q in extra)
+    first = tuple((f, (f.quad, r)) for f, (_, r) in zip(located, cards, strict=False))
+    empty = np.zeros((4, 4, 3), np.uint8)
+    return FirstPass(empty, located, first, None, tuple(cards), {})
+
+
+def test_a_scene_is_told_by_its_accepted_cards() -> None:
+    acc, unsure = FaceStatus.ACCEPTED, FaceStatus.NEEDS_CONFIRMATION
+    a = _pass((_quad(0, 0), _r("As", acc)), (_quad(300, 0), _r("Kd", unsure)))
+    # the same cards, outlines moved by a shadow's width, a speck of table found as well,
+    # the unsure card read as another card, or not at all
+    assert same_scene(a, _pass((_quad(3, -2, 104, 143), _r("As", acc)),
+                               (_quad(300, 0), _r("Kh", unsure)), extra=(_quad(600, 0, 20, 20),)))
+    assert same_scene(a, _pass((_quad(0, 0), _r("As", acc))))
+    assert same_scene(a, _pass((_quad(0, 0), _r("As", unsure)), (_quad(300, 0), _r("Kd", acc))))
+    # a card taken away, put down, or another card where one lay: another scene
+    assert not same_scene(a, _pass((_quad(300, 0), _r("Kd", unsure))))
+    assert not same_scene(a, _pass((_quad(0, 0), _r("As", acc)), (_quad(600, 0), _r("2c", acc))))
+    assert not same_scene(a, _pass((_quad(0, 0), _r("Ah", acc)), (_quad(300, 0), _r("Kd", unsure))))
+    # an unsure read where a card was accepted keeps the scene only while an outline is there
+    assert not same_scene(a, _pass((_quad(300, 0), _r("Kd", unsure)), extra=(_quad(900, 0),)))
