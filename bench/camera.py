@@ -49,7 +49,7 @@ from hardware_sim.camera import SHOE_ROI, DeckStyle, SimCamera, random_style
 from hardware_sim.camera_scene import TABLE_FRAME, SceneCamera
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.enrol import Enroller
-from tablectl.vision.liveboard import LiveBoard
+from tablectl.vision.liveboard import FRAME_READS, LiveBoard
 from tablectl.vision.locate import quad_box
 from tablectl.vision.model import FaceStatus, Image
 from tablectl.vision.recognise import Recogniser
@@ -96,6 +96,8 @@ def main() -> None:
                     help="only the per-deck table (no timings, no cluttered scenes)")
     ap.add_argument("--hold", type=int, default=10,
                     help="frames each scene of the live stream is held (default 10)")
+    ap.add_argument("--frame-reads", type=int, default=FRAME_READS,
+                    help=f"index reads a live frame may make (default {FRAME_READS})")
     ap.add_argument("--timing-only", action="store_true",
                     help="only the timings (no real photos): for runs paired with other code")
     args = ap.parse_args()
@@ -138,7 +140,8 @@ def main() -> None:
               f"{base['median_ms']:.2f} ms; cards found {found:.1%}")
 
     results["table_1280x720_8_cards"] = _table(board_rec, style, args.frames, args.repeat)
-    results["live_1280x720_8_cards"] = _live(board_rec, style, args.frames, args.hold)
+    results["live_1280x720_8_cards"] = _live(board_rec, style, args.frames, args.hold,
+                                             args.frame_reads)
 
     x, y, w, h = SHOE_ROI
     crops = [cam.shoe_frame(c)[y:y + h, x:x + w].copy() for c in FULL_DECK * 4]
@@ -223,7 +226,8 @@ def _table(rec: Recogniser, style: DeckStyle, n: int, repeat: int) -> dict[str, 
     return out
 
 
-def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int) -> dict[str, object]:
+def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
+          frame_reads: int) -> dict[str, object]:
     """The table frames of :func:`_table` as a live camera sees them: each scene held
     ``hold`` frames (the renderer's frame, fresh sensor noise on each), read in turn by
     :class:`~tablectl.vision.liveboard.LiveBoard`. CPU per frame is the process's (the
@@ -234,7 +238,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int) -> dict[str, obj
     cam = SceneCamera(3, style, strength=1.0)
     frames = [cam.frame(cam.shuffled_deck()[:8])[0] for _ in range(max(n, 1))]
     rng = np.random.default_rng(7)
-    live = LiveBoard(rec.profile)
+    live = LiveBoard(rec.profile, frame_reads)
     per_frame: list[float] = []
     first_only: list[float] = []
     whole: list[float] = []
@@ -270,7 +274,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int) -> dict[str, obj
            "baseline_whole_read_median_ms": round(statistics.median(whole), 3),
            "baseline_whole_read_p95_ms": q(whole, 0.95),
            "ratio_p95_to_baseline": round(q(per_frame, 0.95) / q(whole, 0.95), 2),
-           "hold": hold, "scenes_looked": len(ended),
+           "hold": hold, "frame_reads": frame_reads, "scenes_looked": len(ended),
            "frames_to_looks_median": statistics.median(ended) if ended else 0,
            "frames_to_looks_max": max(ended, default=0)}
     print(f"live table {TABLE_FRAME[0]}x{TABLE_FRAME[1]}, 8 cards, each scene held {hold} "

@@ -170,12 +170,14 @@ class Recogniser(CardReader):
             located = locate_cards(bgr, shrunk_frame=small)
             first = self._first_reads(bgr, located)
             found = [qr for _, qr in first]
-            # settled: no outline left to read again, no colour cards to look for (some
-            # card accepted), nothing for the corner search and the free corners
+            # settled: no outline left to read again (each accepted, cut, or not a card:
+            # :meth:`_read_found` would return it as it is), no colour cards to look for
+            # (some card accepted), nothing for the corner search and the free corners
             reported = tuple(self._reported(bgr, found))
-            settled = (reported if found and all(
-                f.cut or r.status is FaceStatus.ACCEPTED for f, (_, r) in first)
-                and self._all_read(bgr, found) else None)
+            cards = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
+            settled = (reported if cards and all(
+                f.cut or r.status is FaceStatus.ACCEPTED or self._not_a_card(bgr, q, r, cards)
+                for f, (q, r) in first) and self._all_read(bgr, found) else None)
             return FirstPass(bgr, tuple(located), tuple(first), settled, reported,
                              self._memo.handed_over())
         finally:
@@ -296,10 +298,7 @@ class Recogniser(CardReader):
         colour quad, :meth:`_with_colour`) a grown quad's added part need not be paper:
         the paper the colour mask misses past a held card's side is the fingers over it."""
         r = self.read_card(self._warp(frame, quad)) if first is None else first
-        if (first is not None and r.status is not FaceStatus.ACCEPTED
-                and (squarish(quad) or partial(quad))
-                and (part_of_any(quad, cards, PART_OF_CARD)
-                     or (bool(cards) and not card_like(frame, quad)))):
+        if first is not None and self._not_a_card(frame, quad, r, cards):
             return quad, r
         quad, r = read_snapped(frame, quad, lambda q: self.read_card(self._warp(frame, q)), r,
                                self._edge_grey)
@@ -317,6 +316,16 @@ class Recogniser(CardReader):
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
+
+    def _not_a_card(self, frame: Image, quad: Quad, r: IndexRead, cards: Sequence[Quad],
+                    ) -> bool:
+        """Whether an outline read once (``r``) and not accepted is not read again
+        (:meth:`_read_found`): near a square or part of a card's outline, and lying half
+        inside a card accepted in the frame (``cards``) or, where cards were accepted, not
+        card-like."""
+        return (r.status is not FaceStatus.ACCEPTED and (squarish(quad) or partial(quad))
+                and (part_of_any(quad, cards, PART_OF_CARD)
+                     or (bool(cards) and not card_like(frame, quad))))
 
     def _outset(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
         """A refused card whose pips name a card, read again from its quad widened
