@@ -260,7 +260,10 @@ def _found(card: Image) -> _Found:
     cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if cut < 40:
         binary = cv2.threshold(ink8, 39, 255, cv2.THRESH_BINARY)[1]
-    _, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # Grana's algorithm, as glyphs._pairs: the same labels as the default (both label
+    # 2x2 blocks in raster order), half the time on one core
+    _, labels, stats, cent = cv2.connectedComponentsWithStatsWithAlgorithm(
+        binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     area_card = float(w * h)
     x, y, bw, bh, area = (stats[1:, k] for k in range(5))
     cx, cy = cent[1:, 0] / w, cent[1:, 1] / h
