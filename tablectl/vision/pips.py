@@ -340,25 +340,43 @@ def _measured(f: _Found, want: Rank | None, edge: bool) -> Pips:
             continue  # a centre pip may stand either way
         shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
     out = np.stack(shapes).astype(np.float32) if shapes else none
-    width = _edge(ink, np.asarray(labels, np.int32), pips) if edge else 0.0
+    width = _edge(ink, np.asarray(labels, np.int32), stats, pips) if edge else 0.0
     return Pips(rank, len(pips), out, width)
 
 
-def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32], stats: Image,
           pips: list[tuple[int, int, float, float]]) -> float:
-    """The width of the pips' edges: their ink over the steepest slope across their rims."""
+    """The width of the pips' edges: their ink over the steepest slope across their rims.
+
+    Measured in the pips' box grown by :data:`_EDGE_PAD` (the card's edge where it is
+    nearer): the rim lies within two pixels of a pip and its slope's 3x3 kernel one
+    pixel further, so each value is the whole card's, in the same order, at a fraction of
+    the whole card's work (docs/camera.md §6, "Cost: a look's small work")."""
     if not pips:
         return 0.0
-    mask = np.isin(labels, [i for i, _, _, _ in pips]).astype(np.uint8)
+    ids = [i for i, _, _, _ in pips]
+    box = stats[ids, :4]
+    h, w = labels.shape
+    x0 = max(0, int(box[:, 0].min()) - _EDGE_PAD)
+    y0 = max(0, int(box[:, 1].min()) - _EDGE_PAD)
+    x1 = min(w, int((box[:, 0] + box[:, 2]).max()) + _EDGE_PAD)
+    y1 = min(h, int((box[:, 1] + box[:, 3]).max()) + _EDGE_PAD)
+    lab, ink = labels[y0:y1, x0:x1], ink[y0:y1, x0:x1]
+    on = lab == ids[0]
+    for i in ids[1:]:
+        on |= lab == i
+    mask = on.view(np.uint8)
     k = np.ones((5, 5), np.uint8)
     rim = cv2.dilate(mask, k).astype(bool) & ~cv2.erode(mask, k).astype(bool)
-    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    slope = float(np.percentile(np.hypot(gx, gy)[rim], 90))
-    full = float(np.percentile(ink[mask.astype(bool)], 75))
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)[rim] / 8.0
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)[rim] / 8.0
+    slope = float(np.percentile(np.hypot(gx, gy), 90))
+    full = float(np.percentile(ink[on], 75))
     return full / max(slope, 1e-3)
 
 
+_EDGE_PAD: Final = 3
+"""Pixels round the pips' box in which :func:`_edge` measures them."""
 def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
     """The pip glyphs an enrolment photo of ``card`` gives: its pips' shapes where they
     read as its own rank (a photo whose pips are cut or covered gives none)."""
