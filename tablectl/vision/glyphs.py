@@ -381,7 +381,7 @@ def _describe(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[n
     return IndexGlyphs(
         rank=glyph(rank_grown, (rx, ry, rw, rh), RANK_BOX),
         suit=glyph(suit_grown, (suit.x, suit.y, suit.w, suit.h), SUIT_BOX),
-        index=glyph(rank_grown | suit_grown, (ix, iy, iw, ih), INDEX_BOX),
+        index=glyph(cv2.bitwise_or(rank_grown, suit_grown), (ix, iy, iw, ih), INDEX_BOX),
         layout=layout,
         chroma=_chroma_in(colour[y0:y1, x0:x1], ink_box, mask) if colour.ndim == 3
         else np.zeros(2, np.float32),

@@ -7,6 +7,8 @@ one class lies behind the best; :func:`lean` the tilt an index's layout shows. U
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -33,7 +35,7 @@ class Groups:
     arrays this small cost more than the ranking itself (docs/camera.md §6, "Cost: a
     look's small work")."""
 
-    __slots__ = ("vecs", "starts", "ids", "rows")
+    __slots__ = ("ids", "rows", "starts", "vecs")
 
     def __init__(self, vecs: npt.NDArray[np.float32], starts: npt.NDArray[np.intp],
                  ids: tuple[int, ...], rows: tuple[tuple[int, int], ...]) -> None:
@@ -45,7 +47,7 @@ class Groups:
         """The groups of ``vecs`` whose class ``ids`` start at rows ``starts``."""
         bounds = [*starts.tolist(), len(vecs)]
         return cls(vecs, starts, tuple(ids[starts].tolist()),
-                   tuple(zip(bounds[:-1], bounds[1:], strict=True)))
+                   tuple(itertools.pairwise(bounds)))
 
     def best(self, scores: npt.NDArray[np.float32]) -> list[float]:
         """Each class's best score (``scores`` of every exemplar), class by class."""
