@@ -8,6 +8,7 @@ one class lies behind the best; :func:`lean` the tilt an index's layout shows. U
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -28,18 +29,18 @@ def top2(vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
     return groups.top2(scores, groups.best(scores), keep)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Groups:
-    """Exemplars sorted by class (``vecs``; class ``ids[k]`` in rows ``starts[k]`` on),
-    with each class's rows as Python ints, made once per profile: :meth:`top2` ranks the
-    dozen classes of one read in Python, where numpy's ``argsort`` and fancy indexing of
-    arrays this small cost more than the ranking itself (docs/camera.md §6, "Cost: a
-    look's small work")."""
+    """Exemplars sorted by class (``vecs``; class ``ids[k]`` in rows ``rows[k]``, which
+    start at ``starts``), the bounds as Python ints, made once per profile: :meth:`top2`
+    ranks the dozen classes of one read in Python, where numpy's ``argsort`` and fancy
+    indexing of arrays this small cost more than the ranking itself (docs/camera.md §6,
+    "Cost: a look's small work")."""
 
-    __slots__ = ("ids", "rows", "starts", "vecs")
-
-    def __init__(self, vecs: npt.NDArray[np.float32], starts: npt.NDArray[np.intp],
-                 ids: tuple[int, ...], rows: tuple[tuple[int, int], ...]) -> None:
-        self.vecs, self.starts, self.ids, self.rows = vecs, starts, ids, rows
+    vecs: npt.NDArray[np.float32]
+    starts: npt.NDArray[np.intp]
+    ids: tuple[int, ...]
+    rows: tuple[tuple[int, int], ...]
 
     @classmethod
     def of(cls, vecs: npt.NDArray[np.float32], ids: npt.NDArray[np.intp],
