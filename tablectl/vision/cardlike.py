@@ -73,6 +73,7 @@ def card_like(frame: Image, quad: Quad) -> bool:
     ink = (inside & (grey < INK * level)).astype(np.uint8)
     if float(ink.sum()) > 0.6 * n:
         return False
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    count, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        ink, 8, cv2.CV_32S, cv2.CCL_GRANA)  # as glyphs._pairs: the same, in less time
     lo, hi = MARK[0] * n, MARK[1] * n
     return any(lo <= int(stats[i, cv2.CC_STAT_AREA]) <= hi for i in range(1, count))

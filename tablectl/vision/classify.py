@@ -21,7 +21,7 @@ from tablectl.vision.glyphs import IndexGlyphs
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.model import FaceStatus
 from tablectl.vision.profile import DeckProfile
-from tablectl.vision.scores import behind, lean, top2
+from tablectl.vision.scores import Groups, behind, lean
 
 PRINT_SLACK: Final = 0.03
 """How far short of ``Thresholds.index`` a read's whole index may come and still be
@@ -68,6 +68,10 @@ class Classifier:
         self._suit_starts = np.flatnonzero(np.r_[True, np.diff(self._suit_ids) != 0])
         self._ranks = ranks
         self._suits = suits
+        self._rank_groups = Groups.of(self._rank_vecs, self._rank_ids, self._rank_starts)
+        self._suit_groups = Groups.of(self._suit_vecs, self._suit_ids, self._suit_starts)
+        self._cards = {(r, s): Card(_RANKS[r], _SUITS[s])
+                       for r in range(len(_RANKS)) for s in range(len(_SUITS))}
         # Each card's and each rank's exemplars, cut out once (not per read).
         self._card_rows: dict[tuple[int, int], tuple[npt.NDArray[np.float32],
                                                      npt.NDArray[np.float32]]] = {}
@@ -75,6 +79,12 @@ class Classifier:
             same = (ranks == key[0]) & (suits == key[1])
             self._card_rows[key] = (profile.index_vecs[same], profile.layouts[same])
         self._rank_layouts = {r: profile.layouts[ranks == r] for r in set(ranks.tolist())}
+        # each enrolled layout's lean, taken once (the read's tilt is measured against
+        # the nearest one's)
+        self._card_leans = {k: [lean(row) for row in rows[1]]
+                            for k, rows in self._card_rows.items()}
+        self._rank_leans = {r: [lean(row) for row in rows]
+                            for r, rows in self._rank_layouts.items()}
         self._held_back = frozenset(profile.held_back)
         self._print_gates = profile.print_gates
         self._evidence = evidence
@@ -85,38 +95,46 @@ class Classifier:
         self._same_colour = d < 0.15
         other = d[~self._same_colour]
         self._group_gap = float(other.min()) if other.size else 0.0
+        self._same_rows: tuple[tuple[bool, ...], ...] = tuple(
+            tuple(row) for row in self._same_colour.tolist())
 
     def allowed_suits(self, chroma: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
         """The suits an index of ink ``chroma`` may be (its colour group, or all four where
         the colour is ambiguous or the deck's suits are not told apart by ink)."""
+        allowed = self._allowed(chroma)
+        return np.ones(4, bool) if allowed is None else np.array(allowed, bool)
+
+    def _allowed(self, chroma: npt.NDArray[np.float32]) -> tuple[bool, ...] | None:
+        """:meth:`allowed_suits` by suit as Python bools, ``None`` for all four (what
+        :meth:`classify` asks for each read: the distances in float32 as before, the rest
+        on Python floats, which hold them exactly)."""
         if self._group_gap < 0.15:
-            return np.ones(4, bool)
+            return None
         diff = self._chroma - chroma[None, :]
-        d = np.sqrt(np.add.reduce(diff * diff, axis=1))  # ``np.linalg.norm(.., axis=1)``
-        best = int(np.argmin(d))
-        others = d[~self._same_colour[best]]
-        if others.size and float(others.min()) - float(d[best]) < 0.3 * self._group_gap:
-            return np.ones(4, bool)  # colour ambiguous: let the glyph decide
-        allowed: npt.NDArray[np.bool_] = self._same_colour[best].copy()
-        return allowed
+        d: list[float] = np.sqrt(np.add.reduce(diff * diff, axis=1)).tolist()  # ``norm``
+        best = d.index(min(d))  # ``np.argmin``: the first of equal ones
+        same = self._same_rows[best]
+        others = [x for x, s in zip(d, same, strict=True) if not s]
+        if others and min(others) - d[best] < 0.3 * self._group_gap:
+            return None  # colour ambiguous: let the glyph decide
+        return same
 
     def classify(self, g: IndexGlyphs) -> IndexRead:
         """The verdict on one glyph pair: the best card, its scores and gates."""
         t = self._t
-        allowed = self.allowed_suits(g.chroma)
-        rank_id, r_best, r_margin, r_sep = top2(self._rank_vecs, self._rank_ids,
-                                                self._rank_starts, g.rank, None)
+        allowed = self._allowed(g.chroma)
+        ranks, suits = self._rank_groups, self._suit_groups
+        rank_scores = self._rank_vecs @ g.rank
+        rank_id, r_best, r_margin, r_sep = ranks.top2(rank_scores, ranks.best(rank_scores),
+                                                      None)
         suit_scores = self._suit_vecs @ g.suit
-        suit_id, s_best, s_margin, s_sep = top2(self._suit_vecs, self._suit_ids,
-                                                self._suit_starts, g.suit, allowed,
-                                                scores=suit_scores)
-        s_any = float(suit_scores.max())
+        suit_best = suits.best(suit_scores)
+        suit_id, s_best, s_margin, s_sep = suits.top2(suit_scores, suit_best, allowed)
+        s_any = max(suit_best)  # ``suit_scores.max()``: the best of the classes' best
         separated = (r_margin >= t.margin and s_margin >= t.margin
                      and r_sep >= t.separation and s_sep >= t.separation)
         colour_ok = s_best >= s_any - t.margin
-        rank = _RANKS[rank_id]
-        suit = _SUITS[suit_id]
-        card = Card(rank, suit)
+        card = self._cards[(rank_id, suit_id)]
         conf = max(0.0, min(r_best, s_best))
         if min(r_best, s_any) < t.no_card:
             return IndexRead(None, FaceStatus.NO_CARD, conf, r_best, s_best, r_margin,
@@ -126,16 +144,16 @@ class Classifier:
         rows = self._card_rows.get((rank_id, suit_id))
         if rows is not None:
             idx_score = float((rows[0] @ g.index).max())
-            layouts = rows[1]
+            layouts, leans = rows[1], self._card_leans[(rank_id, suit_id)]
         else:
             # A card of the deck that was not enrolled (a partial enrolment): its rank and
             # suit were learnt apart, so each glyph must match its own class as closely as
             # a whole index would; the layout is checked against the rank's enrolments.
-            layouts = self._rank_layouts[rank_id]
+            layouts, leans = self._rank_layouts[rank_id], self._rank_leans[rank_id]
             idx_score = min(r_best, s_best)
-        dists = np.abs(layouts - g.layout[None, :]).max(axis=1)
-        lay = float(dists.min())
-        tilt = lean(g.layout) - lean(layouts[int(np.argmin(dists))])
+        dists: list[float] = np.abs(layouts - g.layout[None, :]).max(axis=1).tolist()
+        lay = min(dists)
+        tilt = lean(g.layout) - leans[dists.index(lay)]  # the nearest (first) layout's
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok
         deck_match = (idx_score >= t.index and lay <= t.layout) if glyphs_sure else None
         own = self._print_gates.get(card)   # measured from the card's own photos

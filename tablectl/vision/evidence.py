@@ -120,7 +120,9 @@ class Evidence:
         self.profile = profile
         self.faces = (FaceBook(profile.face_cards, profile.face_vecs)
                       if profile.face_vecs is not None and profile.face_cards else None)
-        self._pips = PipsReader()  # a card's pips found once however often they are asked
+        # a card's pips found once however often they are asked (also by the reads round
+        # a refused card, :meth:`~tablectl.vision.recognise.Recogniser._outset`)
+        self.pips = PipsReader()
 
     def pips_may_decide(self, card: Card) -> bool:
         """Whether ``card``'s pips can be read and compared with this deck's enrolled pips
@@ -147,7 +149,7 @@ class Evidence:
         index's print and face to be checked (pips are the same on every standard design:
         on a sharp card they would let another design's card through); ``False``: another
         rank's layout or another suit's pips."""
-        p = self._pips.read(card_img, card.rank, edge=True)
+        p = self.pips.read(card_img, card.rank, edge=True)
         if p.rank is None:
             return None
         if p.rank is not card.rank:
@@ -165,7 +167,7 @@ class Evidence:
         unless the index agrees on the rank), a suit of this deck's clearly), or ``None``."""
         if self.profile.pip_vecs is None:
             return None
-        p = self._pips.read(card_img, None, edge=True)
+        p = self.pips.read(card_img, None, edge=True)
         if p.rank is None or p.edge < blur:
             return None
         s = pip_suit(p.shapes, self.profile.pip_suits, self.profile.pip_vecs)

@@ -68,8 +68,9 @@ def _rank_at(dark: Image, paper: float, cut: float, suit_at: npt.NDArray[np.floa
     channel, its corner at ``origin``) cut at ``cut`` under ``paper``, or None."""
     x0, y0 = origin
     ink = (dark <= (1.0 - cut) * paper).astype(np.uint8)
-    n, lab, st, ce = cv2.connectedComponentsWithStats(ink, connectivity=8,
-                                                         ltype=cv2.CV_32S)
+    # Grana's algorithm, as glyphs._pairs: the default's labels, in less time
+    n, lab, st, ce = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S,
+                                                                   cv2.CCL_GRANA)
     suit = lab[int(suit_at[1]) - y0, int(suit_at[0]) - x0]
     best: tuple[float, npt.NDArray[np.float64]] | None = None
     for c in range(1, n):

@@ -8,9 +8,9 @@ as :meth:`~tablectl.vision.recognise.Recogniser.inspect_board` would; a live cam
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from tablectl.vision.framememo import Kept
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.locate import Found
 from tablectl.vision.model import Image, Quad
@@ -39,7 +39,7 @@ class FirstPass:
     first: tuple[tuple[Found, tuple[Quad, IndexRead]], ...]
     settled: tuple[tuple[Quad, IndexRead], ...] | None
     reported: tuple[tuple[Quad, IndexRead], ...]
-    memo: dict[Callable[[Image], object], object]
+    memo: Kept
 
 
 def quad_centre(q: Quad) -> tuple[float, float, float]:

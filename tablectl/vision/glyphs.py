@@ -125,17 +125,6 @@ def fit_glyph(patch: npt.NDArray[np.float32], size: tuple[int, int]) -> Vec:
     return v
 
 
-def _glyph(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32], comps: list[_Comp],
-           size: tuple[int, int]) -> Vec:
-    x, y, w, h = _union(comps)
-    lab = labels[y:y + h, x:x + w]
-    mask = lab == comps[0].label
-    for c in comps[1:]:
-        mask |= lab == c.label
-    grown = cv2.dilate(mask.view(np.uint8), _DILATE_K)
-    return fit_glyph(ink[y:y + h, x:x + w] * grown, size)
-
-
 def ink_image(crop: Image) -> tuple[Image, npt.NDArray[np.float32]]:
     """Scale ``crop`` (BGR) to :data:`CANON_H` rows; returns it and its flat-fielded ink map
     (0 paper .. 1 full ink)."""
@@ -218,8 +207,11 @@ def grown_cut(ink8: Image, strong: float, weak: float) -> Image | None:
     by a third in height): the earlier cuts saw the same shapes."""
     _, hi = cv2.threshold(ink8, strong, 255, cv2.THRESH_BINARY)
     _, lo = cv2.threshold(ink8, weak, 255, cv2.THRESH_BINARY)
-    n_hi, lab_hi, st_hi, _ = cv2.connectedComponentsWithStats(hi, connectivity=8)
-    n_lo, lab_lo, st_lo, _ = cv2.connectedComponentsWithStats(lo, connectivity=8)
+    # Grana's algorithm, as in :func:`_pairs` (the default's labels, in less time)
+    n_hi, lab_hi, st_hi, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        hi, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    n_lo, lab_lo, st_lo, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        lo, 8, cv2.CV_32S, cv2.CCL_GRANA)
     if n_hi < 2:
         return None
     # each strong piece lies inside one weak one: which (one pass over the strong ink)
@@ -363,31 +355,49 @@ def _describe(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[n
         rw / rh,
         sum(c.area for c in rank) / float(rw * rh),
     ], np.float32)
+    # The rank's and the suit's masks made once, in the index's box grown by the colour's
+    # margin, for the three glyphs and the colour: a glyph's mask grown in that box, then
+    # cut to its own box, is the mask grown in its own box (none of the glyph's pixels lies
+    # outside it), and the index's grown mask is the union of the two grown ones
+    # (docs/camera.md §6, "Cost: a look's small work").
+    pad = _CHROMA_PAD
+    y0, y1 = max(0, iy - pad), min(ink.shape[0], iy + ih + pad)
+    x0, x1 = max(0, ix - pad), min(ink.shape[1], ix + iw + pad)
+    lab = labels[y0:y1, x0:x1]
+    rank_mask = lab == rank[0].label
+    for c in rank[1:]:
+        rank_mask |= lab == c.label
+    suit_mask = lab == suit.label
+    rank_grown = cv2.dilate(rank_mask.view(np.uint8), _DILATE_K)
+    suit_grown = cv2.dilate(suit_mask.view(np.uint8), _DILATE_K)
+    ink_box = ink[y0:y1, x0:x1]
+
+    def glyph(grown: Image, box: tuple[int, int, int, int], size: tuple[int, int]) -> Vec:
+        x, y, w, h = box
+        part = (slice(y - y0, y - y0 + h), slice(x - x0, x - x0 + w))
+        return fit_glyph(ink_box[part] * grown[part], size)
+
+    mask = rank_mask | suit_mask
     return IndexGlyphs(
-        rank=_glyph(ink, labels, rank, RANK_BOX),
-        suit=_glyph(ink, labels, [suit], SUIT_BOX),
-        index=_glyph(ink, labels, both, INDEX_BOX),
+        rank=glyph(rank_grown, (rx, ry, rw, rh), RANK_BOX),
+        suit=glyph(suit_grown, (suit.x, suit.y, suit.w, suit.h), SUIT_BOX),
+        index=glyph(cv2.bitwise_or(rank_grown, suit_grown), (ix, iy, iw, ih), INDEX_BOX),
         layout=layout,
-        chroma=_chroma(colour, ink, labels, both, (ix, iy, iw, ih)),
+        chroma=_chroma_in(colour[y0:y1, x0:x1], ink_box, mask) if colour.ndim == 3
+        else np.zeros(2, np.float32),
         box=(ix, iy, iw, ih),
         axis=(rx + rw / 2, ry + rh / 2, suit.x + suit.w / 2, suit.y + suit.h / 2),
     )
 
 
-def _chroma(colour: Image, ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
-            comps: list[_Comp], box: tuple[int, int, int, int]) -> Vec:
-    if colour.ndim != 3:
-        return np.zeros(2, np.float32)
-    x, y, w, h = box
-    pad = 3
-    y0, y1 = max(0, y - pad), min(colour.shape[0], y + h + pad)
-    x0, x1 = max(0, x - pad), min(colour.shape[1], x + w + pad)
-    lab = labels[y0:y1, x0:x1]
-    ink_r = ink[y0:y1, x0:x1]
-    pix = colour[y0:y1, x0:x1]
-    mask = lab == comps[0].label
-    for c in comps[1:]:
-        mask |= lab == c.label
+_CHROMA_PAD: Final = 3
+"""Pixels round the index's box in which its ink colour is measured against the paper."""
+
+
+def _chroma_in(pix: Image, ink_r: npt.NDArray[np.float32],
+               mask: npt.NDArray[np.bool_]) -> Vec:
+    """The ink colour relative to the paper (:attr:`IndexGlyphs.chroma`) in a box of the
+    crop: ``pix`` its BGR pixels, ``ink_r`` its ink, ``mask`` the index's glyphs there."""
     m8 = mask.view(np.uint8)
     if not cv2.countNonZero(m8):
         return np.zeros(2, np.float32)

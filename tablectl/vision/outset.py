@@ -73,14 +73,17 @@ def inside(quad: Quad, width: int, height: int) -> bool:
 def read_outset(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
                 warp: Callable[[Quad], Image],
                 pips_card: Callable[[Image], Card | None],
-                read: Callable[[Image], IndexRead]) -> tuple[Quad, IndexRead]:
+                read: Callable[[Image], IndexRead],
+                columns: Callable[[Image], tuple[float, float] | None] = pip_columns,
+                ) -> tuple[Quad, IndexRead]:
     """``quad`` and its read ``r``; where ``r`` is refused (unsure, or no index read) and
     the pips of the card warped from ``quad`` read as a card (``pips_card``), the quad
     widened by :data:`OUTSET` and its read instead if that is accepted (``read`` applies
     the full gate); else, where the pips lie in two columns off the quad's middle, the
     quad cut to the card they place (:func:`trimmed`), likewise. ``frame_size``:
     ``(width, height)``; a quad running out of the frame is not read. ``warp`` gives the
-    canonical card of a quad."""
+    canonical card of a quad; ``columns`` is :func:`~tablectl.vision.pips.pip_columns`
+    (or a reader's that keeps the pips it found)."""
     if r.status not in (FaceStatus.NEEDS_CONFIRMATION, FaceStatus.NO_CARD):
         return quad, r
     wide = outset(quad)
@@ -89,7 +92,7 @@ def read_outset(quad: Quad, r: IndexRead, frame_size: tuple[int, int], *,
     rw = read(warp(wide))
     if rw.status is FaceStatus.ACCEPTED:
         return wide, rw
-    narrow = trimmed(quad, pip_columns(warp(quad)))
+    narrow = trimmed(quad, columns(warp(quad)))
     if narrow is None or not inside(narrow, *frame_size):
         return quad, r
     rn = read(warp(narrow))

@@ -145,7 +145,11 @@ def _layout(points: list[tuple[float, float]]) -> Rank | None:
 def pip_columns(card: Image) -> tuple[float, float] | None:
     """The mean x (fraction of the card's width) of a two-column layout's left and right
     pips, where the card's pips read as one (4-6), else ``None``."""
-    f = _found(card)
+    return _columns(_found(card))
+
+
+def _columns(f: _Found) -> tuple[float, float] | None:
+    """:func:`pip_columns` of the card whose pips are ``f``."""
     if f.keep is None or f.rank not in (Rank.FOUR, Rank.FIVE, Rank.SIX):
         return None
     xs = sorted(float(f.cx[i]) for i in f.keep)
@@ -159,7 +163,11 @@ def pip_rows(card: Image) -> tuple[float, float] | None:
     height against its layout place's (:data:`LAYOUTS`, the pips moved together as
     :func:`_layout` allows) fitted by a line, whose values at 0 and 1 are the card's ends
     (a quad that stops short of the card's lower end, or runs past it, docs/camera.md §6)."""
-    f = _found(card)
+    return _rows(_found(card))
+
+
+def _rows(f: _Found) -> tuple[float, float] | None:
+    """:func:`pip_rows` of the card whose pips are ``f``."""
     if f.keep is None or f.rank is None:
         return None
     points = [(float(f.cx[i]), float(f.cy[i])) for i in f.keep]
@@ -177,7 +185,11 @@ def few_pips(card: Image) -> float | None:
     but too few, or too far from their places, for any layout (a hand over the card's
     end, or a quad stopping above its lower pips); ``None`` where none are seen or they
     read as a layout."""
-    f = _found(card)
+    return _few(_found(card))
+
+
+def _few(f: _Found) -> float | None:
+    """:func:`few_pips` of the card whose pips are ``f``."""
     if f.keep is None or f.rank is not None:
         return None
     return float(np.mean(f.cy[f.keep]))
@@ -210,29 +222,55 @@ def read_pips(card: Image, want: Rank | None = None, *, edge: bool = False) -> P
     return _measured(_found(card), want, edge)
 
 
+READER_KEEPS: Final = 4
+"""Card images whose pips a :class:`PipsReader` keeps (the last ones asked about)."""
+
+
 class PipsReader:
-    """:func:`read_pips` of the card image read last, its ink and components found once:
-    a blurred card's one warp is asked for its pips up to three times in one read (the
-    pips of the index read, of the other corner's read, and by themselves), each answer
-    the same as :func:`read_pips` gives. The image is known by identity: it must not be
-    changed in place while it is the last one read."""
+    """:func:`read_pips` (and :func:`pip_columns`, :func:`pip_rows`, :func:`few_pips`) of
+    the last :data:`READER_KEEPS` card images asked about, their ink and components found
+    once: a blurred card's one warp is asked for its pips up to three times in one read
+    (the pips of the index read, of the other corner's read, and by themselves), and a
+    refused card's quad again by the reads round it (:mod:`tablectl.vision.outset`: its
+    pips, their columns, too few pips), with other cards read in between; each answer
+    the same as the module's function gives. An image is known by identity: it must not
+    be changed in place while it is kept."""
 
     def __init__(self) -> None:
-        self._card: Image | None = None
-        self._found: _Found | None = None
-        self._full: dict[bool, Pips] = {}
+        self._kept: list[tuple[Image, _Found, dict[bool, Pips]]] = []
+
+    def _of(self, card: Image) -> tuple[_Found, dict[bool, Pips]]:
+        """``card``'s pips found, and its measured pips by ``edge``, kept or made now."""
+        for i, (seen, found, full) in enumerate(self._kept):
+            if seen is card:
+                if i:
+                    self._kept.insert(0, self._kept.pop(i))
+                return found, full
+        found, full = _found(card), {}
+        self._kept.insert(0, (card, found, full))
+        del self._kept[READER_KEEPS:]
+        return found, full
 
     def read(self, card: Image, want: Rank | None = None, *, edge: bool = False) -> Pips:
         """:func:`read_pips` of ``card``."""
-        if card is not self._card:
-            self._card, self._found, self._full = card, _found(card), {}
-        found = self._found
-        assert found is not None
+        found, full = self._of(card)
         if found.rank is not want and want is not None:
             return _measured(found, want, edge)  # no shapes measured: nothing to keep
-        if edge not in self._full:
-            self._full[edge] = _measured(found, None, edge)
-        return self._full[edge]
+        if edge not in full:
+            full[edge] = _measured(found, None, edge)
+        return full[edge]
+
+    def columns(self, card: Image) -> tuple[float, float] | None:
+        """:func:`pip_columns` of ``card``."""
+        return _columns(self._of(card)[0])
+
+    def rows(self, card: Image) -> tuple[float, float] | None:
+        """:func:`pip_rows` of ``card``."""
+        return _rows(self._of(card)[0])
+
+    def few(self, card: Image) -> float | None:
+        """:func:`few_pips` of ``card``."""
+        return _few(self._of(card)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +298,10 @@ def _found(card: Image) -> _Found:
     cut, binary = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     if cut < 40:
         binary = cv2.threshold(ink8, 39, 255, cv2.THRESH_BINARY)[1]
-    _, labels, stats, cent = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # Grana's algorithm, as glyphs._pairs: the same labels as the default (both label
+    # 2x2 blocks in raster order), half the time on one core
+    _, labels, stats, cent = cv2.connectedComponentsWithStatsWithAlgorithm(
+        binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     area_card = float(w * h)
     x, y, bw, bh, area = (stats[1:, k] for k in range(5))
     cx, cy = cent[1:, 0] / w, cent[1:, 1] / h
@@ -299,25 +340,43 @@ def _measured(f: _Found, want: Rank | None, edge: bool) -> Pips:
             continue  # a centre pip may stand either way
         shapes.append(fit_glyph(np.ascontiguousarray(patch, np.float32), SUIT_BOX))
     out = np.stack(shapes).astype(np.float32) if shapes else none
-    width = _edge(ink, np.asarray(labels, np.int32), pips) if edge else 0.0
+    width = _edge(ink, np.asarray(labels, np.int32), stats, pips) if edge else 0.0
     return Pips(rank, len(pips), out, width)
 
 
-def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32],
+def _edge(ink: npt.NDArray[np.float32], labels: npt.NDArray[np.int32], stats: Image,
           pips: list[tuple[int, int, float, float]]) -> float:
-    """The width of the pips' edges: their ink over the steepest slope across their rims."""
+    """The width of the pips' edges: their ink over the steepest slope across their rims.
+
+    Measured in the pips' box grown by :data:`_EDGE_PAD` (the card's edge where it is
+    nearer): the rim lies within two pixels of a pip and its slope's 3x3 kernel one
+    pixel further, so each value is the whole card's, in the same order, at a fraction of
+    the whole card's work (docs/camera.md §6, "Cost: a look's small work")."""
     if not pips:
         return 0.0
-    mask = np.isin(labels, [i for i, _, _, _ in pips]).astype(np.uint8)
+    ids = [i for i, _, _, _ in pips]
+    box = stats[ids, :4]
+    h, w = labels.shape
+    x0 = max(0, int(box[:, 0].min()) - _EDGE_PAD)
+    y0 = max(0, int(box[:, 1].min()) - _EDGE_PAD)
+    x1 = min(w, int((box[:, 0] + box[:, 2]).max()) + _EDGE_PAD)
+    y1 = min(h, int((box[:, 1] + box[:, 3]).max()) + _EDGE_PAD)
+    lab, ink = labels[y0:y1, x0:x1], ink[y0:y1, x0:x1]
+    on = lab == ids[0]
+    for i in ids[1:]:
+        on |= lab == i
+    mask = on.view(np.uint8)
     k = np.ones((5, 5), np.uint8)
     rim = cv2.dilate(mask, k).astype(bool) & ~cv2.erode(mask, k).astype(bool)
-    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    slope = float(np.percentile(np.hypot(gx, gy)[rim], 90))
-    full = float(np.percentile(ink[mask.astype(bool)], 75))
+    gx = cv2.Sobel(ink, cv2.CV_32F, 1, 0, ksize=3)[rim] / 8.0
+    gy = cv2.Sobel(ink, cv2.CV_32F, 0, 1, ksize=3)[rim] / 8.0
+    slope = float(np.percentile(np.hypot(gx, gy), 90))
+    full = float(np.percentile(ink[on], 75))
     return full / max(slope, 1e-3)
 
 
+_EDGE_PAD: Final = 3
+"""Pixels round the pips' box in which :func:`_edge` measures them."""
 def enrolled_pips(card: Card, card_img: Image) -> list[Vec]:
     """The pip glyphs an enrolment photo of ``card`` gives: its pips' shapes where they
     read as its own rank (a photo whose pips are cut or covered gives none)."""

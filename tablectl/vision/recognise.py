@@ -66,7 +66,6 @@ from tablectl.vision.outline import (
     parts_of,
 )
 from tablectl.vision.outset import read_covered, read_outset
-from tablectl.vision.pips import few_pips, pip_rows
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.snap import edge_grey, read_snapped
 
@@ -134,7 +133,10 @@ class Recogniser(CardReader):
         return self._memo.of(frame, edge_grey)  # the same for every quad snapped
 
     def _warp(self, frame: Image, quad: Quad) -> Image:
-        return warp_card(self._source_of(frame), quad)
+        if frame is not self._memo.frame:  # made once per quad of the frame being read
+            return warp_card(frame, quad)
+        return self._memo.keyed(frame, "warp", tuple((float(x), float(y)) for x, y in quad),
+                                lambda: warp_card(self._source_of(frame), quad))
 
     def _inspect(self, frame: Image, whole_frame: bool) -> list[tuple[Quad, IndexRead]]:
         """:meth:`inspect_board` of an 8-bit BGR frame."""
@@ -334,12 +336,14 @@ class Recogniser(CardReader):
         end the hand covers (:func:`~tablectl.vision.outset.read_covered`); a read kept
         only where it is accepted."""
         h, w = frame.shape[:2]
+        pips = self._evidence.pips  # the pips of a quad warped before, found once
         q, ro = read_outset(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
-                            pips_card=self._evidence.pips_card, read=self.read_card)
+                            pips_card=self._evidence.pips_card, read=self.read_card,
+                            columns=pips.columns)
         if ro.status is FaceStatus.ACCEPTED:
             return q, ro
         return read_covered(quad, r, (w, h), warp=lambda q: self._warp(frame, q),
-                            few_pips=few_pips, rows=pip_rows, read=self.read_card)
+                            few_pips=pips.few, rows=pips.rows, read=self.read_card)
 
     def _read_placed(self, frame: Image, quad: Quad) -> tuple[Quad, IndexRead]:
         """A card placed from a free corner (:func:`with_free_corners`), read as an outline

@@ -284,7 +284,7 @@ def _pass(*cards: tuple[Quad, IndexRead], extra: tuple[Quad, ...] = ()) -> First
         Found(q, False, 1.0) for q in extra)
     first = tuple((f, (f.quad, r)) for f, (_, r) in zip(located, cards, strict=False))
     empty = np.zeros((4, 4, 3), np.uint8)
-    return FirstPass(empty, located, first, None, tuple(cards), {})
+    return FirstPass(empty, located, first, None, tuple(cards), ({}, {}))
 
 
 def test_a_scene_is_told_by_its_accepted_cards() -> None:
