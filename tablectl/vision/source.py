@@ -181,12 +181,19 @@ class CameraCardSource:
         guard: the deck guard (a fresh one by default).
         trigger: shoe-mode presence trigger (a default one if omitted).
         name: the source's name in events and logs.
+        frame_reads: board mode: index reads a frame may make
+            (:data:`~tablectl.vision.liveboard.FRAME_READS` if omitted): fewer keep every
+            frame cheaper, more let the further looks of a hard card end sooner.
     """
 
     def __init__(self, frames: FrameSource, recogniser: Recogniser, *, mode: Mode = "shoe",
                  policy: VotePolicy | None = None, guard: DeckGuard | None = None,
-                 trigger: PresenceTrigger | None = None, name: str = "camera") -> None:
+                 trigger: PresenceTrigger | None = None, name: str = "camera",
+                 frame_reads: int | None = None) -> None:
+        if frame_reads is not None and frame_reads < 1:
+            raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
         self.name = name
+        self._frame_reads = frame_reads
         self.mode: Mode = mode
         self.policy = policy or VotePolicy()
         self._frames = frames
@@ -299,9 +306,10 @@ class CameraCardSource:
     async def _board(self) -> AsyncIterator[FaceRead]:
         tracks: list[_Track] = []
         from tablectl.vision.frame import as_bgr8
-        from tablectl.vision.liveboard import LiveBoard
+        from tablectl.vision.liveboard import FRAME_READS, LiveBoard
 
-        live = LiveBoard(self._rec.profile)  # each frame's work bounded
+        reads = FRAME_READS if self._frame_reads is None else self._frame_reads
+        live = LiveBoard(self._rec.profile, reads)  # each frame's work bounded
         try:
             async for frame in self._frames.frames():
                 image = as_bgr8(frame.image)

@@ -237,17 +237,22 @@ def test_no_picture_is_no_card_and_keeps_the_scene(
 def test_at_least_one_read_a_frame(board_profile: DeckProfile) -> None:
     with pytest.raises(ValueError, match="frame_reads must be at least 1, got 0"):
         LiveBoard(board_profile, frame_reads=0)
+    with pytest.raises(ValueError, match="frame_reads must be at least 1, got -3"):
+        CameraCardSource(MemoryFrames([]), Recogniser(board_profile), mode="board",
+                         frame_reads=-3)
 
 
+@pytest.mark.parametrize("frame_reads", [None, 64])
 def test_the_board_source_votes_a_card_only_the_looks_find_once_per_look(
-        board_profile: DeckProfile, frames: list[Image]) -> None:
+        board_profile: DeckProfile, frames: list[Image], frame_reads: int | None) -> None:
     """A camera held on one scene of cards lying over each other: a card only the further
     looks find is decided on three looks' reads, at the frame the third ends, not three
     frames after the first (its reads between are the same look's, shown again)."""
     rec = Recogniser(board_profile)
     f = frames[1]
     n = 90
-    lb = LiveBoard(board_profile)
+    lb = LiveBoard(board_profile) if frame_reads is None else LiveBoard(board_profile,
+                                                                        frame_reads)
     ends = []
     try:
         for i in range(n):
@@ -264,7 +269,7 @@ def test_the_board_source_votes_a_card_only_the_looks_find_once_per_look(
     fps = 30.0
     src = CameraCardSource(MemoryFrames([f] * n, fps=fps), Recogniser(board_profile),
                            mode="board", policy=VotePolicy(min_frames=3, max_frames=3),
-                           guard=DeckGuard(warmup=0))
+                           guard=DeckGuard(warmup=0), frame_reads=frame_reads)
 
     async def collect() -> list[FaceRead]:
         async with src:
