@@ -19,6 +19,8 @@ from typing import TypeVar
 from tablectl.vision.model import Image
 
 T = TypeVar("T")
+Kept = tuple[dict[Callable[[Image], object], object], dict[tuple[str, Hashable], object]]
+"""A memo's images for its frame, by function and by table and key."""
 
 
 class FrameMemo:
@@ -51,6 +53,15 @@ class FrameMemo:
     def frame(self) -> Image | None:
         """The frame whose images are kept (``None`` after :meth:`clear`)."""
         return self._frame
+
+    def handed_over(self) -> Kept:
+        """What is kept for the frame, to be :meth:`take`-n by the memo of another reader of
+        the same frame (the images are shared, not copied: none is changed once made)."""
+        return dict(self._done), dict(self._keyed)
+
+    def take(self, frame: Image, kept: Kept) -> None:
+        """Keep ``kept`` (another memo's :meth:`handed_over` for ``frame``) for ``frame``."""
+        self._frame, self._done, self._keyed = frame, dict(kept[0]), dict(kept[1])
 
     def clear(self) -> None:
         """Forget the frame and what was computed from it."""

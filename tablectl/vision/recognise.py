@@ -7,14 +7,8 @@ Two rigs:
   (Otsu on the blurred grey frame, with a Canny-edge fallback), warped to a canonical
   portrait card, and both index corners are read (the card may lie either way up).
 
-Classification is normalised correlation against every exemplar; per class the best
-exemplar counts (:mod:`tablectl.vision.classify`). A read is **accepted** only if rank and
-suit both correlate at least ``accept``, beat the best other class by ``margin``, the ink
-colour fits the suit, the index layout and the whole index patch match what was enrolled
-for that card (this is what refuses a look-alike deck that was never enrolled), and the
-profile is verified and does not hold the card back. A clear index that fails any of these
-is **needs_confirmation**; no index at all, or glyphs that match nothing enrolled
-(``no_card`` threshold) is **no_card**.
+Reading one card (its index, its face, the gates) is
+:class:`~tablectl.vision.cardreader.CardReader`'s.
 """
 
 from __future__ import annotations
@@ -26,20 +20,16 @@ from typing import Final
 
 import numpy as np
 
-from tablectl.domain.cards import Card, Rank, Suit
 from tablectl.vision.background import off_background
 from tablectl.vision.cardlike import card_like
+from tablectl.vision.cardreader import CardReader
 from tablectl.vision.cardview import (
-    CORNER,
-    CORNER_WIDE,
-    corner_crops,
     is_card_crop,
     warp_card,
     warp_source,
     whole_frame_quad,
 )
 from tablectl.vision.chroma import colour_cards
-from tablectl.vision.classify import Classifier
 from tablectl.vision.corners import (
     FLAT,
     INDEX_ON_CARD,
@@ -58,13 +48,12 @@ from tablectl.vision.corners import (
     view_at,
 )
 from tablectl.vision.edge import one_corner_out
-from tablectl.vision.evidence import PIPS_BLUR_AGREED, Evidence
+from tablectl.vision.firstpass import FirstPass
 from tablectl.vision.frame import as_bgr8
 from tablectl.vision.framememo import FrameMemo
 from tablectl.vision.freecorner import with_free_corners
-from tablectl.vision.glyphs import IndexGlyphs, index_candidates
 from tablectl.vision.grow import grown_parts, partial, squarish, turned
-from tablectl.vision.indexread import IndexRead, better, corner_grade, read_rank
+from tablectl.vision.indexread import IndexRead, corner_grade, read_rank
 from tablectl.vision.locate import Found, locate_cards, shrunk
 from tablectl.vision.merge import CUT, accepted_mask, merge_corner_card
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
@@ -78,7 +67,6 @@ from tablectl.vision.outline import (
 )
 from tablectl.vision.outset import read_covered, read_outset
 from tablectl.vision.profile import DeckProfile
-from tablectl.vision.profile_check import check_widths
 from tablectl.vision.snap import edge_grey, read_snapped
 
 CORNER_READS: Final = 16
@@ -97,19 +85,11 @@ VIEW_READS: Final = 8
 (:meth:`Recogniser._viewed`), beside :data:`CORNER_READS` (which fans use up)."""
 _SMALLEST: Final = 16
 """A board frame with a side shorter than this (px) is not searched."""
-_SUITS: Final = tuple(Suit)
-_RANKS: Final = tuple(Rank)
 
 
-_NONE: Final = IndexRead(None, FaceStatus.NO_CARD, 0.0)
-
-
-_BLACK: Final = frozenset({Suit.CLUBS, Suit.SPADES})
-"""The suits printed in black ink (hearts and diamonds in red)."""
-
-
-class Recogniser:
-    """Reads card indices against one deck profile. Not thread-safe; cheap to construct.
+class Recogniser(CardReader):
+    """Reads card indices against one deck profile: one card (:class:`CardReader`) and
+    boards of cards. Not thread-safe; cheap to construct.
 
     Args:
         profile: the enrolled deck. If it is not verified, nothing is ever accepted; nor
@@ -117,146 +97,12 @@ class Recogniser:
     """
 
     def __init__(self, profile: DeckProfile) -> None:
-        check_widths(profile.vectors(), profile.deck_id)
-        self.profile = profile
-        self._t = profile.thresholds
-        self._held_back = frozenset(profile.held_back)
-        self._evidence = Evidence(profile)
-        self._classifier = Classifier(profile, self._evidence)
+        super().__init__(profile)
         # the frame being read and its whole-frame images, made once (:meth:`_source_of`,
         # :meth:`_edge_grey`)
         self._memo = FrameMemo()
 
-    # --- one index crop -------------------------------------------------------------------
-
-    def read_index(self, crop: Image) -> IndexRead:
-        """Read one upright index crop (BGR). No face is seen here: a read whose print
-        only comes near this deck's (``face_only``) is not accepted."""
-        r = self._read_index(crop)[0]
-        if r.face_only:
-            return replace(r, status=FaceStatus.NEEDS_CONFIRMATION)
-        return r
-
-    def _read_index(self, crop: Image, faint: bool = True, *, grown: bool = False,
-                    named: list[tuple[IndexRead, IndexGlyphs]] | None = None,
-                    ) -> tuple[IndexRead, bool]:
-        """:meth:`read_index`, and whether Otsu's own cut found an index-like pair (the
-        fainter cuts are tried only when it gives no sure read, and ``faint`` is set; the
-        hysteresis cut last, with ``grown``: a card's own corners, not the corner search's
-        many looks nor the shoe, where it would cost a frame more than it finds). Every
-        glyph pair read there is added to ``named`` with its read, where given: the best
-        read is not always the one a blurred card's pips name."""
-        best = _NONE
-        first: bool | None = None
-        for level, found in enumerate(index_candidates(crop, grown=grown)):
-            if level and not faint:
-                break
-            first = bool(found) if first is None else first
-            for g in found:
-                r = self._classifier.classify(g)
-                if named is not None:
-                    named.append((r, g))
-                if better(r, best):
-                    best = r
-            if best.status is FaceStatus.ACCEPTED and not best.face_only:
-                break
-        return best, bool(first)
-
-    # --- rigs -----------------------------------------------------------------------------
-
-    def shoe_crop(self, frame: Image) -> Image:
-        """The index window of a shoe frame (the profile's ``shoe_roi``, else the frame)."""
-        roi = self.profile.shoe_roi
-        if roi is None:
-            return frame
-        return frame[roi[1]:roi[1] + roi[3], roi[0]:roi[0] + roi[2]]
-
-    def inspect_shoe(self, frame: Image) -> IndexRead:
-        """The full verdict on a shoe frame's index window (no face is seen: an accepted
-        index must pass the card's index-only gate)."""
-        return self.read_shoe_window(self.shoe_crop(frame))
-
-    def read_shoe_window(self, window: Image) -> IndexRead:
-        """:meth:`inspect_shoe` on a window already cut (:meth:`shoe_crop`)."""
-        bgr = as_bgr8(window)
-        if bgr is None:
-            return _NONE
-        return self.second_look(self._read_index(bgr)[0], None)
-
-    def read_shoe(self, frame: Image, frame_time: float = 0.0) -> FaceRead:
-        """Read the index window of one shoe frame."""
-        r = self.inspect_shoe(frame)
-        return FaceRead(r.card, r.confidence, r.status, None, frame_time)
-
-    def second_look(self, r: IndexRead, card_img: Image | None) -> IndexRead:
-        """An index read the index gates accepted, judged again on the card's face
-        (``card_img``, the warped canonical card, where there is one) or else on the card's
-        index-only gate (:mod:`tablectl.vision.evidence`); other reads unchanged."""
-        if r.status is not FaceStatus.ACCEPTED or r.card is None:
-            return r
-        j = self._evidence.judge(r.card, r.rank_margin, (r.rank_score, r.suit_score),
-                                 card_img, face_only=r.face_only, pips=r.pips)
-        status = FaceStatus.ACCEPTED if j.accept else FaceStatus.NEEDS_CONFIRMATION
-        return replace(r, status=status, face=j.face, evidence=j.evidence)
-
-    def read_card(self, card_img: Image) -> IndexRead:
-        """Read a warped canonical card: the top-left index, and the bottom-right one unless
-        the first was accepted (the card may lie either way up); the better read wins. If
-        neither corner shows an index at Otsu's cut, wider corners are tried (jumbo
-        indices). An accepted index is then judged on the face (:meth:`second_look`); of
-        a blurred card whose two corners read as two cards (``pips``), each."""
-        best, other = _NONE, _NONE
-        named: list[tuple[IndexRead, IndexGlyphs]] = []
-        for corner in (CORNER, CORNER_WIDE):
-            tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl, grown=True, named=named)
-            if a.status is FaceStatus.ACCEPTED and not a.face_only:
-                return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br, grown=True, named=named)
-            best, other = sorted((best, a, b), key=read_rank)[:0:-1]
-            if seen_a or seen_b:
-                break  # an index was found at this size; a wider crop only adds clutter
-        r = self.second_look(best, card_img)
-        judged = [best.card] if best.status is FaceStatus.ACCEPTED else []
-        if r.status is not FaceStatus.ACCEPTED and best.pips and other.pips:
-            r = self.second_look(other, card_img)  # the corner that reads as its pips do
-            judged.append(other.card)
-        if r.status is not FaceStatus.ACCEPTED:
-            r = self._named_by_pips(card_img, named, tuple(judged), r)
-        return r
-
-    def _named_by_pips(self, card_img: Image, named: list[tuple[IndexRead, IndexGlyphs]],
-                       judged: tuple[Card | None, ...], refused: IndexRead) -> IndexRead:
-        """Where a blurred card's best index reads were refused, a read of the card its
-        pips read by themselves from the glyph pairs and cuts of its corners (``named``):
-        one that names that card clearly enough for the pips to decide it, else one whose
-        glyphs score that card within :data:`~tablectl.vision.classify.PIPS_BEHIND` of
-        their best (the index does not contradict it), judged as any such read (pips
-        agreeing, face fitting); else ``refused``. Only where a corner gave a read the
-        pips may decide (a blurred print: the pips cost about 1 ms). Pips under
-        :data:`~tablectl.vision.pips.PIPS_BLUR` name the card only where ``refused`` reads
-        their rank and a suit of their ink (a blurred club read for a spade, S5-012,
-        docs/camera.md §6), at :data:`~tablectl.vision.evidence.PIPS_BLUR_AGREED`: the
-        index and the pips agree on the rank, the pips tell the suit."""
-        if not any(r.pips for r, _ in named):
-            return refused
-        card = self._evidence.pips_card(card_img)
-        if card is None and refused.card is not None:
-            near = self._evidence.pips_card(card_img, PIPS_BLUR_AGREED)
-            if (near is not None and near.rank is refused.card.rank
-                    and (near.suit in _BLACK) == (refused.card.suit in _BLACK)):
-                card = near
-        if card is None or card in judged:  # judged already: its pips or face refused it
-            return refused
-        mine = [r for r, _ in named if r.pips and r.card == card
-                and r.status is FaceStatus.ACCEPTED]
-        if not mine:
-            mine = [n for n in (self._classifier.behind(g, card) for _, g in named)
-                    if n is not None]
-        if not mine:
-            return refused
-        r = self.second_look(max(mine, key=read_rank), card_img)
-        return r if r.status is FaceStatus.ACCEPTED else refused
+    # --- boards ---------------------------------------------------------------------------
 
     def inspect_board(self, frame: Image, whole_frame: bool = False,
                       ) -> list[tuple[Quad, IndexRead]]:
@@ -301,25 +147,86 @@ class Recogniser:
             r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 return [(q, r)]
-        # every outline read once first: what lies inside a card accepted there is that
-        # card's part, not worth its further looks (:meth:`_read_found`)
-        first = [(f, self._read_cut(frame, f.quad) if f.cut
-                  else (f.quad, self.read_card(self._warp(frame, f.quad))))
-                 for f in located if not f.cut or card_like(frame, f.quad)]
-        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
-        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
-                 for f, qr in first]
-        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
-            found = self._with_colour(frame, located, found)
-        if not self._all_read(frame, found):
-            found = self._with_corners(frame, found)
-            # the cards of a fan still unread, placed from a corner of the paper in view
-            found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
+        first = self._first_reads(frame, located)
+        found = self._further(frame, located, first)
         if whole_frame and all(r.card is None for _, r in found):
             q = whole_frame_quad(frame)
             r = self.read_card(self._warp(frame, q))
             if r.card is not None:
                 found = [(q, r)]
+        return self._reported(frame, found)
+
+    def first_pass(self, frame: Image) -> FirstPass | None:
+        """The part of :meth:`inspect_board` every frame needs: the cards found and each
+        outline read once, and whether that settles the frame (every card accepted and
+        nothing left to look for: :meth:`_all_read`), when the further looks
+        (:meth:`further_looks`) would change nothing. ``None`` for a frame with no
+        readable picture. A live camera's board reads (:mod:`tablectl.vision.liveboard`)
+        make the further looks of an unsettled frame over the frames that follow."""
+        bgr = as_bgr8(frame)
+        if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
+            return None
+        self._memo.of(bgr, warp_source)
+        try:
+            small = self._memo.of(bgr, shrunk)
+            located = locate_cards(bgr, shrunk_frame=small)
+            first = self._first_reads(bgr, located)
+            found = [qr for _, qr in first]
+            # settled: no outline left to read again (each accepted, cut, or not a card:
+            # :meth:`_read_found` would return it as it is), no colour cards to look for
+            # (some card accepted), nothing for the corner search and the free corners
+            reported = tuple(self._reported(bgr, found))
+            cards = [q for q, r in found if r.status is FaceStatus.ACCEPTED]
+            settled = (reported if cards and all(
+                f.cut or r.status is FaceStatus.ACCEPTED or self._not_a_card(bgr, q, r, cards)
+                for f, (q, r) in first) and self._all_read(bgr, found) else None)
+            return FirstPass(bgr, tuple(located), tuple(first), settled, reported,
+                             self._memo.handed_over())
+        finally:
+            self._memo.clear()
+
+    def further_looks(self, fp: FirstPass) -> list[tuple[Quad, IndexRead]]:
+        """The rest of :meth:`inspect_board` for the frame of ``fp``: what it reports of
+        that frame (the same reads, made in the same order)."""
+        if fp.settled is not None:
+            return list(fp.settled)
+        self._memo.take(fp.frame, fp.memo)
+        try:
+            return self._reported(fp.frame, self._further(fp.frame, list(fp.located),
+                                                          list(fp.first)))
+        finally:
+            self._memo.clear()
+
+    def _first_reads(self, frame: Image, located: Sequence[Found],
+                     ) -> list[tuple[Found, tuple[Quad, IndexRead]]]:
+        """Every outline read once (a cut one only where it is card-like): what lies
+        inside a card accepted there is that card's part, not worth its further looks
+        (:meth:`_read_found`)."""
+        return [(f, self._read_cut(frame, f.quad) if f.cut
+                 else (f.quad, self.read_card(self._warp(frame, f.quad))))
+                for f in located if not f.cut or card_like(frame, f.quad)]
+
+    def _further(self, frame: Image, located: Sequence[Found],
+                 first: Sequence[tuple[Found, tuple[Quad, IndexRead]]],
+                 ) -> list[tuple[Quad, IndexRead]]:
+        """The looks past the first reads: the outlines not accepted read again, the
+        colour cards, the corner search and the free corners."""
+        cards = [q for _, (q, r) in first if r.status is FaceStatus.ACCEPTED]
+        found = [qr if f.cut else self._read_found(frame, f.quad, qr[1], cards)
+                 for f, qr in first]
+        if not any(r.status is FaceStatus.ACCEPTED for _, r in found):
+            found = self._with_colour(frame, list(located), found)
+        if not self._all_read(frame, found):
+            found = self._with_corners(frame, found)
+            # the cards of a fan still unread, placed from a corner of the paper in view
+            small = self._memo.of(frame, shrunk)
+            found = with_free_corners(frame, found, bind(self._read_placed, frame), small)
+        return found
+
+    def _reported(self, frame: Image, found: list[tuple[Quad, IndexRead]],
+                  ) -> list[tuple[Quad, IndexRead]]:
+        """``found`` as reported: not a part of a card accepted, nor a quad that shows no
+        index and is not card-like."""
         parts = parts_of([q for q, _ in found],
                          [r.status is FaceStatus.ACCEPTED for _, r in found])
         return [(q, r) for (q, r), part in zip(found, parts, strict=True)
@@ -340,6 +247,7 @@ class Recogniser:
             return False
         small = self._memo.of(frame, shrunk)[1]
         skip = accepted_mask(frame.shape, found)
+        self._pace()  # the paper left
         if not paper_left(frame, skip, small):
             return True
         off = off_background(small)
@@ -392,10 +300,7 @@ class Recogniser:
         colour quad, :meth:`_with_colour`) a grown quad's added part need not be paper:
         the paper the colour mask misses past a held card's side is the fingers over it."""
         r = self.read_card(self._warp(frame, quad)) if first is None else first
-        if (first is not None and r.status is not FaceStatus.ACCEPTED
-                and (squarish(quad) or partial(quad))
-                and (part_of_any(quad, cards, PART_OF_CARD)
-                     or (bool(cards) and not card_like(frame, quad)))):
+        if first is not None and self._not_a_card(frame, quad, r, cards):
             return quad, r
         quad, r = read_snapped(frame, quad, lambda q: self.read_card(self._warp(frame, q)), r,
                                self._edge_grey)
@@ -404,6 +309,7 @@ class Recogniser:
             ra = self.read_card(self._warp(frame, across))
             if read_rank(ra) > read_rank(r):
                 quad, r = across, ra
+        self._pace()  # the pips of a refused card read
         quad, r = self._outset(frame, quad, r)
         if r.status is FaceStatus.ACCEPTED:
             return quad, r
@@ -412,6 +318,16 @@ class Recogniser:
             if rg.status is FaceStatus.ACCEPTED:
                 return g, rg
         return quad, r
+
+    def _not_a_card(self, frame: Image, quad: Quad, r: IndexRead, cards: Sequence[Quad],
+                    ) -> bool:
+        """Whether an outline read once (``r``) and not accepted is not read again
+        (:meth:`_read_found`): near a square or part of a card's outline, and lying half
+        inside a card accepted in the frame (``cards``) or, where cards were accepted, not
+        card-like."""
+        return (r.status is not FaceStatus.ACCEPTED and (squarish(quad) or partial(quad))
+                and (part_of_any(quad, cards, PART_OF_CARD)
+                     or (bool(cards) and not card_like(frame, quad))))
 
     def _outset(self, frame: Image, quad: Quad, r: IndexRead) -> tuple[Quad, IndexRead]:
         """A refused card whose pips name a card, read again from its quad widened
@@ -533,6 +449,9 @@ class Recogniser:
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
         spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
+        self._pace()  # the glyph pairs: about three index reads' work
+        self._pace()
+        self._pace()
         pairs = glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS,
                             float(np.median(spans)) if spans else None)
         todo = by_scale([p for p in pairs if not p.faint], spans)

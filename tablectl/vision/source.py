@@ -12,7 +12,9 @@ dealer), and yields one :class:`FaceRead` per card.
 
 * shoe mode: a card is "visible" while the presence trigger fires in the index window;
 * board mode: cards are tracked by position across frames; each is decided after
-  ``max_frames`` frames or when it disappears.
+  ``max_frames`` frames or when it disappears. Each frame's work is bounded: the further
+  looks of a frame whose first reads leave something unread are spread over the frames
+  that follow (:mod:`tablectl.vision.liveboard`).
 
 OpenCV is imported only when a :class:`VideoCaptureFrames` is opened or the recogniser
 runs, so importing this module is cheap.
@@ -179,12 +181,19 @@ class CameraCardSource:
         guard: the deck guard (a fresh one by default).
         trigger: shoe-mode presence trigger (a default one if omitted).
         name: the source's name in events and logs.
+        frame_reads: board mode: index reads a frame may make
+            (:data:`~tablectl.vision.liveboard.FRAME_READS` if omitted): fewer keep every
+            frame cheaper, more let the further looks of a hard card end sooner.
     """
 
     def __init__(self, frames: FrameSource, recogniser: Recogniser, *, mode: Mode = "shoe",
                  policy: VotePolicy | None = None, guard: DeckGuard | None = None,
-                 trigger: PresenceTrigger | None = None, name: str = "camera") -> None:
+                 trigger: PresenceTrigger | None = None, name: str = "camera",
+                 frame_reads: int | None = None) -> None:
+        if frame_reads is not None and frame_reads < 1:
+            raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
         self.name = name
+        self._frame_reads = frame_reads
         self.mode: Mode = mode
         self.policy = policy or VotePolicy()
         self._frames = frames
@@ -297,44 +306,52 @@ class CameraCardSource:
     async def _board(self) -> AsyncIterator[FaceRead]:
         tracks: list[_Track] = []
         from tablectl.vision.frame import as_bgr8
+        from tablectl.vision.liveboard import FRAME_READS, LiveBoard
 
-        async for frame in self._frames.frames():
-            image = as_bgr8(frame.image)
-            if image is None:
-                self._bad_frame("no picture in it")
-                continue
-            found = await self._guarded(self._rec.inspect_board, image)
-            if found is None:
-                continue
-            matched: set[int] = set()
-            for quad, verdict in found:
-                cx = sum(p[0] for p in quad) / 4
-                cy = sum(p[1] for p in quad) / 4
-                size = math.dist(quad[0], quad[1])
-                best = _nearest(tracks, cx, cy, matched)
-                if best is None:
-                    tracks.append(_Track((cx, cy), size, CardVote(self.policy)))
-                    best = len(tracks) - 1
-                matched.add(best)
-                t = tracks[best]
-                t.centre, t.size, t.missing = (cx, cy), size, 0
-                if not t.decided:
-                    t.vote.add(verdict, frame.time, quad)
-                    if t.vote.full:
-                        t.decided = True
-                        yield self._finish(t.vote.decide())
-            keep: list[_Track] = []
-            for i, t in enumerate(tracks):
-                if i not in matched:
-                    t.missing += 1
-                if t.missing > 2:
-                    if not t.decided:
-                        yield self._finish(t.vote.decide())
+        reads = FRAME_READS if self._frame_reads is None else self._frame_reads
+        live = LiveBoard(self._rec.profile, reads)  # each frame's work bounded
+        try:
+            async for frame in self._frames.frames():
+                image = as_bgr8(frame.image)
+                if image is None:
+                    self._bad_frame("no picture in it")
                     continue
-                keep.append(t)
-            tracks = keep
+                found = await self._guarded(live.read, image)
+                if found is None:
+                    continue
+                matched: set[int] = set()
+                for card in found:
+                    quad = card.quad
+                    cx = sum(p[0] for p in quad) / 4
+                    cy = sum(p[1] for p in quad) / 4
+                    size = math.dist(quad[0], quad[1])
+                    best = _nearest(tracks, cx, cy, matched)
+                    if best is None:
+                        tracks.append(_Track((cx, cy), size, CardVote(self.policy)))
+                        best = len(tracks) - 1
+                    matched.add(best)
+                    t = tracks[best]
+                    t.centre, t.size, t.missing = (cx, cy), size, 0
+                    # a card reported again from the same look is still seen, but votes once
+                    if not t.decided and card.fresh:
+                        t.vote.add(card.read, frame.time, quad)
+                        if t.vote.full:
+                            t.decided = True
+                            yield self._finish(t.vote.decide())
+                keep: list[_Track] = []
+                for i, t in enumerate(tracks):
+                    if i not in matched:
+                        t.missing += 1
+                    if t.missing > 2:
+                        if not t.decided and len(t.vote):
+                            yield self._finish(t.vote.decide())
+                        continue
+                    keep.append(t)
+                tracks = keep
+        finally:
+            live.close()
         for t in tracks:
-            if not t.decided:
+            if not t.decided and len(t.vote):  # a track that only ever was no news: none
                 yield self._finish(t.vote.decide())
 
 

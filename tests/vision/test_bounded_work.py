@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablectl.vision import recognise
+from tablectl.vision import cardreader
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.locate import _overlaps, box_iou
 from tablectl.vision.model import FaceStatus, Quad
@@ -45,7 +45,7 @@ def test_a_part_of_a_card_accepted_in_the_frame_is_not_read_in_other_shapes(
     rec = Recogniser(board_profile)
     reads: list[object] = []
     monkeypatch.setattr(Recogniser, "read_card",
-                        lambda self, img: reads.append(img) or recognise._NONE)
+                        lambda self, img: reads.append(img) or cardreader._NONE)
     frame = np.full((400, 400, 3), 110, np.uint8)  # a darker table
     frame[100:241, 100:201] = 235  # an accepted card
     frame[300:341, 300:341] = 235  # a piece of paper with a mark on it

@@ -1,0 +1,317 @@
+"""Board frames from a live camera, each read with a bounded amount of work.
+
+One frame read to its end (:meth:`~tablectl.vision.recognise.Recogniser.inspect_board`)
+costs what its cards ask for: a frame whose every card is accepted at its first read costs
+the finder and one read per card, but one with a card read unsure (glare across its index,
+a fan) goes on to read that outline again, to search the frame for index corners and to
+place cards from free corners, three to ten times as much (docs/camera.md §6). A camera
+delivers a frame every 33 ms; a reader that takes 150 ms on one falls behind the table
+for every card on it, not only the unsure one.
+
+:class:`LiveBoard` reads each frame's first pass (the cards found, each outline read once:
+:meth:`~tablectl.vision.recognise.Recogniser.first_pass`) and reports it at once. Where
+that does not settle the frame, the further looks of that frame
+(:meth:`~tablectl.vision.recognise.Recogniser.further_looks`) are made over the frames
+that follow, each frame's share of them bounded (:data:`FRAME_READS`), for as long as the scene
+stays the same (the same outlines at the same places, no card read as another). Their
+result, the very result the whole read of that frame gives, is reported on the frame they
+finish, and the next looks start from that frame. In between, each frame reports its
+first reads and the last looks' cards, those that are no news marked so
+(:class:`LiveRead`, :func:`between_looks`): a vote over frames counts each look once, does
+not decide on an unsure first read the looks may yet read, and a card the looks read
+right is not outvoted by the unsure first reads of the frames between looks. A new scene
+drops the looks under way.
+
+The further looks run in a thread of their own (:class:`_Paced`), on a second recogniser of
+the same profile, but never beside the frame loop: each waits while the other works, so a
+frame's cost is its first pass plus its share of the looks, on one core, and what is read
+does not depend on timing (the looks stop at a count of reads, not at a clock).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+
+from tablectl.vision.firstpass import FirstPass, quad_centre
+from tablectl.vision.indexread import IndexRead, read_rank
+from tablectl.vision.model import FaceStatus, Image, Quad
+from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser
+
+_LOGGER = logging.getLogger(__name__)
+
+FRAME_READS: Final = 16
+"""Index reads (:attr:`~tablectl.vision.recognise.Recogniser.spend`) a frame may make, its
+first pass's and its share of the further looks together; the looks get at least
+:data:`LEAST_LOOKS` however many the first pass made. An index read with what goes with
+it costs about 2.5 ms on the bench's 1280x720 frames; the first pass of a frame with 8
+cards makes 8 to 20 (``bench/camera.py``, "live")."""
+LEAST_LOOKS: Final = 1
+"""Index reads the further looks make on every frame of their scene but the first."""
+
+Reads = list[tuple[Quad, IndexRead]]
+
+
+class _Cancelled(BaseException):
+    """Ends the further looks of a scene no longer in view (a ``BaseException``: nothing
+    in the recogniser may take it for a fault of its own)."""
+
+
+class _Paced:
+    """The further looks of one frame, run in a thread that works only while the frame
+    loop waits in :meth:`step`, ``reads`` index reads at a time (the recogniser's
+    :attr:`~tablectl.vision.recognise.Recogniser.spend`)."""
+
+    def __init__(self, rec: Recogniser, fp: FirstPass) -> None:
+        self._cv = threading.Condition()
+        self._left = 0
+        self._turn = False  # the looks may work (the frame loop waits)
+        self._cancel = False
+        self.done = False
+        self.result: Reads | None = None
+        self.error: Exception | None = None
+        self.reads = 0
+        """Index reads made so far."""
+        rec.spend = self._spend
+        self._thread = threading.Thread(target=self._work, args=(rec, fp), daemon=True,
+                                        name="tablectl-further-looks")
+        self._thread.start()
+
+    def _work(self, rec: Recogniser, fp: FirstPass) -> None:
+        try:
+            with self._cv:
+                while not self._turn and not self._cancel:
+                    self._cv.wait()
+            if self._cancel:
+                raise _Cancelled
+            self.result = rec.further_looks(fp)
+        except _Cancelled:
+            pass
+        except Exception as exc:  # a fault of the looks costs their result, not the camera
+            self.error = exc
+        finally:
+            rec.spend = None
+            with self._cv:
+                self.done, self._turn = True, False
+                self._cv.notify_all()
+
+    def _spend(self) -> None:
+        with self._cv:
+            if self._left <= 0:
+                self._turn = False
+                self._cv.notify_all()
+                while not self._turn and not self._cancel:
+                    self._cv.wait()
+            if self._cancel:
+                raise _Cancelled
+            self._left -= 1
+            self.reads += 1
+
+    def step(self, reads: int) -> None:
+        """Let the looks make up to ``reads`` index reads and the work up to the next;
+        return when they wait for more or are done."""
+        with self._cv:
+            if self.done:
+                return
+            self._left, self._turn = reads, True
+            self._cv.notify_all()
+            while self._turn and not self.done:
+                self._cv.wait()
+
+    def cancel(self) -> None:
+        """End the looks (at their next read) and wait for their thread to end."""
+        with self._cv:
+            self._cancel = True
+            self._cv.notify_all()
+            while not self.done:
+                self._cv.wait()
+        self._thread.join()
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRead:
+    """One card of a live frame: its quad and verdict, and whether the verdict is news
+    (``fresh``: read on this frame, or the further looks just made); one that is not is
+    a card only the last further looks of this scene found, reported again so that it is
+    still seen: a vote over frames must not count it again (:mod:`tablectl.vision.source`)."""
+
+    quad: Quad
+    read: IndexRead
+    fresh: bool = True
+
+
+@dataclass(slots=True)
+class _Held:
+    """The scene in view whose further looks are under way."""
+
+    seen: FirstPass
+    """The scene's latest frame (to tell the next frame's scene by)."""
+    looks: _Paced
+    last: Reads | None = None
+    """What the scene's last finished looks reported."""
+
+
+class LiveBoard:
+    """Board frames of one camera read in turn, each with bounded work (module docstring).
+
+    Args:
+        profile: the enrolled deck (one recogniser of it reads every frame's first pass,
+            a second one makes the further looks).
+        frame_reads: index reads a frame may make (:data:`FRAME_READS`).
+    """
+
+    def __init__(self, profile: DeckProfile, frame_reads: int = FRAME_READS) -> None:
+        if frame_reads < 1:
+            raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
+        self._rec = Recogniser(profile)
+        self._rec.spend = self._count
+        self._looker = Recogniser(profile)
+        self._frame_reads = frame_reads
+        self._held: _Held | None = None
+        self._lock = threading.Lock()  # a close from another thread waits for the read
+        self.faults = 0
+        """Further looks that failed (logged); their scene reports its first reads."""
+        self.looks_done = 0
+        """Further looks finished (their result reported)."""
+        self.first_reads = 0
+        """Index reads (and steps of their cost) the last frame's first pass made."""
+        self.looks_reads = 0
+        """Those the further looks made on the last frame."""
+
+    def _count(self) -> None:
+        self.first_reads += 1
+
+    @property
+    def looking(self) -> bool:
+        """Whether further looks are under way for the scene in view."""
+        return self._held is not None
+
+    def read(self, frame: Image) -> list[LiveRead]:
+        """Every card found on ``frame`` with its verdict (:meth:`_read`)."""
+        with self._lock:
+            return self._read(frame)
+
+    def _read(self, frame: Image) -> list[LiveRead]:
+        """Every card found on ``frame`` with its verdict. Where the first pass settles
+        the frame: what :meth:`~tablectl.vision.recognise.Recogniser.inspect_board`
+        reports of it. Else, on the frame where the further looks of the scene finish:
+        what ``inspect_board`` reports of the frame they were made on (the next looks then
+        start from this frame); on the others: the frame's first reads and the last
+        looks' cards, some marked as no news (:func:`between_looks`)."""
+        self.first_reads = self.looks_reads = 0
+        fp = self._rec.first_pass(frame)
+        if fp is None:
+            return []
+        held = self._held
+        if held is not None and not same_scene(held.seen, fp):
+            self._drop()
+            held = None
+        if fp.settled is not None:
+            return [LiveRead(q, r) for q, r in fp.settled]  # a held scene waits
+        if held is None:  # a new scene: its first pass is this frame's work
+            self._held = _Held(fp, _Paced(self._looker, fp))
+            return between_looks(list(fp.reported), None)
+        held.seen = fp
+        before = held.looks.reads
+        held.looks.step(max(LEAST_LOOKS, self._frame_reads - self.first_reads))
+        self.looks_reads = held.looks.reads - before
+        if held.looks.done:
+            held.last = self._ended(held.looks, fp)
+            self.looks_done += 1
+            held.looks = _Paced(self._looker, fp)  # the next looks: this frame's
+            return [LiveRead(q, r) for q, r in held.last]
+        return between_looks(list(fp.reported), held.last)
+
+    def _ended(self, looks: _Paced, fp: FirstPass) -> Reads:
+        if looks.error is not None:
+            self.faults += 1
+            _LOGGER.warning("further looks failed (%d so far); the frame reports its first "
+                            "reads", self.faults, exc_info=looks.error)
+            return list(fp.reported)
+        return looks.result if looks.result is not None else list(fp.reported)
+
+    def _drop(self) -> None:
+        if self._held is not None:
+            self._held.looks.cancel()
+            self._held = None
+
+    def close(self) -> None:
+        """End the further looks under way (their thread ends); a read under way in
+        another thread ends first."""
+        with self._lock:
+            self._drop()
+
+
+def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
+    """A frame's cards while the further looks of its scene go on: its first reads
+    (``first``) and what the scene's last finished looks reported (``last``; ``None``
+    before the first of them ends).
+
+    Before the first looks end: the first reads, those not accepted no news (the looks
+    may yet read them: a vote must not decide on them first). After: the cards as the
+    looks found them (the looks may have split an outline of two cards, or placed a card
+    from its index corner); at the place of each, this frame's first read where it is
+    accepted, or where the looks read no better there (news), else the looks' read (no
+    news); a first read accepted where the looks found nothing, as it is; the
+    other first reads (outlines the looks read otherwise) left out."""
+    if last is None:
+        return [LiveRead(q, r, fresh=r.status is FaceStatus.ACCEPTED) for q, r in first]
+    out: list[LiveRead] = []
+    used: set[int] = set()
+    for lq, lr in last:
+        at = [i for i, (q, _) in enumerate(first) if i not in used and same_place(q, lq)]
+        if at:
+            i = min(at, key=lambda k: _distance(first[k][0], lq))
+            q, r = first[i]
+            if r.status is FaceStatus.ACCEPTED or read_rank(lr) <= read_rank(r):
+                used.add(i)
+                out.append(LiveRead(q, r))
+                continue
+            used.add(i)
+        out.append(LiveRead(lq, lr, fresh=False))
+    out += [LiveRead(q, r) for i, (q, r) in enumerate(first)
+            if i not in used and r.status is FaceStatus.ACCEPTED]
+    return out
+
+
+def same_place(a: Quad, b: Quad) -> bool:
+    """Whether two outlines of two frames may be one card's: either's middle lies inside
+    the other (a camera's noise moves an outline's edges by a shadow's width; an outline of
+    two cards lying over each other holds the middle of each)."""
+    return _inside(quad_centre(a)[:2], b) or _inside(quad_centre(b)[:2], a)
+
+
+def same_scene(a: FirstPass, b: FirstPass) -> bool:
+    """Whether two frames' first passes show one scene: the middle of every card either
+    accepts lies inside an outline of the other, and inside none the other accepts as
+    another card. Reads not accepted are left out: a camera's noise makes a card's index
+    box or a shadow an outline of its own in one frame and not the next, and the same
+    card's outline a little larger or smaller (its shadow in it or not). A card put down
+    unsure does not start a scene: the looks under way end, and the next, from a newer
+    frame, find it."""
+    for x, y in ((a, b), (b, a)):
+        for q, r in x.reported:
+            if r.status is not FaceStatus.ACCEPTED:
+                continue
+            mid = quad_centre(q)[:2]
+            if not any(_inside(mid, f.quad) for f in y.located):
+                return False
+            if any(o.status is FaceStatus.ACCEPTED and o.card != r.card and _inside(mid, oq)
+                   for oq, o in y.reported):
+                return False
+    return True
+
+
+def _distance(a: Quad, b: Quad) -> float:
+    (ax, ay, _), (bx, by, _) = quad_centre(a), quad_centre(b)
+    return float(np.hypot(ax - bx, ay - by))
+
+
+def _inside(p: tuple[float, float], q: Quad) -> bool:
+    return cv2.pointPolygonTest(np.array(q, np.float32).reshape(-1, 1, 2), p, False) >= 0
