@@ -101,6 +101,10 @@ def main() -> None:
     ap.add_argument("--timing-only", action="store_true",
                     help="only the timings (no real photos): for runs paired with other code")
     args = ap.parse_args()
+    small = [f"--{k.replace('_', '-')}" for k in ("frames", "repeat", "hold", "frame_reads")
+             if getattr(args, k) < 1]
+    if small:
+        ap.error(f"{', '.join(small)} must be at least 1")
     cv2.setNumThreads(1)
     if args.decks_only:
         print(json.dumps({"decks": _decks(args.deck_step, args.real_step)}))

@@ -97,10 +97,11 @@ class CardReader:
                 break
         return best, bool(first)
 
-    def _pace(self) -> None:
-        """A step of about an index read's work is next (:attr:`spend`)."""
+    def _pace(self, reads: int = 1) -> None:
+        """A step of about ``reads`` index reads' work is next (:attr:`spend`)."""
         if self.spend is not None:
-            self.spend()
+            for _ in range(reads):
+                self.spend()
 
     # --- rigs -----------------------------------------------------------------------------
 

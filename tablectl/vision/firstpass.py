@@ -42,8 +42,6 @@ class FirstPass:
     memo: Kept
 
 
-def quad_centre(q: Quad) -> tuple[float, float, float]:
-    """A quad's centre and its longer side's length (px)."""
-    side = max(((q[i][0] - q[i - 1][0]) ** 2 + (q[i][1] - q[i - 1][1]) ** 2) ** 0.5
-               for i in range(4))
-    return sum(p[0] for p in q) / 4, sum(p[1] for p in q) / 4, side
+def quad_centre(q: Quad) -> tuple[float, float]:
+    """A quad's centre (px)."""
+    return sum(p[0] for p in q) / 4, sum(p[1] for p in q) / 4

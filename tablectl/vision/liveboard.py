@@ -233,7 +233,6 @@ class LiveBoard:
             self.faults += 1
             _LOGGER.warning("further looks failed (%d so far); the frame reports its first "
                             "reads", self.faults, exc_info=looks.error)
-            return list(fp.reported)
         return looks.result if looks.result is not None else list(fp.reported)
 
     def _drop(self) -> None:
@@ -268,12 +267,11 @@ def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
         at = [i for i, (q, _) in enumerate(first) if i not in used and same_place(q, lq)]
         if at:
             i = min(at, key=lambda k: _distance(first[k][0], lq))
+            used.add(i)
             q, r = first[i]
             if r.status is FaceStatus.ACCEPTED or read_rank(lr) <= read_rank(r):
-                used.add(i)
                 out.append(LiveRead(q, r))
                 continue
-            used.add(i)
         out.append(LiveRead(lq, lr, fresh=False))
     out += [LiveRead(q, r) for i, (q, r) in enumerate(first)
             if i not in used and r.status is FaceStatus.ACCEPTED]
@@ -284,7 +282,7 @@ def same_place(a: Quad, b: Quad) -> bool:
     """Whether two outlines of two frames may be one card's: either's middle lies inside
     the other (a camera's noise moves an outline's edges by a shadow's width; an outline of
     two cards lying over each other holds the middle of each)."""
-    return _inside(quad_centre(a)[:2], b) or _inside(quad_centre(b)[:2], a)
+    return _inside(quad_centre(a), b) or _inside(quad_centre(b), a)
 
 
 def same_scene(a: FirstPass, b: FirstPass) -> bool:
@@ -299,7 +297,7 @@ def same_scene(a: FirstPass, b: FirstPass) -> bool:
         for q, r in x.reported:
             if r.status is not FaceStatus.ACCEPTED:
                 continue
-            mid = quad_centre(q)[:2]
+            mid = quad_centre(q)
             if not any(_inside(mid, f.quad) for f in y.located):
                 return False
             if any(o.status is FaceStatus.ACCEPTED and o.card != r.card and _inside(mid, oq)
@@ -309,7 +307,7 @@ def same_scene(a: FirstPass, b: FirstPass) -> bool:
 
 
 def _distance(a: Quad, b: Quad) -> float:
-    (ax, ay, _), (bx, by, _) = quad_centre(a), quad_centre(b)
+    (ax, ay), (bx, by) = quad_centre(a), quad_centre(b)
     return float(np.hypot(ax - bx, ay - by))
 
 

@@ -449,9 +449,7 @@ class Recogniser(CardReader):
         index_h = (self.profile.index_on_card or INDEX_ON_CARD)[2]
         spans = [RANK_SUIT * index_h * long_side(q) for q, r in found
                  if r.status is FaceStatus.ACCEPTED]
-        self._pace()  # the glyph pairs: about three index reads' work
-        self._pace()
-        self._pace()
+        self._pace(3)  # the glyph pairs: about three index reads' work
         pairs = glyph_pairs(frame, skip, CORNER_PAIRS if spans else CORNER_READS,
                             float(np.median(spans)) if spans else None)
         todo = by_scale([p for p in pairs if not p.faint], spans)

@@ -37,8 +37,8 @@ from tablectl.vision.glyphs import (
     RANK_BOX,
     SUIT_BOX,
     IndexGlyphs,
+    _chroma_in,
     _Comp,
-    _mean_bgr,
     _union,
     fit_glyph,
     index_candidates,
@@ -102,18 +102,10 @@ def _chroma_old(colour: np.ndarray, ink: Vec, labels: npt.NDArray[np.int32],
     y0, y1 = max(0, y - 3), min(colour.shape[0], y + h + 3)
     x0, x1 = max(0, x - 3), min(colour.shape[1], x + w + 3)
     lab, ink_r, pix = labels[y0:y1, x0:x1], ink[y0:y1, x0:x1], colour[y0:y1, x0:x1]
-    mask = lab == comps[0].label
+    mask = lab == comps[0].label  # the old mask, one comparison per glyph
     for c in comps[1:]:
         mask |= lab == c.label
-    m8 = mask.view(np.uint8)
-    if not cv2.countNonZero(m8):
-        return np.zeros(2, np.float32)
-    strong = mask & (ink_r >= 0.6 * float(cv2.minMaxLoc(ink_r, m8)[1]))
-    paper = ink_r < 0.08
-    if not paper.any():
-        return np.zeros(2, np.float32)
-    b, g, r = _mean_bgr(pix, strong) / np.maximum(_mean_bgr(pix, paper), 1.0)
-    return np.array([r - g, b - g], np.float32)
+    return _chroma_in(pix, ink_r, mask)
 
 
 def _top2_old(vecs: Vec, ids: npt.NDArray[np.intp], starts: npt.NDArray[np.intp], v: Vec,
