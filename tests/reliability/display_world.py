@@ -50,6 +50,11 @@ R = TypeVar("R")
 
 
 
+def snapshot_key(snapshot: dict[str, Any]) -> tuple[Any, ...]:
+    """Which snapshot of which run: (journal, epoch, seq)."""
+    return (snapshot.get("journal"), snapshot.get("epoch"), snapshot.get("seq"))
+
+
 def _client(prefix: str) -> mqtt.Client:
     client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                          client_id=f"{prefix}-{secrets.token_hex(4)}")
@@ -78,6 +83,7 @@ class Relay:
         self._lock = threading.Lock()
         self.faults = Faults()
         self._held: list[tuple[str, bytes]] = []
+        self._delivered: set[tuple[Any, ...]] = set()
         self.last_delivery = self.last_arrival = time.monotonic()
         self.up = threading.Event()
         self._client = _client(f"relay-{name}")
@@ -88,6 +94,8 @@ class Relay:
         self._client.loop_start()
 
     def _on_connect(self, client: mqtt.Client, *_a: Any) -> None:
+        with self._lock:
+            self._delivered.clear()     # what counts now is what this connection hands on
         client.subscribe([(t, 1) for t in TOPICS])
         self.up.set()
         self._on_link(True)
@@ -121,6 +129,14 @@ class Relay:
     def _pass(self, topic: str, payload: bytes) -> None:
         self.last_delivery = time.monotonic()
         self._deliver(topic, payload)
+        if topic == STATE:
+            self._delivered.add(snapshot_key(json.loads(payload)))
+
+    def delivered(self, key: tuple[Any, ...]) -> bool:
+        """Whether the snapshot ``key`` (:func:`snapshot_key`) has been handed on (the
+        terminal has then taken it; the web server has it queued)."""
+        with self._lock:
+            return key in self._delivered
 
     def release_held(self) -> None:
         """Deliver the held snapshots now: late, after everything that followed them."""
@@ -467,17 +483,44 @@ class World:
         self._wait_published(deadline)
         self._wait_quiet(deadline, lambda r: r.last_arrival, 0.2)
 
+    def _wait_delivered(self, key: tuple[Any, ...], deadline: float) -> None:
+        """Wait until every relay has handed on the snapshot ``key`` and the open page shows
+        it (its stream runs behind the web server's relay). A relay's faults never keep the
+        daemon's current snapshot from its display for good (held ones are released first,
+        one is dropped only where play follows), so this is how long the stream takes, not a
+        verdict: a display still short of it at the deadline is judged as it stands."""
+        def page_there() -> bool:
+            if self.page is None:
+                return True
+            shown = self.page.shown()
+            run = shown.run
+            return run is not None and (run.journal, run.epoch, shown.seq) == key
+        while time.monotonic() < deadline:
+            if all(r.delivered(key) for r in self.relays()) and page_there():
+                return
+            time.sleep(0.02)
+
     def settle(self, timeout: float = 30.0) -> dict[str, Any] | None:
-        """Wait until the daemon's current snapshot is out and the displays' streams have
-        been quiet a moment (held snapshots delivered late first); return that snapshot."""
+        """Wait until the daemon's current snapshot is out and has reached every display
+        (held snapshots delivered late first), and the streams have been quiet a moment;
+        return that snapshot. Waiting on the snapshot itself, not on quiet alone: on a
+        loaded machine a relay may take it well after the auditor did."""
         deadline = time.monotonic() + timeout
-        self._wait_published(deadline)
+        published = self._wait_published(deadline)
         for relay in self.relays():
             relay.release_held()
-        self._wait_quiet(deadline, lambda r: r.last_delivery, 0.4)
-        # read it again: a snapshot with a later seq and the same data may have been on its
-        # way to the auditor when it first matched (the displays then showed the later seq)
-        return self._wait_published(deadline)
+        waited: tuple[Any, ...] | None = None
+        while (published is not None and self.daemon is not None
+               and snapshot_key(published) != waited):
+            waited = snapshot_key(published)
+            self._wait_delivered(waited, deadline)
+            self._wait_quiet(deadline, lambda r: r.last_delivery, 0.4)
+            # read it again: a snapshot with a later seq and the same data may have been on
+            # its way to the auditor when it first matched (then wait for that one)
+            published = self._wait_published(deadline)
+        if waited is None:
+            self._wait_quiet(deadline, lambda r: r.last_delivery, 0.4)
+        return published
 
     def close(self) -> None:
         if self.page is not None:
