@@ -40,9 +40,11 @@ import numpy as np
 
 from tablectl.vision.firstpass import FirstPass, quad_centre
 from tablectl.vision.indexread import IndexRead, read_rank
+from tablectl.vision.locate import Found
 from tablectl.vision.model import FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
+from tablectl.vision.stillness import Stillness
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -164,9 +166,12 @@ class LiveBoard:
         profile: the enrolled deck (one recogniser of it reads every frame's first pass,
             a second one makes the further looks).
         frame_reads: index reads a frame may make (:data:`FRAME_READS`).
+        stillness: tells a frame that still shows what the frame its cards were found on
+            did (a :class:`~tablectl.vision.stillness.Stillness` by default).
     """
 
-    def __init__(self, profile: DeckProfile, frame_reads: int = FRAME_READS) -> None:
+    def __init__(self, profile: DeckProfile, frame_reads: int = FRAME_READS,
+                 stillness: Stillness | None = None) -> None:
         if frame_reads < 1:
             raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
         self._rec = Recogniser(profile)
@@ -174,6 +179,9 @@ class LiveBoard:
         self._looker = Recogniser(profile)
         self._frame_reads = frame_reads
         self._held: _Held | None = None
+        self._stillness = Stillness() if stillness is None else stillness
+        self._located: tuple[Found, ...] | None = None
+        """The outlines found on the frame :attr:`_stillness` keeps."""
         self._lock = threading.Lock()  # a close from another thread waits for the read
         self.faults = 0
         """Further looks that failed (logged); their scene reports its first reads."""
@@ -183,6 +191,9 @@ class LiveBoard:
         """Index reads (and steps of their cost) the last frame's first pass made."""
         self.looks_reads = 0
         """Those the further looks made on the last frame."""
+        self.found_again = False
+        """Whether the last frame's cards were found afresh (else it still showed what the
+        frame they were found on did, and they were read where they lay on it)."""
 
     def _count(self) -> None:
         self.first_reads += 1
@@ -205,9 +216,14 @@ class LiveBoard:
         start from this frame); on the others: the frame's first reads and the last
         looks' cards, some marked as no news (:func:`between_looks`)."""
         self.first_reads = self.looks_reads = 0
-        fp = self._rec.first_pass(frame)
+        located = self._located if self._stillness.holds(frame) else None
+        self.found_again = located is None
+        fp = self._rec.first_pass(frame, located)
         if fp is None:
+            self._stillness.forget()
+            self._located = None
             return []
+        self._located = fp.located
         held = self._held
         if held is not None and not same_scene(held.seen, fp):
             self._drop()

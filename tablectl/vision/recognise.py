@@ -156,20 +156,24 @@ class Recogniser(CardReader):
                 found = [(q, r)]
         return self._reported(frame, found)
 
-    def first_pass(self, frame: Image) -> FirstPass | None:
+    def first_pass(self, frame: Image, located: Sequence[Found] | None = None,
+                   ) -> FirstPass | None:
         """The part of :meth:`inspect_board` every frame needs: the cards found and each
         outline read once, and whether that settles the frame (every card accepted and
         nothing left to look for: :meth:`_all_read`), when the further looks
         (:meth:`further_looks`) would change nothing. ``None`` for a frame with no
         readable picture. A live camera's board reads (:mod:`tablectl.vision.liveboard`)
-        make the further looks of an unsettled frame over the frames that follow."""
+        make the further looks of an unsettled frame over the frames that follow, and
+        pass the outlines of an earlier frame as ``located`` where the frame still shows
+        what that one did (:mod:`tablectl.vision.stillness`): the finder is not run, the
+        cards are read on this frame where they lay on that one."""
         bgr = as_bgr8(frame)
         if bgr is None or min(bgr.shape[:2]) < _SMALLEST:
             return None
         self._memo.of(bgr, warp_source)
         try:
-            small = self._memo.of(bgr, shrunk)
-            located = locate_cards(bgr, shrunk_frame=small)
+            if located is None:
+                located = locate_cards(bgr, shrunk_frame=self._memo.of(bgr, shrunk))
             first = self._first_reads(bgr, located)
             found = [qr for _, qr in first]
             # settled: no outline left to read again (each accepted, cut, or not a card:

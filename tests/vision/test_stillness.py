@@ -1,0 +1,145 @@
+"""A frame that still shows what the frame its cards were found on did
+(tablectl/vision/stillness.py), and a live camera's reads of such frames
+(tablectl/vision/liveboard.py): noise holds, any change of the cards does not.
+
+Frames from the harsh table renderer with the session's enrolled deck; two renderers of
+one seed lay the same cards at the same places, so a card can be swapped for another at
+exactly its place (the smallest change a dealer can make to a card lying on the table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware_sim.camera import BoardTruth, random_style
+from hardware_sim.camera_scene import SceneCamera
+from tablectl.domain.cards import Card
+from tablectl.vision.indexread import IndexRead
+from tablectl.vision.liveboard import LiveBoard
+from tablectl.vision.model import FaceStatus, Image, Quad
+from tablectl.vision.profile import DeckProfile
+from tablectl.vision.recognise import Recogniser
+from tablectl.vision.stillness import NOISE_LEVELS, Stillness, small_picture
+from tests.vision.conftest import ENROLLED_SEED
+
+
+def _scene(faces: list[Card], seed: int = 11) -> tuple[Image, list[BoardTruth]]:
+    cam = SceneCamera(seed, random_style(ENROLLED_SEED), strength=1.0)
+    cam.shuffled_deck()
+    frame, truth = cam.frame(faces)
+    return frame, list(truth)
+
+
+@pytest.fixture(scope="module")
+def deck() -> list[Card]:
+    cam = SceneCamera(11, random_style(ENROLLED_SEED), strength=1.0)
+    return cam.shuffled_deck()
+
+
+def _noisy(frame: Image, rng: np.random.Generator, sigma: float) -> Image:
+    noise = rng.normal(0, sigma, frame.shape).astype(np.int16)
+    return np.asarray(cv2.add(frame, noise, dtype=cv2.CV_8U))
+
+
+def _accepted(reads: list[tuple[Quad, IndexRead]]) -> list[Card | None]:
+    return sorted((r.card for _, r in reads if r.status is FaceStatus.ACCEPTED), key=str)
+
+
+@pytest.mark.parametrize("sigma", [2.0, 6.0])
+def test_a_cameras_noise_is_still(deck: list[Card], sigma: float) -> None:
+    frame, _ = _scene(deck[:6])
+    rng = np.random.default_rng(3)
+    still = Stillness()
+    assert not still.holds(_noisy(frame, rng, sigma))  # nothing kept: this one is kept
+    assert all(still.holds(_noisy(frame, rng, sigma)) for _ in range(30))
+
+
+def test_a_card_swapped_at_its_very_place_is_not_still(deck: list[Card]) -> None:
+    frame, truth = _scene(deck[:6])
+    for other in deck[6:12]:
+        swapped, truth2 = _scene([other, *deck[1:6]])
+        assert [t.quad for t in truth2] == [t.quad for t in truth]
+        still = Stillness()
+        still.holds(frame)
+        assert not still.holds(swapped), other
+
+
+def test_a_card_moved_one_pixel_is_not_still(deck: list[Card]) -> None:
+    frame, truth = _scene(deck[:6])
+    for t in truth:
+        xs = [p[0] for p in t.quad]
+        ys = [p[1] for p in t.quad]
+        x0, x1 = max(int(min(xs)) - 4, 0), min(int(max(xs)) + 5, frame.shape[1])
+        y0, y1 = max(int(min(ys)) - 4, 0), min(int(max(ys)) + 5, frame.shape[0])
+        moved = frame.copy()
+        moved[y0:y1, x0 + 1:x1] = frame[y0:y1, x0:x1 - 1]   # the card and its edge, 1 px right
+        still = Stillness()
+        still.holds(frame)
+        assert not still.holds(moved)
+
+
+def test_a_slow_drift_is_measured_from_the_frame_kept_not_the_last(
+        deck: list[Card]) -> None:
+    frame, _ = _scene(deck[:6])
+    still = Stillness()
+    still.holds(frame)
+    seen = []
+    for step in range(1, 12):
+        drifted = np.asarray(cv2.add(frame, np.full_like(frame, step)))  # a level a frame
+        seen.append(still.holds(drifted))
+    k = int(NOISE_LEVELS)
+    assert seen[:k] == [True] * k      # each frame a level from the last, none too far yet
+    assert not seen[k]                  # 7 levels from the kept frame: found afresh
+    assert all(seen[k + 1:k + 1 + k])   # measured from the frame kept in its place
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: f[:, :-8],                          # another size
+    lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY),  # another kind of picture
+    lambda f: np.zeros((4, 4, 3), np.uint8),       # smaller than a cell
+])
+def test_another_picture_is_not_still(deck: list[Card],
+                                      make: Callable[[Image], Image]) -> None:
+    frame, _ = _scene(deck[:6])
+    still = Stillness()
+    still.holds(frame)
+    assert not still.holds(make(frame))
+    assert small_picture(np.zeros((4, 4, 3), np.uint8)).size == 0
+
+
+def test_below_zero_nothing_is_still(deck: list[Card]) -> None:
+    frame, _ = _scene(deck[:6])
+    still = Stillness(noise_levels=-1.0)
+    assert not any(still.holds(frame) for _ in range(3))
+
+
+def test_live_reads_of_a_still_scene_read_every_frame_where_the_cards_lay(
+        board_profile: DeckProfile, deck: list[Card]) -> None:
+    """The finder runs on the scene's first frame only; every frame's cards are read on it
+    (each frame's own read: what reading it whole accepts), and a card swapped at its very
+    place is found afresh and read as the new card."""
+    rec = Recogniser(board_profile)
+    frame, _ = _scene(deck[:6])
+    rng = np.random.default_rng(5)
+    lb = LiveBoard(board_profile)
+    try:
+        afresh = []
+        for _ in range(6):
+            f = _noisy(frame, rng, 2.0)
+            got = lb.read(f)
+            afresh.append(lb.found_again)
+            whole = rec.inspect_board(f)
+            assert _accepted([(r.quad, r.read) for r in got]) == _accepted(whole)
+            assert len(_accepted(whole)) >= 5
+        assert afresh == [True] + [False] * 5
+        swapped, _ = _scene([deck[20], *deck[1:6]])
+        got = lb.read(_noisy(swapped, rng, 2.0))
+        assert lb.found_again
+        cards = _accepted([(r.quad, r.read) for r in got])
+        assert deck[20] in cards and deck[0] not in cards
+    finally:
+        lb.close()
