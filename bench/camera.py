@@ -253,7 +253,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
     first_only: list[float] = []
     whole: list[float] = []
     ended: list[int] = []
-    found_again = 0
+    found_again = unread = 0
     try:
         for frame in frames:
             c0 = time.process_time()
@@ -267,6 +267,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
                 live.read(noisy)
                 per_frame.append((time.process_time() - c0) * 1000)
                 found_again += live.found_again
+                unread += live.unread
                 c0 = time.process_time()
                 every.read(noisy)
                 per_frame_every.append((time.process_time() - c0) * 1000)
@@ -288,7 +289,8 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
            "cpu_p95_ms": q(per_frame, 0.95), "cpu_max_ms": q(per_frame, 1.0),
            "scene_first_frame_median_ms": round(statistics.median(first_only), 3),
            "scene_first_frame_p95_ms": q(first_only, 0.95),
-           "frames_found_afresh": found_again, "frames": len(per_frame),
+           "frames_found_afresh": found_again, "frames_not_read": unread,
+           "frames": len(per_frame),
            "baseline_found_every_frame_median_ms": round(statistics.median(per_frame_every),
                                                          3),
            "baseline_found_every_frame_p95_ms": q(per_frame_every, 0.95),
@@ -305,7 +307,8 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
           f"per frame (target <= 30, p95 <= 45; a scene's first frame "
           f"{out['scene_first_frame_median_ms']:.1f} median, "
           f"{out['scene_first_frame_p95_ms']:.1f} p95; cards found afresh on {found_again} "
-          f"of {len(per_frame)} frames); baselines: cards found afresh on every frame "
+          f"of {len(per_frame)} frames, {unread} still and settled frames not read); "
+          f"baselines: cards found afresh on every frame "
           f"{out['baseline_found_every_frame_median_ms']:.1f} ms median, "
           f"{out['baseline_found_every_frame_p95_ms']:.1f} ms p95; each frame read whole "
           f"{out['baseline_whole_read_median_ms']:.1f} ms median, "

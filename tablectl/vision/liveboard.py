@@ -54,6 +54,14 @@ first pass's and its share of the further looks together; the looks get at least
 :data:`LEAST_LOOKS` however many the first pass made. An index read with what goes with
 it costs about 2.5 ms on the bench's 1280x720 frames; the first pass of a frame with 8
 cards makes 8 to 20 (``bench/camera.py``, "live")."""
+SETTLED_READS: Final = 6
+"""Frames in a row that still show what the frame their cards were found on did, each
+settled by its first pass with the same cards and verdicts, after which the next still
+frames are not read at all: they report those reads again as no news (:class:`LiveRead`),
+until a frame changes or is not settled alike. Six is the vote's ``max_frames``
+(:class:`~tablectl.vision.decide.VotePolicy`): a vote over frames has decided by then, and
+a seventh read of the same still pixels tells it nothing (the camera source passes its
+own policy's)."""
 LEAST_LOOKS: Final = 1
 """Index reads the further looks make on every frame of their scene but the first."""
 
@@ -168,12 +176,23 @@ class LiveBoard:
         frame_reads: index reads a frame may make (:data:`FRAME_READS`).
         stillness: tells a frame that still shows what the frame its cards were found on
             did (a :class:`~tablectl.vision.stillness.Stillness` by default).
+        settled_reads: frames in a row, still and settled alike, after which a still
+            frame is not read at all (:data:`SETTLED_READS`; at least 1).
     """
 
     def __init__(self, profile: DeckProfile, frame_reads: int = FRAME_READS,
-                 stillness: Stillness | None = None) -> None:
+                 stillness: Stillness | None = None,
+                 settled_reads: int = SETTLED_READS) -> None:
         if frame_reads < 1:
             raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
+        if settled_reads < 1:
+            raise ValueError(f"settled_reads must be at least 1, got {settled_reads}")
+        self._settled_reads = settled_reads
+        self._settled: Reads | None = None
+        """The last frame's reads where its first pass settled it, else ``None``."""
+        self._alike = 0
+        """Frames in a row, still since the cards were found, settled with the same cards
+        (:attr:`_settled`'s cards and verdicts)."""
         self._rec = Recogniser(profile)
         self._rec.spend = self._count
         self._looker = Recogniser(profile)
@@ -191,6 +210,8 @@ class LiveBoard:
         """Index reads (and steps of their cost) the last frame's first pass made."""
         self.looks_reads = 0
         """Those the further looks made on the last frame."""
+        self.unread = False
+        """Whether the last frame was not read at all (:data:`SETTLED_READS`)."""
         self.found_again = False
         """Whether the last frame's cards were found afresh (else it still showed what the
         frame they were found on did, and they were read where they lay on it)."""
@@ -218,12 +239,17 @@ class LiveBoard:
         self.first_reads = self.looks_reads = 0
         located = self._located if self._stillness.holds(frame) else None
         self.found_again = located is None
+        self.unread = (located is not None and self._settled is not None
+                       and self._alike >= self._settled_reads)
+        if self.unread and self._settled is not None:
+            return [LiveRead(q, r, fresh=False) for q, r in self._settled]
         fp = self._rec.first_pass(frame, located)
         if fp is None:
             self._stillness.forget()
-            self._located = None
+            self._located, self._settled, self._alike = None, None, 0
             return []
         self._located = fp.located
+        self._note_settled(fp.settled, still=located is not None)
         held = self._held
         if held is not None and not same_scene(held.seen, fp):
             self._drop()
@@ -243,6 +269,16 @@ class LiveBoard:
             held.looks = _Paced(self._looker, fp)  # the next looks: this frame's
             return [LiveRead(q, r) for q, r in held.last]
         return between_looks(list(fp.reported), held.last)
+
+    def _note_settled(self, settled: tuple[tuple[Quad, IndexRead], ...] | None, *,
+                      still: bool) -> None:
+        if settled is None:
+            self._settled, self._alike = None, 0
+            return
+        same = (still and self._settled is not None
+                and _verdicts(self._settled) == _verdicts(settled))
+        self._settled = list(settled)
+        self._alike = self._alike + 1 if same else 1
 
     def _ended(self, looks: _Paced, fp: FirstPass) -> Reads:
         if looks.error is not None:
@@ -292,6 +328,11 @@ def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
     out += [LiveRead(q, r) for i, (q, r) in enumerate(first)
             if i not in used and r.status is FaceStatus.ACCEPTED]
     return out
+
+
+def _verdicts(reads: Reads | tuple[tuple[Quad, IndexRead], ...],
+              ) -> list[tuple[object, FaceStatus]]:
+    return [(r.card, r.status) for _, r in reads]
 
 
 def same_place(a: Quad, b: Quad) -> bool:

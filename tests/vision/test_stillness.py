@@ -9,6 +9,7 @@ exactly its place (the smallest change a dealer can make to a card lying on the 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import cv2
@@ -18,11 +19,13 @@ import pytest
 from hardware_sim.camera import BoardTruth, random_style
 from hardware_sim.camera_scene import SceneCamera
 from tablectl.domain.cards import Card
+from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.indexread import IndexRead
-from tablectl.vision.liveboard import LiveBoard
-from tablectl.vision.model import FaceStatus, Image, Quad
+from tablectl.vision.liveboard import SETTLED_READS, LiveBoard
+from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
+from tablectl.vision.source import CameraCardSource, MemoryFrames
 from tablectl.vision.stillness import NOISE_LEVELS, Stillness, small_picture
 from tests.vision.conftest import ENROLLED_SEED
 
@@ -143,3 +146,57 @@ def test_live_reads_of_a_still_scene_read_every_frame_where_the_cards_lay(
         assert deck[20] in cards and deck[0] not in cards
     finally:
         lb.close()
+
+
+def test_a_still_settled_board_is_read_only_as_long_as_a_vote_needs(
+        board_profile: DeckProfile, deck: list[Card]) -> None:
+    """Six frames alike are read (the first found afresh); the still frames after them are
+    not read at all and report the same cards as no news; any change (a card swapped at its
+    very place) is read again, and its frames count from one."""
+    frame, _ = _scene(deck[:6])
+    rng = np.random.default_rng(9)
+    lb = LiveBoard(board_profile, settled_reads=SETTLED_READS)
+    try:
+        got = [lb.read(_noisy(frame, rng, 2.0)) for _ in range(SETTLED_READS + 4)]
+        unread = [g for g in got if not any(r.fresh for r in g)]
+        assert len(unread) == 4 and lb.unread and not lb.found_again
+        assert all(r.fresh for g in got[:SETTLED_READS] for r in g)
+        cards = _accepted([(r.quad, r.read) for r in got[SETTLED_READS - 1]])
+        assert len(cards) >= 5
+        for g in unread:
+            assert _accepted([(r.quad, r.read) for r in g]) == cards
+            assert [(r.quad, r.read) for r in g] == [(r.quad, r.read)
+                                                    for r in got[SETTLED_READS - 1]]
+        swapped, _ = _scene([deck[20], *deck[1:6]])
+        after = [lb.read(_noisy(swapped, rng, 2.0)) for _ in range(3)]
+        assert all(r.fresh for g in after for r in g) and not lb.unread
+        assert deck[20] in _accepted([(r.quad, r.read) for r in after[-1]])
+    finally:
+        lb.close()
+
+
+def test_a_still_board_through_the_camera_source_decides_each_card_once(
+        board_profile: DeckProfile, deck: list[Card]) -> None:
+    """A board camera held on one settled scene for 40 frames: each card is decided once,
+    accepted, on the vote's six frames (the frames not read keep its track alive and add
+    nothing)."""
+    frame, _ = _scene(deck[:6])
+    rng = np.random.default_rng(4)
+    frames = [_noisy(frame, rng, 2.0) for _ in range(40)]
+    whole = _accepted(Recogniser(board_profile).inspect_board(frames[0]))
+    src = CameraCardSource(MemoryFrames(frames, fps=30.0), Recogniser(board_profile),
+                           mode="board", policy=VotePolicy(min_frames=3, max_frames=6),
+                           guard=DeckGuard(warmup=0))
+
+    async def collect() -> list[FaceRead]:
+        async with src:
+            return [r async for r in src.reads()]
+
+    reads = asyncio.run(collect())
+    assert sorted((r.card for r in reads), key=str) == whole
+    assert all(r.status is FaceStatus.ACCEPTED and r.frames == 6 for r in reads)
+
+
+def test_settled_reads_below_one_is_refused(board_profile: DeckProfile) -> None:
+    with pytest.raises(ValueError, match="settled_reads"):
+        LiveBoard(board_profile, settled_reads=0)
