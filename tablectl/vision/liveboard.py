@@ -54,14 +54,14 @@ first pass's and its share of the further looks together; the looks get at least
 :data:`LEAST_LOOKS` however many the first pass made. An index read with what goes with
 it costs about 2.5 ms on the bench's 1280x720 frames; the first pass of a frame with 8
 cards makes 8 to 20 (``bench/camera.py``, "live")."""
-SETTLED_READS: Final = 6
-"""Frames in a row that still show what the frame their cards were found on did, each
-settled by its first pass with the same cards and verdicts, after which the next still
-frames are not read at all: they report those reads again as no news (:class:`LiveRead`),
-until a frame changes or is not settled alike. Six is the vote's ``max_frames``
-(:class:`~tablectl.vision.decide.VotePolicy`): a vote over frames has decided by then, and
-a seventh read of the same still pixels tells it nothing (the camera source passes its
-own policy's)."""
+STILL_READS: Final = 6
+"""Still frames read in a row whose first passes read alike (the same cards and verdicts,
+settled or not), after which the next still frames are not read: they report those reads
+again as no news (:class:`LiveRead`) and give their whole share of work to the further
+looks, if any are under way, until a frame changes. Six is the vote's ``max_frames``
+(:class:`~tablectl.vision.decide.VotePolicy`): a vote over frames has decided by then on the
+cards its first reads accept, and a seventh read of the same still pixels tells it nothing
+(the camera source passes its own policy's)."""
 LEAST_LOOKS: Final = 1
 """Index reads the further looks make on every frame of their scene but the first."""
 
@@ -176,23 +176,23 @@ class LiveBoard:
         frame_reads: index reads a frame may make (:data:`FRAME_READS`).
         stillness: tells a frame that still shows what the frame its cards were found on
             did (a :class:`~tablectl.vision.stillness.Stillness` by default).
-        settled_reads: frames in a row, still and settled alike, after which a still
-            frame is not read at all (:data:`SETTLED_READS`; at least 1).
+        still_reads: still frames read alike in a row, after which a still frame is not
+            read (:data:`STILL_READS`; at least 1).
     """
 
     def __init__(self, profile: DeckProfile, frame_reads: int = FRAME_READS,
                  stillness: Stillness | None = None,
-                 settled_reads: int = SETTLED_READS) -> None:
+                 still_reads: int = STILL_READS) -> None:
         if frame_reads < 1:
             raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
-        if settled_reads < 1:
-            raise ValueError(f"settled_reads must be at least 1, got {settled_reads}")
-        self._settled_reads = settled_reads
-        self._settled: Reads | None = None
-        """The last frame's reads where its first pass settled it, else ``None``."""
+        if still_reads < 1:
+            raise ValueError(f"still_reads must be at least 1, got {still_reads}")
+        self._still_reads = still_reads
+        self._last: FirstPass | None = None
+        """The last frame's first pass."""
         self._alike = 0
-        """Frames in a row, still since the cards were found, settled with the same cards
-        (:attr:`_settled`'s cards and verdicts)."""
+        """Frames in a row, still since their cards were found, whose first passes read
+        alike (:meth:`_note`)."""
         self._rec = Recogniser(profile)
         self._rec.spend = self._count
         self._looker = Recogniser(profile)
@@ -211,7 +211,7 @@ class LiveBoard:
         self.looks_reads = 0
         """Those the further looks made on the last frame."""
         self.unread = False
-        """Whether the last frame was not read at all (:data:`SETTLED_READS`)."""
+        """Whether the last frame was not read (:data:`STILL_READS`)."""
         self.found_again = False
         """Whether the last frame's cards were found afresh (else it still showed what the
         frame they were found on did, and they were read where they lay on it)."""
@@ -239,17 +239,16 @@ class LiveBoard:
         self.first_reads = self.looks_reads = 0
         located = self._located if self._stillness.holds(frame) else None
         self.found_again = located is None
-        self.unread = (located is not None and self._settled is not None
-                       and self._alike >= self._settled_reads)
-        if self.unread and self._settled is not None:
-            return [LiveRead(q, r, fresh=False) for q, r in self._settled]
+        self.unread = located is not None and self._alike >= self._still_reads
+        if self.unread:
+            return self._unread()
         fp = self._rec.first_pass(frame, located)
         if fp is None:
             self._stillness.forget()
-            self._located, self._settled, self._alike = None, None, 0
+            self._located, self._last, self._alike = None, None, 0
             return []
         self._located = fp.located
-        self._note_settled(fp.settled, still=located is not None)
+        self._note(fp, still=located is not None)
         held = self._held
         if held is not None and not same_scene(held.seen, fp):
             self._drop()
@@ -260,25 +259,41 @@ class LiveBoard:
             self._held = _Held(fp, _Paced(self._looker, fp))
             return between_looks(list(fp.reported), None)
         held.seen = fp
+        return self._look(held, max(LEAST_LOOKS, self._frame_reads - self.first_reads))
+
+    def _look(self, held: _Held, reads: int, *, news: bool = True) -> list[LiveRead]:
+        """The scene's further looks go on for ``reads`` index reads; on the frame they
+        end, their result (the next looks start from the scene's latest first pass), else
+        :func:`between_looks` (none of it news where the frame was not read)."""
+        fp = held.seen
         before = held.looks.reads
-        held.looks.step(max(LEAST_LOOKS, self._frame_reads - self.first_reads))
+        held.looks.step(reads)
         self.looks_reads = held.looks.reads - before
         if held.looks.done:
             held.last = self._ended(held.looks, fp)
             self.looks_done += 1
             held.looks = _Paced(self._looker, fp)  # the next looks: this frame's
             return [LiveRead(q, r) for q, r in held.last]
-        return between_looks(list(fp.reported), held.last)
+        out = between_looks(list(fp.reported), held.last)
+        return out if news else [LiveRead(r.quad, r.read, fresh=False) for r in out]
 
-    def _note_settled(self, settled: tuple[tuple[Quad, IndexRead], ...] | None, *,
-                      still: bool) -> None:
-        if settled is None:
-            self._settled, self._alike = None, 0
-            return
-        same = (still and self._settled is not None
-                and _verdicts(self._settled) == _verdicts(settled))
-        self._settled = list(settled)
-        self._alike = self._alike + 1 if same else 1
+    def _unread(self) -> list[LiveRead]:
+        """A still frame not read (:data:`STILL_READS`): the last first pass's cards
+        again, no news; where that left the further looks work, they make the frame's
+        whole share (:data:`FRAME_READS`)."""
+        last, held = self._last, self._held
+        assert last is not None  # frames alike were read
+        if last.settled is not None or held is None:
+            return [LiveRead(q, r, fresh=False) for q, r in (last.settled or last.reported)]
+        return self._look(held, self._frame_reads, news=False)
+
+    def _note(self, fp: FirstPass, *, still: bool) -> None:
+        """Count the frames in a row, still since their cards were found, whose first
+        passes read alike (the same cards and verdicts, settled or not alike)."""
+        alike = (still and self._last is not None
+                 and _alike_key(self._last) == _alike_key(fp))
+        self._last = fp
+        self._alike = self._alike + 1 if alike else 1
 
     def _ended(self, looks: _Paced, fp: FirstPass) -> Reads:
         if looks.error is not None:
@@ -330,9 +345,10 @@ def between_looks(first: Reads, last: Reads | None) -> list[LiveRead]:
     return out
 
 
-def _verdicts(reads: Reads | tuple[tuple[Quad, IndexRead], ...],
-              ) -> list[tuple[object, FaceStatus]]:
-    return [(r.card, r.status) for _, r in reads]
+def _alike_key(fp: FirstPass) -> tuple[bool, list[tuple[object, FaceStatus]]]:
+    """What two first passes of still frames must share to read alike: settled or not,
+    and the cards and verdicts they report."""
+    return fp.settled is not None, [(r.card, r.status) for _, r in fp.reported]
 
 
 def same_place(a: Quad, b: Quad) -> bool:

@@ -310,7 +310,7 @@ class CameraCardSource:
 
         reads = FRAME_READS if self._frame_reads is None else self._frame_reads
         # each frame's work bounded; a still, settled board read no longer than a vote needs
-        live = LiveBoard(self._rec.profile, reads, settled_reads=self.policy.max_frames)
+        live = LiveBoard(self._rec.profile, reads, still_reads=self.policy.max_frames)
         try:
             async for frame in self._frames.frames():
                 image = as_bgr8(frame.image)

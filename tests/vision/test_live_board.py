@@ -21,6 +21,7 @@ from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.firstpass import FirstPass, quad_centre
 from tablectl.vision.indexread import IndexRead
 from tablectl.vision.liveboard import (
+    FRAME_READS,
     LiveBoard,
     LiveRead,
     between_looks,
@@ -32,6 +33,7 @@ from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
 from tablectl.vision.source import CameraCardSource, MemoryFrames
+from tablectl.vision.stillness import Stillness
 from tests.vision.conftest import ENROLLED_SEED
 
 Reads = list[tuple[Quad, IndexRead]]
@@ -57,6 +59,12 @@ def _looked(lb: LiveBoard, frame: Image, most: int = 200) -> tuple[list[list[Liv
         if lb.looks_done > done:
             return out, n
     raise AssertionError(f"the further looks did not end in {most} frames")
+
+
+def _every_frame_read(profile: DeckProfile, **kw: int) -> LiveBoard:
+    """A LiveBoard that finds and reads every frame afresh (none taken for still): these
+    tests read one frame again and again to follow the further looks frame by frame."""
+    return LiveBoard(profile, stillness=Stillness(noise_levels=-1.0), **kw)
 
 
 def _looks_threads() -> int:
@@ -104,7 +112,7 @@ def test_the_further_looks_end_in_what_the_whole_read_reports(
 def test_between_looks_the_cards_are_the_looks_and_news_only_what_is_new(
         board_profile: DeckProfile, frames: list[Image]) -> None:
     rec = Recogniser(board_profile)
-    lb = LiveBoard(board_profile)
+    lb = _every_frame_read(board_profile)
     try:
         f = frames[1]
         reads, _ = _looked(lb, f)
@@ -162,7 +170,7 @@ def test_each_frame_makes_a_bounded_share_of_the_looks(
         board_profile: DeckProfile, frames: list[Image]) -> None:
     """With no room left in a frame, the looks make their least share on each frame."""
     rec = Recogniser(board_profile)
-    lb = LiveBoard(board_profile, frame_reads=1)
+    lb = _every_frame_read(board_profile, frame_reads=1)
     shares = []
     try:
         lb.read(frames[3])
@@ -251,8 +259,9 @@ def test_the_board_source_votes_a_card_only_the_looks_find_once_per_look(
     rec = Recogniser(board_profile)
     f = frames[1]
     n = 90
-    lb = LiveBoard(board_profile) if frame_reads is None else LiveBoard(board_profile,
-                                                                        frame_reads)
+    # the source's LiveBoard stops reading a still frame after its vote's max_frames
+    lb = LiveBoard(board_profile, FRAME_READS if frame_reads is None else frame_reads,
+                   still_reads=3)
     ends = []
     try:
         for i in range(n):

@@ -21,7 +21,7 @@ from hardware_sim.camera_scene import SceneCamera
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.indexread import IndexRead
-from tablectl.vision.liveboard import SETTLED_READS, LiveBoard
+from tablectl.vision.liveboard import STILL_READS, LiveBoard, LiveRead
 from tablectl.vision.model import FaceRead, FaceStatus, Image, Quad
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
@@ -155,18 +155,18 @@ def test_a_still_settled_board_is_read_only_as_long_as_a_vote_needs(
     very place) is read again, and its frames count from one."""
     frame, _ = _scene(deck[:6])
     rng = np.random.default_rng(9)
-    lb = LiveBoard(board_profile, settled_reads=SETTLED_READS)
+    lb = LiveBoard(board_profile, still_reads=STILL_READS)
     try:
-        got = [lb.read(_noisy(frame, rng, 2.0)) for _ in range(SETTLED_READS + 4)]
+        got = [lb.read(_noisy(frame, rng, 2.0)) for _ in range(STILL_READS + 4)]
         unread = [g for g in got if not any(r.fresh for r in g)]
         assert len(unread) == 4 and lb.unread and not lb.found_again
-        assert all(r.fresh for g in got[:SETTLED_READS] for r in g)
-        cards = _accepted([(r.quad, r.read) for r in got[SETTLED_READS - 1]])
+        assert all(r.fresh for g in got[:STILL_READS] for r in g)
+        cards = _accepted([(r.quad, r.read) for r in got[STILL_READS - 1]])
         assert len(cards) >= 5
         for g in unread:
             assert _accepted([(r.quad, r.read) for r in g]) == cards
             assert [(r.quad, r.read) for r in g] == [(r.quad, r.read)
-                                                    for r in got[SETTLED_READS - 1]]
+                                                    for r in got[STILL_READS - 1]]
         swapped, _ = _scene([deck[20], *deck[1:6]])
         after = [lb.read(_noisy(swapped, rng, 2.0)) for _ in range(3)]
         assert all(r.fresh for g in after for r in g) and not lb.unread
@@ -197,6 +197,53 @@ def test_a_still_board_through_the_camera_source_decides_each_card_once(
     assert all(r.status is FaceStatus.ACCEPTED and r.frames == 6 for r in reads)
 
 
-def test_settled_reads_below_one_is_refused(board_profile: DeckProfile) -> None:
-    with pytest.raises(ValueError, match="settled_reads"):
-        LiveBoard(board_profile, settled_reads=0)
+def test_still_reads_below_one_is_refused(board_profile: DeckProfile) -> None:
+    with pytest.raises(ValueError, match="still_reads"):
+        LiveBoard(board_profile, still_reads=0)
+
+
+def test_a_still_scene_with_looks_under_way_gives_them_the_frames_not_read(
+        board_profile: DeckProfile) -> None:
+    """Cards lying over each other, held still: after the frames read alike, a frame is not
+    read (no first pass) and the further looks make its whole share, so they end in fewer
+    frames than where every frame is read; their result is still the whole read's, and what
+    the frames between report is no news."""
+    cam = SceneCamera(11, random_style(ENROLLED_SEED), strength=1.0)
+    cam.shuffled_deck()
+    cam.frame(cam.shuffled_deck()[:6])
+    frame = cam.frame(cam.shuffled_deck()[:6], overlap=True)[0]
+    rec = Recogniser(board_profile)
+    assert rec.first_pass(frame).settled is None  # type: ignore[union-attr]
+    whole = rec.inspect_board(frame)
+
+    work: list[tuple[bool, int, int]] = []  # per frame: not read, first pass's, looks'
+
+    def until_looked(lb: LiveBoard) -> tuple[int, list[LiveRead], list[list[LiveRead]]]:
+        got = []
+        work.clear()
+        for n in range(1, 400):
+            got.append(lb.read(frame))
+            work.append((lb.unread, lb.first_reads, lb.looks_reads))
+            if lb.looks_done:
+                return n, got[-1], got
+        raise AssertionError("the looks did not end")
+
+    still = LiveBoard(board_profile, frame_reads=4)
+    every = LiveBoard(board_profile, frame_reads=4, stillness=Stillness(noise_levels=-1.0))
+    try:
+        n_still, last, seen = until_looked(still)
+        still_work = list(work)
+        n_every, last_every, _ = until_looked(every)
+    finally:
+        still.close()
+        every.close()
+    assert [(r.quad, r.read) for r in last] == whole == [(r.quad, r.read)
+                                                          for r in last_every]
+    assert n_still > STILL_READS and n_still < n_every
+    unread = seen[STILL_READS:-1]
+    assert unread and all(not r.fresh for g in unread for r in g)
+    assert [w[0] for w in still_work] == [False] * STILL_READS + [True] * (n_still
+                                                                         - STILL_READS)
+    assert all(first == 0 and 1 <= looks <= 4 for _, first, looks in still_work[STILL_READS:])
+    assert all(looks == 4 for _, _, looks in still_work[STILL_READS:-1])  # the whole share
+    assert all(first >= 6 for _, first, _ in still_work[:STILL_READS])
