@@ -307,7 +307,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
           f"per frame (target <= 30, p95 <= 45; a scene's first frame "
           f"{out['scene_first_frame_median_ms']:.1f} median, "
           f"{out['scene_first_frame_p95_ms']:.1f} p95; cards found afresh on {found_again} "
-          f"of {len(per_frame)} frames, {unread} still and settled frames not read); "
+          f"of {len(per_frame)} frames, {unread} still frames not read); "
           f"baselines: cards found afresh on every frame "
           f"{out['baseline_found_every_frame_median_ms']:.1f} ms median, "
           f"{out['baseline_found_every_frame_p95_ms']:.1f} ms p95; each frame read whole "

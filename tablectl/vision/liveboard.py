@@ -22,6 +22,13 @@ not decide on an unsure first read the looks may yet read, and a card the looks 
 right is not outvoted by the unsure first reads of the frames between looks. A new scene
 drops the looks under way.
 
+A frame that still shows what the frame its cards were found on did, up to the sensor's
+noise (:mod:`tablectl.vision.stillness`), is not searched again: its first pass reads the
+cards where they lay. Once :data:`STILL_READS` still frames in a row have read alike, the
+still frames after them are not read at all (a vote over frames has its frames; their
+cards are reported again as no news) and give their whole share to the further looks
+under way, until a frame changes.
+
 The further looks run in a thread of their own (:class:`_Paced`), on a second recogniser of
 the same profile, but never beside the frame loop: each waits while the other works, so a
 frame's cost is its first pass plus its share of the looks, on one core, and what is read
