@@ -250,7 +250,7 @@ class FaceBook:
     def judge(self, card: Card, card_img: Image) -> FaceVerdict:
         """Compare the warped canonical ``card_img`` with every enrolled face."""
         views = face_views(card_img)
-        scores = (self.vecs @ views.T).max(axis=1)
+        scores = np.maximum.reduce(self.vecs @ views.T, axis=1)  # ``.max(axis=1)``
         # each card's best photo: the rows grouped by card once (as ``np.maximum.at`` into
         # a floor of -1 gives it)
         best = np.maximum(np.maximum.reduceat(scores[self._by_card], self._card_starts),

@@ -165,7 +165,7 @@ def find_grown_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
         return []
     colour, ink = ink_image(crop)
     ink8 = (ink * 255).astype(np.uint8)
-    if int(ink8.max()) < 70:
+    if int(np.maximum.reduce(ink8, axis=None)) < 70:  # ``ink8.max()``
         return []
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     first = max(otsu, 55.0)
@@ -185,7 +185,7 @@ def index_candidates(crop: Image, max_pairs: int = 3, *, grown: bool = False,
         return
     colour, ink = ink_image(crop)
     ink8 = (ink * 255).astype(np.uint8)
-    if int(ink8.max()) < 70:
+    if int(np.maximum.reduce(ink8, axis=None)) < 70:  # ``ink8.max()``
         return
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     first = max(otsu, 55.0)
