@@ -22,7 +22,7 @@ from tablectl.domain.cards import Card, Suit
 from tablectl.vision.cardview import (
     CORNER,
     CORNER_WIDE,
-    corner_crops,
+    corner_crop,
 )
 from tablectl.vision.classify import Classifier
 from tablectl.vision.evidence import PIPS_BLUR_AGREED, Evidence
@@ -149,11 +149,12 @@ class CardReader:
         best, other = _NONE, _NONE
         named: list[tuple[IndexRead, IndexGlyphs]] = []
         for corner in (CORNER, CORNER_WIDE):
-            tl, br = corner_crops(card_img, corner)
-            a, seen_a = self._read_index(tl, grown=True, named=named)
+            a, seen_a = self._read_index(corner_crop(card_img, corner), grown=True,
+                                         named=named)
             if a.status is FaceStatus.ACCEPTED and not a.face_only:
                 return self.second_look(a, card_img)
-            b, seen_b = self._read_index(br, grown=True, named=named)
+            b, seen_b = self._read_index(corner_crop(card_img, corner, turned=True),
+                                         grown=True, named=named)
             best, other = sorted((best, a, b), key=read_rank)[:0:-1]
             if seen_a or seen_b:
                 break  # an index was found at this size; a wider crop only adds clutter

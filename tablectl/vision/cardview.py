@@ -89,7 +89,16 @@ def warp_card(frame: Image, quad: Quad) -> Image:
 def corner_crops(card: Image, corner: tuple[float, float] = CORNER) -> tuple[Image, Image]:
     """The top-left index crop and the bottom-right one turned upright (180 deg);
     ``corner`` is the crop's size as fractions of the card's width and height."""
+    return corner_crop(card, corner), corner_crop(card, corner, turned=True)
+
+
+def corner_crop(card: Image, corner: tuple[float, float] = CORNER, *,
+                turned: bool = False) -> Image:
+    """One of :func:`corner_crops`: the top-left, or with ``turned`` the bottom-right
+    turned upright (the reader turns that one only where the top-left does not settle
+    the card)."""
     cw, ch = round(CARD_W * corner[0]), round(CARD_H * corner[1])
-    tl = card[:ch, :cw]
+    if not turned:
+        return card[:ch, :cw]
     br: Image = cv2.flip(card[CARD_H - ch:, CARD_W - cw:], -1)  # the same bytes, a new array
-    return tl, br
+    return br

@@ -143,7 +143,7 @@ class Classifier:
         # (or this rank's, if the card itself was not enrolled).
         rows = self._card_rows.get((rank_id, suit_id))
         if rows is not None:
-            idx_score = float((rows[0] @ g.index).max())
+            idx_score = float(np.maximum.reduce(rows[0] @ g.index))  # ``.max()``
             layouts, leans = rows[1], self._card_leans[(rank_id, suit_id)]
         else:
             # A card of the deck that was not enrolled (a partial enrolment): its rank and
@@ -151,7 +151,8 @@ class Classifier:
             # a whole index would; the layout is checked against the rank's enrolments.
             layouts, leans = self._rank_layouts[rank_id], self._rank_leans[rank_id]
             idx_score = min(r_best, s_best)
-        dists: list[float] = np.abs(layouts - g.layout[None, :]).max(axis=1).tolist()
+        dists: list[float] = np.maximum.reduce(np.abs(layouts - g.layout[None, :]),
+                                               axis=1).tolist()  # ``.max(axis=1)``
         lay = min(dists)
         tilt = lean(g.layout) - leans[dists.index(lay)]  # the nearest (first) layout's
         glyphs_sure = r_best >= t.accept and s_best >= t.accept and separated and colour_ok

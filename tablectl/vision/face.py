@@ -91,15 +91,22 @@ def face_vector(card: Image) -> Vec:
 def face_views(card: Image) -> npt.NDArray[np.float32]:
     """The face vectors of ``card`` at every shift of :data:`SHIFTS` and both ways up:
     ``(2 * len(SHIFTS), n)``; row 0 is :func:`face_vector` itself."""
-    cells = face_cells(card).ravel()
-    views = np.empty(_SHIFTED.shape, np.float32)
-    for row, picked in zip(views, cells[_SHIFTED], strict=True):
-        # _normed of the shifted grid, the cells already picked out
-        mean = np.float32(float(np.add.reduce(picked)) / picked.size)  # ``picked.mean()``
-        v = picked - mean
-        n = float(np.sqrt(v.dot(v)))  # ``np.linalg.norm(v)``
-        row[:] = v / n if n > 1e-6 else 0.0
-    return np.concatenate([views, views[:, ::-1]]).astype(np.float32)
+    picked = face_cells(card).ravel()[_SHIFTED]
+    # _normed of each shifted grid, the cells already picked out, all rows at once: each
+    # row's sum is the pairwise sum numpy takes of the row alone (a contiguous last axis),
+    # divided in float64 and rounded to float32 as ``picked.mean()`` is; each row's norm
+    # its own dot product (``np.linalg.norm``), the division float32 by float32
+    n_cells = picked.shape[1]
+    means = (np.add.reduce(picked, axis=1).astype(np.float64) / n_cells).astype(np.float32)
+    views = picked - means[:, None]
+    for row in views:
+        n = np.sqrt(row.dot(row))
+        if n > 1e-6:
+            np.divide(row, n, out=row)
+        else:
+            row[:] = 0.0
+    out: npt.NDArray[np.float32] = np.concatenate([views, views[:, ::-1]])
+    return out
 
 
 def _shifted() -> npt.NDArray[np.intp]:
@@ -188,6 +195,7 @@ class FaceBook:
         grouped = self._row_card[self._by_card]
         self._card_starts = np.flatnonzero(np.diff(grouped, prepend=-1) != 0)
         self._by_index = sorted(self._index, key=self._index.__getitem__)
+        self._rivals: dict[Card, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self.closeness, self.rivals = self._leave_one_out()
 
     def _leave_one_out(self) -> tuple[dict[Card, float], dict[Card, Card]]:
@@ -242,20 +250,37 @@ class FaceBook:
     def judge(self, card: Card, card_img: Image) -> FaceVerdict:
         """Compare the warped canonical ``card_img`` with every enrolled face."""
         views = face_views(card_img)
-        scores = (self.vecs @ views.T).max(axis=1)
+        scores = np.maximum.reduce(self.vecs @ views.T, axis=1)  # ``.max(axis=1)``
         # each card's best photo: the rows grouped by card once (as ``np.maximum.at`` into
         # a floor of -1 gives it)
         best = np.maximum(np.maximum.reduceat(scores[self._by_card], self._card_starts),
                           np.float32(-1.0)).tolist()
         own = float(best[self._index[card]]) if card in self._index else -1.0
-        rival: Card | None = None
-        rival_score = -1.0
-        suit_rival: Card | None = None
-        suit_score = -1.0
-        for c, b in zip(self._by_index, best, strict=True):
-            if c.rank is not card.rank and b > rival_score:
-                rival, rival_score = c, b
-            elif c.rank is card.rank and c != card and b > suit_score:
-                suit_rival, suit_score = c, b
+        others, kin = self._rivals_of(card)
+        rival, rival_score = self._first_best(others, best)
+        suit_rival, suit_score = self._first_best(kin, best)
         return FaceVerdict(card, own, rival, rival_score, self.gate(card), suit_rival,
                            suit_score)
+
+    def _rivals_of(self, card: Card) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Where in :meth:`judge`'s ``best`` (cards in index order) the cards of another
+        rank than ``card`` lie, and the other cards of its rank: found once per card."""
+        found = self._rivals.get(card)
+        if found is None:
+            found = (tuple(i for i, c in enumerate(self._by_index) if c.rank is not card.rank),
+                     tuple(i for i, c in enumerate(self._by_index)
+                           if c.rank is card.rank and c != card))
+            self._rivals[card] = found
+        return found
+
+    def _first_best(self, at: tuple[int, ...], best: list[float]) -> tuple[Card | None, float]:
+        """The card of ``best``'s positions ``at`` that scores highest above -1, the first
+        of equal ones, and its score (``None, -1.0`` where none is above -1): what a loop
+        over them keeping each score strictly above the best so far picks (``max`` from
+        -1 keeps a score only where it is greater, so the first equal to the maximum is
+        where the loop took it)."""
+        scores = [best[i] for i in at]
+        top = max([-1.0, *scores])
+        if not top > -1.0:
+            return None, -1.0
+        return self._by_index[at[scores.index(top)]], top

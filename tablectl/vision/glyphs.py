@@ -165,7 +165,7 @@ def find_grown_index(crop: Image, max_pairs: int = 3) -> list[IndexGlyphs]:
         return []
     colour, ink = ink_image(crop)
     ink8 = (ink * 255).astype(np.uint8)
-    if int(ink8.max()) < 70:
+    if int(np.maximum.reduce(ink8, axis=None)) < 70:  # ``ink8.max()``
         return []
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     first = max(otsu, 55.0)
@@ -185,7 +185,7 @@ def index_candidates(crop: Image, max_pairs: int = 3, *, grown: bool = False,
         return
     colour, ink = ink_image(crop)
     ink8 = (ink * 255).astype(np.uint8)
-    if int(ink8.max()) < 70:
+    if int(np.maximum.reduce(ink8, axis=None)) < 70:  # ``ink8.max()``
         return
     otsu, _ = cv2.threshold(ink8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     first = max(otsu, 55.0)
@@ -309,17 +309,32 @@ def _without_lines(binary: Image) -> Image:
     # Each line is an opening (an erosion, then a dilation by the same line), and most
     # crops hold no line at all: where the erosion leaves nothing, so does the opening.
     found = []
-    for line in (np.ones((max(3, int(0.45 * hh)), 1), np.uint8),
-                 np.ones((1, max(3, int(0.6 * ww))), np.uint8)):
+    for line in (_line((max(3, int(0.45 * hh)), 1)), _line((1, max(3, int(0.6 * ww))))):
         core = cv2.erode(binary, line)
         if cv2.countNonZero(core):
             found.append(cv2.dilate(core, line))
     if not found:
         return binary
     lines = cv2.dilate(found[0] if len(found) == 1 else cv2.bitwise_or(*found), _DILATE_K)
-    if not lines.any():
+    if not cv2.countNonZero(lines):
         return binary
     return cv2.bitwise_and(binary, cv2.bitwise_not(lines))
+
+
+_LINES: dict[tuple[int, int], Image] = {}
+_LINES_KEPT: Final = 64
+"""The most line kernels :func:`_line` keeps (a crop of an odd width makes its own)."""
+
+
+def _line(shape: tuple[int, int]) -> Image:
+    """A line kernel of ``shape`` (rows, columns) for :func:`_without_lines`, made once
+    per shape (a crop's size sets it; the crops of one card size share them)."""
+    k = _LINES.get(shape)
+    if k is None:
+        k = np.ones(shape, np.uint8)
+        if len(_LINES) < _LINES_KEPT:
+            _LINES[shape] = k
+    return k
 
 
 def _stacked_below(comps: list[_Comp], rank: list[_Comp], suit: _Comp, rh: int) -> bool:
@@ -403,10 +418,11 @@ def _chroma_in(pix: Image, ink_r: npt.NDArray[np.float32],
         return np.zeros(2, np.float32)
     strong = mask & (ink_r >= 0.6 * float(cv2.minMaxLoc(ink_r, m8)[1]))
     paper = ink_r < 0.08
-    if not paper.any():
+    n_paper = cv2.countNonZero(paper.view(np.uint8))
+    if not n_paper:
         return np.zeros(2, np.float32)
     ink_bgr = _mean_bgr(pix, strong)
-    paper_bgr = np.maximum(_mean_bgr(pix, paper), 1.0)
+    paper_bgr = np.maximum(_mean_bgr(pix, paper, n_paper), 1.0)
     b, g, r = ink_bgr / paper_bgr
     return np.array([r - g, b - g], np.float32)
 
@@ -415,14 +431,15 @@ _EXACT_SUMS: Final = 2**24 // 255
 """Up to this many uint8 values sum to a whole number below 2**24, which float32 holds."""
 
 
-def _mean_bgr(pix: Image, where: npt.NDArray[np.bool_]) -> Vec:
+def _mean_bgr(pix: Image, where: npt.NDArray[np.bool_], n: int | None = None) -> Vec:
     """The mean colour of ``pix`` (uint8 BGR) where ``where`` is set, in float32 as numpy's
     ``pix[where].astype(np.float32).mean(axis=0)`` gives it (the sums of up to
     :data:`_EXACT_SUMS` uint8 values are whole numbers that float32 holds exactly, so they
     are taken from OpenCV's masked mean and divided as numpy does), at a tenth of its
-    cost."""
+    cost. ``n``: how many of ``where`` are set, where the caller counted them."""
     m8 = where.view(np.uint8)
-    n = cv2.countNonZero(m8)
+    if n is None:
+        n = cv2.countNonZero(m8)
     if n > _EXACT_SUMS:  # a crop far wider than an index's: numpy's own rounding
         plain: Vec = pix[where].astype(np.float32).mean(axis=0)
         return plain

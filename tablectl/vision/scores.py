@@ -66,7 +66,7 @@ class Groups:
 
         def winner(k: int) -> int:  # the exemplar that gives class ``k`` its score
             a, b = self.rows[k]
-            return a + int(np.argmax(scores[a:b]))
+            return a + int(scores[a:b].argmax())  # ``np.argmax``, without its wrapper
 
         s1, k1, c1 = best[top[0]], winner(top[0]), self.ids[top[0]]
         if len(top) < 2:
