@@ -276,7 +276,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     the minimum-area rectangle (rounded corners, worn edges).
     """
     x, y, w, h = cv2.boundingRect(cnt)
-    k = 0.1 * float(np.sqrt(area))
+    k = 0.1 * math.sqrt(area)
     f = min(1.0, 5.0 / max(k, 1.0))
     pad = 6
     flat = cnt.reshape(-1, 2)
@@ -293,17 +293,21 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
         return None
     body = np.zeros(patch.shape, np.uint8)
     cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
-    keep = np.asarray(cv2.dilate(body, kernel), bool)
-    sel = flat[keep[at[:, 1], at[:, 0]]]  # ``at`` lies pad px or more inside the patch
+    keep = cv2.dilate(body, kernel)
+    sel = flat[keep[at[:, 1], at[:, 0]] > 0]  # ``at`` lies pad px or more inside the patch
     if len(sel) < 4:
         return None
     hull = cv2.convexHull(sel.astype(np.float32))
     hull_area = float(cv2.contourArea(hull))
     peri = cv2.arcLength(hull, True)
     quads = [np.asarray(cv2.boxPoints(cv2.minAreaRect(hull)), np.float32)]
+    tried = {quads[0].tobytes()}
     for eps in (0.02, 0.035, 0.05, 0.08):
         approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4 and cv2.isContourConvex(approx):
+        if len(approx) != 4 or approx.tobytes() in tried:
+            continue  # a quad met already scores as it did, which a tie does not beat
+        if cv2.isContourConvex(approx):
+            tried.add(approx.tobytes())
             quads.append(approx.reshape(4, 2).astype(np.float32))
     best: tuple[float, npt.NDArray[np.float32]] | None = None
     for q in quads:
