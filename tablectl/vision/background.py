@@ -47,8 +47,9 @@ def off_background(small: Image) -> Image | None:
     d0, d1, d2 = cv2.split(diff)  # at 640 px cheaper than ``planes`` (locate.balanced)
     dist = cv2.GaussianBlur(cv2.max(cv2.max(d0, d1), d2), (5, 5), 0)
     floor = 4.0 * mad + 12.0
-    t, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    _, mask = cv2.threshold(dist, max(t, floor), 255, cv2.THRESH_BINARY)
+    t, mask = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    if floor > t:  # else Otsu's own cut is the one
+        _, mask = cv2.threshold(dist, floor, 255, cv2.THRESH_BINARY)
     return mask
 
 

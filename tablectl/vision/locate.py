@@ -144,11 +144,12 @@ def _masks(small: Image, split: tuple[Image, Image, Image] | None = None,
     med = median(grey)
     edges = cv2.Canny(grey, max(10.0, 0.5 * med), max(30.0, 1.2 * med))
     thick = cv2.dilate(edges, _EDGE_K)
-    cut = cv2.bitwise_and(otsu, cv2.bitwise_not(thick))
+    apart_edges = cv2.bitwise_not(thick)
+    cut = cv2.bitwise_and(otsu, apart_edges)
     block = max(31, (min(small.shape[:2]) // 4) | 1)
     local = cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                   cv2.THRESH_BINARY, block, -8)
-    local = cv2.bitwise_and(local, cv2.bitwise_not(thick))
+    local = cv2.bitwise_and(local, apart_edges)
     filled = np.zeros_like(edges)
     cnts, _ = cv2.findContours(thick, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, cnts, -1, 255, -1)
@@ -156,11 +157,17 @@ def _masks(small: Image, split: tuple[Image, Image, Image] | None = None,
     top = percentile(white[::4, ::4], 99.5)
     if top is None:
         top = float(np.percentile(white[::4, ::4], 99.5))
-    levels = [cv2.threshold(white, top * f, 255, cv2.THRESH_BINARY)[1] for f in (0.85, 0.72)]
     apart = off_background(small)
     extra = [] if apart is None else [apart]
-    opened = [cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
-              for m in (otsu, cut, local, paper, *levels, *extra)]
+    # a cut at one level of ``white`` opened is ``white`` opened (a min, then a max over
+    # the same square) cut at that level: one opening serves the four cuts of it
+    smooth = cv2.morphologyEx(white, cv2.MORPH_OPEN, _EDGE_K)
+    otsu_o, paper_o, *levels = (cv2.threshold(smooth, t, 255, cv2.THRESH_BINARY)[1]
+                                for t in (otsu_t, max(otsu_t * 0.8, 60.0), top * 0.85,
+                                          top * 0.72))
+    cut_o, local_o, *extra_o = (cv2.morphologyEx(m, cv2.MORPH_OPEN, _EDGE_K)
+                                for m in (cut, local, *extra))
+    opened = [otsu_o, cut_o, local_o, paper_o, *levels, *extra_o]
     return [*opened, filled], paper, white, (grey, thick, max(10.0, 0.5 * med))
 
 
@@ -269,7 +276,7 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
     the minimum-area rectangle (rounded corners, worn edges).
     """
     x, y, w, h = cv2.boundingRect(cnt)
-    k = 0.1 * float(np.sqrt(area))
+    k = 0.1 * math.sqrt(area)
     f = min(1.0, 5.0 / max(k, 1.0))
     pad = 6
     flat = cnt.reshape(-1, 2)
@@ -286,18 +293,21 @@ def _fit_quad(cnt: npt.NDArray[np.int32], area: float,
         return None
     body = np.zeros(patch.shape, np.uint8)
     cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
-    keep = np.asarray(cv2.dilate(body, kernel), bool)
-    ij = np.minimum(np.maximum(at, 0), (patch.shape[1] - 1, patch.shape[0] - 1))  # clipped
-    sel = flat[keep[ij[:, 1], ij[:, 0]]]
+    keep = cv2.dilate(body, kernel)
+    sel = flat[keep[at[:, 1], at[:, 0]] > 0]  # ``at`` lies pad px or more inside the patch
     if len(sel) < 4:
         return None
     hull = cv2.convexHull(sel.astype(np.float32))
     hull_area = float(cv2.contourArea(hull))
     peri = cv2.arcLength(hull, True)
     quads = [np.asarray(cv2.boxPoints(cv2.minAreaRect(hull)), np.float32)]
+    tried = {quads[0].tobytes()}
     for eps in (0.02, 0.035, 0.05, 0.08):
         approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4 and cv2.isContourConvex(approx):
+        if len(approx) != 4 or approx.tobytes() in tried:
+            continue  # a quad met already scores as it did, which a tie does not beat
+        if cv2.isContourConvex(approx):
+            tried.add(approx.tobytes())
             quads.append(approx.reshape(4, 2).astype(np.float32))
     best: tuple[float, npt.NDArray[np.float32]] | None = None
     for q in quads:
@@ -321,11 +331,11 @@ def mask_candidates(mask: Image, paper: Image, white: Image, min_width: float, *
         x, y, w, h = cv2.boundingRect(pts)
         if w * h < min_area:  # its hull lies inside this box: too small as well
             continue
+        box = (float(x), float(y), float(x + w), float(y + h))
+        if _overlaps(box, seen, 0.9):  # asked first: no hull made for a card found already
+            continue
         hull_area = float(cv2.contourArea(cv2.convexHull(pts)))
         if hull_area < min_area or hull_area > 0.9 * frame_area:
-            continue
-        box = (float(x), float(y), float(x + w), float(y + h))
-        if _overlaps(box, seen, 0.9):
             continue
         fitted = _fit_quad(pts, hull_area)
         if fitted is None or fitted[0] < _FILL:

@@ -27,6 +27,7 @@ COVER: Final = 0.9
 """Share of a cut's chord (from one side of the quad to the other) that must be edge."""
 _SAMPLES: Final = 60
 _COS20: Final = 0.94
+_ACROSS: Final = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
 MARGIN: Final = 0.15
 """A cut ends at least this share of a side's length away from the side's corners."""
 
@@ -65,15 +66,15 @@ def coverage(gx: Image, gy: Image, a: Pts, b: Pts, low: float) -> float:
     t = np.linspace(0.04, 0.96, _SAMPLES)
     base = a[None, :] + (b - a)[None, :] * t[:, None]
     h, w = gx.shape[:2]
-    hit = np.zeros(_SAMPLES, bool)
-    for k in (-2.0, -1.0, 0.0, 1.0, 2.0):
-        ij = np.round(base + nrm * k).astype(np.int64)
-        ij[:, 0] = np.clip(ij[:, 0], 0, w - 1)
-        ij[:, 1] = np.clip(ij[:, 1], 0, h - 1)
-        vx = gx[ij[:, 1], ij[:, 0]].astype(np.float64)
-        vy = gy[ij[:, 1], ij[:, 0]].astype(np.float64)
-        across = np.abs(vx * nrm[0] + vy * nrm[1])
-        hit |= (across >= low) & (across >= 0.85 * np.hypot(vx, vy))
+    # the five lines at -2..2 px at once: each point's arithmetic as done line by line
+    ij = np.round(base[None, :, :] + (nrm[None, :] * _ACROSS[:, None])[:, None, :]
+                  ).astype(np.int64)
+    xs = np.clip(ij[:, :, 0], 0, w - 1)
+    ys = np.clip(ij[:, :, 1], 0, h - 1)
+    vx = gx[ys, xs].astype(np.float64)
+    vy = gy[ys, xs].astype(np.float64)
+    across = np.abs(vx * nrm[0] + vy * nrm[1])
+    hit = ((across >= low) & (across >= 0.85 * np.hypot(vx, vy))).any(axis=0)
     return float(np.count_nonzero(hit)) / _SAMPLES
 
 

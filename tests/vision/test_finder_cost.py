@@ -17,9 +17,19 @@ from tablectl.vision.cardview import CARD_H, CARD_W, corner_crops
 from tablectl.vision.face import GRID, face_cells
 from tablectl.vision.glyphs import _CLOSE_K, _PAPER_FLOOR, CANON_H, fit_glyph, ink_image
 from tablectl.vision.levels import percentile
-from tablectl.vision.locate import _square_enough, balanced, order_quad, white_balanced
+from tablectl.vision.locate import (
+    _EDGE_K,
+    _fit_quad,
+    _masks,
+    _square_enough,
+    balanced,
+    order_quad,
+    shrunk,
+    white_balanced,
+)
 from tablectl.vision.model import Quad
 from tablectl.vision.planes import planes
+from tablectl.vision.split import coverage
 
 
 def _order_quad_numpy(pts: npt.NDArray[np.float32]) -> Quad:
@@ -160,3 +170,126 @@ def test_clipped_maps_are_numpys_clip() -> None:
         want_cells = cv2.resize(cv2.GaussianBlur(ink_f, (0, 0), 0.8), GRID,
                                 interpolation=cv2.INTER_AREA)
         assert np.array_equal(face_cells(card), want_cells)
+
+
+def _harsh_smalls() -> list[np.ndarray]:
+    """The finder's balanced 640 px images of harsh frames (cards apart and overlapping)."""
+    cam = SceneCamera(11, random_style(21), strength=1.0)
+    return [balanced(shrunk(cam.frame(cam.shuffled_deck()[:8], overlap=k == 1)[0])[1])[0]
+            for k in range(2)]
+
+
+def test_one_opening_serves_the_level_cuts() -> None:
+    """The masks cut from the whiteness opened once are the cuts opened one by one (Otsu's,
+    the paper level's and the two bright levels'), on harsh frames and a plain ramp."""
+    ramp = np.tile(np.arange(256, dtype=np.uint8), (64, 3)).reshape(64, 768)[:, :600]
+    ramps = [cv2.merge([ramp, ramp, ramp])]
+    for small in [*_harsh_smalls(), *ramps]:
+        masks, paper, white, _ = _masks(small)
+        otsu_t, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        top = float(np.percentile(white[::4, ::4], 99.5))
+        cuts = (otsu_t, max(otsu_t * 0.8, 60.0), top * 0.85, top * 0.72)
+        want = [cv2.morphologyEx(cv2.threshold(white, t, 255, cv2.THRESH_BINARY)[1],
+                                 cv2.MORPH_OPEN, _EDGE_K) for t in cuts]
+        for got, w in zip((masks[0], masks[3], masks[4], masks[5]), want, strict=True):
+            assert np.array_equal(got, w)
+        assert np.array_equal(paper, cv2.threshold(white, cuts[1], 255,
+                                                   cv2.THRESH_BINARY)[1])
+
+
+def _coverage_line_by_line(gx: np.ndarray, gy: np.ndarray, a: np.ndarray, b: np.ndarray,
+                           low: float) -> float:
+    """``split.coverage`` as it was, the five lines one at a time."""
+    d = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
+    nrm = np.array([-d[1], d[0]])
+    t = np.linspace(0.04, 0.96, 60)
+    base = a[None, :] + (b - a)[None, :] * t[:, None]
+    h, w = gx.shape[:2]
+    hit = np.zeros(60, bool)
+    for k in (-2.0, -1.0, 0.0, 1.0, 2.0):
+        ij = np.round(base + nrm * k).astype(np.int64)
+        ij[:, 0] = np.clip(ij[:, 0], 0, w - 1)
+        ij[:, 1] = np.clip(ij[:, 1], 0, h - 1)
+        vx = gx[ij[:, 1], ij[:, 0]].astype(np.float64)
+        vy = gy[ij[:, 1], ij[:, 0]].astype(np.float64)
+        across = np.abs(vx * nrm[0] + vy * nrm[1])
+        hit |= (across >= low) & (across >= 0.85 * np.hypot(vx, vy))
+    return float(np.count_nonzero(hit)) / 60
+
+
+def test_coverage_at_once_is_line_by_line() -> None:
+    """A cut's five lines sampled at once give the coverage the lines one by one gave, on
+    the gradients of a harsh frame and segments in any direction, some running off it."""
+    grey = cv2.cvtColor(_harsh_smalls()[1], cv2.COLOR_BGR2GRAY)
+    gx = cv2.Sobel(grey, cv2.CV_16S, 1, 0)
+    gy = cv2.Sobel(grey, cv2.CV_16S, 0, 1)
+    rng = np.random.default_rng(5)
+    values = set()
+    for _ in range(3000):
+        a, b = rng.uniform(-20, 660, 2), rng.uniform(-20, 660, 2) * (1, 360 / 640)
+        low = float(rng.uniform(5, 80))
+        got = coverage(gx, gy, a, b, low)
+        assert got == _coverage_line_by_line(gx, gy, a, b, low)
+        values.add(got)
+    assert len(values) > 20
+
+
+def _fit_quad_every_quad(cnt: np.ndarray, area: float) -> tuple[float, np.ndarray] | None:
+    """``_fit_quad`` as it was: every candidate quad scored, the kept points looked up on
+    the dilated patch as a bool array, clipped to it."""
+    x, y, w, h = cv2.boundingRect(cnt)
+    f = min(1.0, 5.0 / max(0.1 * float(np.sqrt(area)), 1.0))
+    flat = cnt.reshape(-1, 2)
+    at = ((flat - np.array([x, y])) * f + 6).round().astype(np.int32)
+    patch = np.zeros((round(h * f) + 12, round(w * f) + 12), np.uint8)
+    cv2.drawContours(patch, [at], -1, 255, -1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    patch = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel)
+    holes, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(patch, holes, -1, 255, -1)
+    patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
+    parts, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not parts:
+        return None
+    body = np.zeros(patch.shape, np.uint8)
+    cv2.drawContours(body, [max(parts, key=cv2.contourArea)], -1, 1, -1)
+    keep = np.asarray(cv2.dilate(body, kernel), bool)
+    ij = np.minimum(np.maximum(at, 0), (patch.shape[1] - 1, patch.shape[0] - 1))
+    sel = flat[keep[ij[:, 1], ij[:, 0]]]
+    if len(sel) < 4:
+        return None
+    hull = cv2.convexHull(sel.astype(np.float32))
+    hull_area = float(cv2.contourArea(hull))
+    peri = cv2.arcLength(hull, True)
+    quads = [np.asarray(cv2.boxPoints(cv2.minAreaRect(hull)), np.float32)]
+    for eps in (0.02, 0.035, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            quads.append(approx.reshape(4, 2).astype(np.float32))
+    best = None
+    for q in quads:
+        inter, _ = cv2.intersectConvexConvex(hull, q.reshape(-1, 1, 2))
+        union = hull_area + float(cv2.contourArea(q)) - inter
+        iou = inter / union if union > 0 else 0.0
+        if best is None or iou > best[0]:
+            best = (iou, q)
+    return best
+
+
+def test_fit_quad_is_the_every_quad_one() -> None:
+    """Every outer contour of a harsh frame's masks big enough to be fitted gets the same
+    fill and the same corners as when every candidate quad was scored."""
+    fitted = 0
+    for small in _harsh_smalls():
+        for mask in _masks(small)[0]:
+            cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for cnt in cnts:
+                area = float(cv2.contourArea(cv2.convexHull(cnt)))
+                if area < 200:
+                    continue
+                got, want = _fit_quad(cnt, area), _fit_quad_every_quad(cnt, area)
+                assert (got is None) == (want is None)
+                if got is not None and want is not None:
+                    fitted += 1
+                    assert got[0] == want[0] and np.array_equal(got[1], want[1])
+    assert fitted > 50
