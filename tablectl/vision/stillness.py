@@ -71,12 +71,18 @@ class Stillness:
         self._kept: npt.NDArray[np.uint8] | None = None
 
     def holds(self, frame: Image) -> bool:
-        """Whether ``frame`` shows what the kept frame did: the same size and no cell
+        """Whether ``frame`` shows what the kept frame did: the same size and kind of
+        picture (NaN in it never compares equal: not still) and no cell
         changed by more than the noise. If not, ``frame`` is kept in its place (the finder
         is to run on it)."""
-        now = small_picture(frame)
+        try:
+            now = small_picture(frame)
+        except (cv2.error, ValueError, TypeError):  # no picture OpenCV can shrink
+            self._kept = None
+            return False
         kept = self._kept
         if (kept is not None and now.size and now.shape == kept.shape
+                and now.dtype == kept.dtype
                 and cv2.absdiff(now, kept).max() <= self._noise):
             return True
         self._kept = now

@@ -104,6 +104,8 @@ def test_a_slow_drift_is_measured_from_the_frame_kept_not_the_last(
     lambda f: f[:, :-8],                          # another size
     lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY),  # another kind of picture
     lambda f: np.zeros((4, 4, 3), np.uint8),       # smaller than a cell
+    lambda f: f.astype(np.float32),                # another depth
+    lambda f: np.full(f.shape, np.nan, np.float32),  # no numbers
 ])
 def test_another_picture_is_not_still(deck: list[Card],
                                       make: Callable[[Image], Image]) -> None:
@@ -112,6 +114,22 @@ def test_another_picture_is_not_still(deck: list[Card],
     still.holds(frame)
     assert not still.holds(make(frame))
     assert small_picture(np.zeros((4, 4, 3), np.uint8)).size == 0
+
+
+def test_no_picture_is_never_still_and_ends_nothing(board_profile: DeckProfile,
+                                                    deck: list[Card]) -> None:
+    nan = np.full((64, 64, 3), np.nan, np.float32)
+    still = Stillness()
+    assert not still.holds(nan) and not still.holds(nan)   # NaN equals nothing
+    assert not still.holds(np.zeros((64, 64, 3), bool))    # no picture OpenCV shrinks
+    frame, _ = _scene(deck[:6])
+    lb = LiveBoard(board_profile)
+    try:
+        for junk in (nan, np.zeros((64, 64, 3), bool), np.zeros((0, 0, 3), np.uint8)):
+            assert lb.read(junk) == []
+        assert lb.read(frame) and lb.found_again
+    finally:
+        lb.close()
 
 
 def test_below_zero_nothing_is_still(deck: list[Card]) -> None:
