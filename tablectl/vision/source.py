@@ -34,6 +34,7 @@ from tablectl.clock import Clock, SystemClock
 from tablectl.config_urls import camera_index
 from tablectl.domain.cards import Card
 from tablectl.vision.decide import CardVote, Decision, DeckGuard, PresenceTrigger, VotePolicy
+from tablectl.vision.frozen import FROZEN_SECONDS, FrozenFeed
 from tablectl.vision.model import FaceRead, FaceStatus, FrameSourceError, Image
 
 if TYPE_CHECKING:
@@ -184,12 +185,19 @@ class CameraCardSource:
         frame_reads: board mode: index reads a frame may make
             (:data:`~tablectl.vision.liveboard.FRAME_READS` if omitted): fewer keep every
             frame cheaper, more let the further looks of a hard card end sooner.
+        frozen_after: seconds of bit-for-bit equal frames (not flat ones) after which the
+            feed is frozen and :meth:`reads` raises :class:`FrameSourceError`
+            (:mod:`tablectl.vision.frozen`); ``None`` never.
+
+    Raises:
+        ValueError: ``frame_reads`` below 1, ``frozen_after`` not a positive number.
     """
 
     def __init__(self, frames: FrameSource, recogniser: Recogniser, *, mode: Mode = "shoe",
                  policy: VotePolicy | None = None, guard: DeckGuard | None = None,
                  trigger: PresenceTrigger | None = None, name: str = "camera",
-                 frame_reads: int | None = None) -> None:
+                 frame_reads: int | None = None,
+                 frozen_after: float | None = FROZEN_SECONDS) -> None:
         if frame_reads is not None and frame_reads < 1:
             raise ValueError(f"frame_reads must be at least 1, got {frame_reads}")
         self.name = name
@@ -200,6 +208,7 @@ class CameraCardSource:
         self._rec = recogniser
         self._trigger = trigger or PresenceTrigger()
         self._state = _State(guard or DeckGuard())
+        self._frozen = FrozenFeed(frozen_after)
         self.bad_frames = 0
         """Frames skipped: no picture in them, or their read failed (see the log)."""
 
@@ -236,6 +245,24 @@ class CameraCardSource:
             _LOGGER.warning("%s: frame skipped (%d so far): %s", self.name, self.bad_frames,
                             why, exc_info=exc)
 
+    def _picture(self, frame: Frame) -> Image | None:
+        """The frame's picture as 8-bit BGR, or None (a bad frame, counted).
+
+        Raises:
+            FrameSourceError: the feed is frozen: the same picture for ``frozen_after``.
+        """
+        from tablectl.vision.frame import as_bgr8
+
+        image = as_bgr8(frame.image)
+        if image is None:
+            self._bad_frame("no picture in it")
+            return None
+        if self._frozen.update(image, frame.time):
+            raise FrameSourceError(f"the same picture, to the bit, for "
+                                   f"{self._frozen.frozen_for(frame.time):.1f} s: the feed is "
+                                   f"frozen", self.name)
+        return image
+
     def _finish(self, decision: Decision) -> FaceRead:
         """Apply the deck guard and the game-state check to a voted decision."""
         read = decision.read
@@ -267,12 +294,9 @@ class CameraCardSource:
         vote: CardVote | None = None
         decided: Card | None = None
         done = False
-        from tablectl.vision.frame import as_bgr8
-
         async for frame in self._frames.frames():
-            image = as_bgr8(frame.image)
+            image = self._picture(frame)
             if image is None:
-                self._bad_frame("no picture in it")
                 continue
             window = self._rec.shoe_crop(image)
             if not self._trigger.update(window):
@@ -305,7 +329,6 @@ class CameraCardSource:
 
     async def _board(self) -> AsyncIterator[FaceRead]:
         tracks: list[_Track] = []
-        from tablectl.vision.frame import as_bgr8
         from tablectl.vision.liveboard import FRAME_READS, LiveBoard
 
         reads = FRAME_READS if self._frame_reads is None else self._frame_reads
@@ -313,9 +336,8 @@ class CameraCardSource:
         live = LiveBoard(self._rec.profile, reads, still_reads=self.policy.max_frames)
         try:
             async for frame in self._frames.frames():
-                image = as_bgr8(frame.image)
+                image = self._picture(frame)
                 if image is None:
-                    self._bad_frame("no picture in it")
                     continue
                 found = await self._guarded(live.read, image)
                 if found is None:
