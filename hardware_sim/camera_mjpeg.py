@@ -30,6 +30,7 @@ _BOUNDARY = b"frame"
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     parts: list[bytes]
+    stall: threading.Event | None
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -45,6 +46,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             for part in self.server.parts:
                 self.wfile.write(b"--" + _BOUNDARY + b"\r\nContent-Type: image/jpeg\r\n"
                                  + b"Content-Length: %d\r\n\r\n" % len(part) + part + b"\r\n")
+            if self.server.stall is not None:
+                # a camera gone quiet: the connection stays open, nothing more comes
+                self.wfile.flush()
+                self.server.stall.wait()
+                return
             self.wfile.write(b"--" + _BOUNDARY + b"--\r\n")
         except (BrokenPipeError, ConnectionResetError):
             pass
@@ -59,9 +65,12 @@ class MjpegServer:
     Args:
         frames: BGR frames, JPEG-encoded once at ``quality``.
         quality: JPEG quality 1..100.
+        stall: after the frames, keep each connection open and send nothing more (an IP
+            camera gone quiet) instead of ending the stream.
     """
 
-    def __init__(self, frames: Sequence[Image], quality: int = 90) -> None:
+    def __init__(self, frames: Sequence[Image], quality: int = 90, *,
+                 stall: bool = False) -> None:
         parts: list[bytes] = []
         for frame in frames:
             ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -70,6 +79,7 @@ class MjpegServer:
             parts.append(buf.tobytes())
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.parts = parts
+        self._server.stall = threading.Event() if stall else None
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
                                         name="sim-mjpeg")
 
@@ -85,6 +95,8 @@ class MjpegServer:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if self._server.stall is not None:
+            self._server.stall.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

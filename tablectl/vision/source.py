@@ -46,6 +46,11 @@ _LOGGER = logging.getLogger(__name__)
 BAD_FRAME_LOG_EVERY: Final = 1000
 """A skipped frame is logged the first time, then once every this many (a camera at 30
 frames a second stuck in a bad mode would otherwise fill the log)."""
+STREAM_READ_TIMEOUT: Final = 5.0
+"""Seconds a network stream (RTSP, HTTP MJPEG) may send nothing before its read fails and
+the stream ends (a camera offline, opened again): OpenCV's own default is 30."""
+STREAM_OPEN_TIMEOUT: Final = 10.0
+"""Seconds opening a network stream may take (OpenCV's own default is 30)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +108,23 @@ class VideoCaptureFrames:
         url: what to open; an all-digit string is a device index.
         clock: frame times come from ``clock.monotonic()`` when each frame is read.
         settings: ``cv2.CAP_PROP_*`` values to set after opening (fixed exposure, size...).
+        read_timeout: a network stream (``scheme://...``) that sends no frame for this long
+            ends, as if unplugged (:data:`STREAM_READ_TIMEOUT`).
+        open_timeout: opening a network stream gives up after this long.
 
     Raises:
         FrameSourceError: on entering, if the capture cannot be opened.
     """
 
     def __init__(self, url: str, clock: Clock | None = None,
-                 settings: dict[int, float] | None = None) -> None:
+                 settings: dict[int, float] | None = None,
+                 read_timeout: float = STREAM_READ_TIMEOUT,
+                 open_timeout: float = STREAM_OPEN_TIMEOUT) -> None:
+        for what, value in (("read_timeout", read_timeout), ("open_timeout", open_timeout)):
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{what} must be a positive number of seconds, got {value!r}")
         self.url = url
+        self._timeouts = (open_timeout, read_timeout)
         self._clock = clock or SystemClock()
         self._settings = dict(settings or {})
         self._cap: _Capture | None = None
@@ -118,7 +132,9 @@ class VideoCaptureFrames:
     async def __aenter__(self) -> Self:
         index = camera_index(self.url)
         target: int | str = self.url if index is None else index
-        cap = await asyncio.to_thread(_open_capture, target)
+        stream = isinstance(target, str) and "://" in target
+        cap = await asyncio.to_thread(_open_capture, target,
+                                      self._timeouts if stream else None)
         if not cap.isOpened():
             cap.release()
             raise FrameSourceError("cannot open video capture", self.url)
@@ -142,10 +158,18 @@ class VideoCaptureFrames:
             yield Frame(self._clock.monotonic(), img)
 
 
-def _open_capture(target: int | str) -> _Capture:
+def _open_capture(target: int | str, timeouts: tuple[float, float] | None) -> _Capture:
+    """``cv2.VideoCapture(target)``; a network stream's with its open and read timeouts
+    (seconds; the FFmpeg backend's interrupt callback applies them, files and devices have
+    none)."""
     import cv2
 
-    cap: _Capture = cv2.VideoCapture(target)
+    if timeouts is None:
+        cap: _Capture = cv2.VideoCapture(target)
+        return cap
+    open_ms, read_ms = (max(1, round(t * 1000)) for t in timeouts)
+    cap = cv2.VideoCapture(target, cv2.CAP_ANY, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, open_ms,
+                                                 cv2.CAP_PROP_READ_TIMEOUT_MSEC, read_ms])
     return cap
 
 

@@ -73,6 +73,33 @@ def test_shoe_stream_over_http_mjpeg(shoe_deck: EnrolledDeck) -> None:
     assert all(r.status is FaceStatus.ACCEPTED for r in reads)
 
 
+def test_a_stream_gone_quiet_ends_instead_of_waiting_for_ever(shoe_deck: EnrolledDeck) -> None:
+    """An IP camera that keeps its connection open and sends nothing more: its read times
+    out and the stream ends (the daemon's camera goes offline and is opened again). Before,
+    OpenCV's own 30 s applied; the bound here is a third of that, so the test fails
+    without the stream's own timeout."""
+    cam = SimCamera(38, shoe_deck.style, strength=0.5)
+    deal = cam.shuffled_deck()[:2]
+    frames, truth = cam.shoe_sequence(deal, frames_per_card=5, gap=3)
+
+    async def go(url: str) -> list[FaceRead]:
+        async with asyncio.timeout(10):
+            return await _collect(_shoe_source(
+                VideoCaptureFrames(url, ManualClock(), read_timeout=1.0), shoe_deck.profile))
+
+    with MjpegServer(frames, stall=True) as server:
+        reads = asyncio.run(go(server.url))
+    assert [r.card for r in reads] == [seg.face for seg in truth]
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_stream_timeout_must_be_a_positive_number(bad: float) -> None:
+    with pytest.raises(ValueError, match="read_timeout"):
+        VideoCaptureFrames("rtsp://camera.local/stream", read_timeout=bad)
+    with pytest.raises(ValueError, match="open_timeout"):
+        VideoCaptureFrames("rtsp://camera.local/stream", open_timeout=bad)
+
+
 def test_back_to_back_cards_without_an_empty_frame(shoe_deck: EnrolledDeck) -> None:
     """The presence trigger cannot see a gap that is not there; a confident read of another
     card still starts a new decision."""
