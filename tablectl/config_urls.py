@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -75,6 +76,28 @@ def check_camera_url(url: str) -> str:
         f"not a camera URL: {url[:60]!r} (expected a device index 0..{MAX_CAMERA_INDEX}, a file "
         "path, or rtsp:// or http(s)://)"
     )
+
+
+def hide_password(url: str) -> str:
+    """``url`` with the password in its user info shown as ``***``, for logs and replies
+    (a camera's ``rtsp://user:password@host/...``); anything else as it is.
+
+    >>> hide_password("rtsp://admin:s3cret@10.0.0.7:554/live?x=a@b")
+    'rtsp://admin:***@10.0.0.7:554/live?x=a@b'
+    >>> hide_password("http://cam.local/mjpg"), hide_password("/dev/video0")
+    ('http://cam.local/mjpg', '/dev/video0')
+    """
+    m = _AUTHORITY.match(url)
+    if m is None:
+        return url
+    scheme, authority, rest = m.groups()
+    userinfo, at, host = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return f"{scheme}{userinfo.partition(':')[0]}:***@{host}{rest}"
+
+
+_AUTHORITY: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)", re.DOTALL)
 
 
 def check_broker_url(url: str, *, schemes: tuple[str, ...] = ("mqtt", "mqtts"),
@@ -166,4 +189,4 @@ def _db_shown(url: str) -> str:
 
 
 __all__ = ["MAX_CAMERA_INDEX", "MAX_DB_URL", "camera_index", "check_broker_url",
-           "check_camera_url", "check_db_url", "check_serial_url"]
+           "check_camera_url", "check_db_url", "check_serial_url", "hide_password"]

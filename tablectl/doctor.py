@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias
 from urllib.parse import urlsplit
 
-from tablectl.config_urls import camera_index
+from tablectl.config_urls import camera_index, hide_password
 from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
@@ -305,8 +305,9 @@ def check_handshake(name: str, url: str, seconds: float = 4.0) -> Check:
 
 def check_sources(config: TableConfig, user: str, *,
                   handshake: bool = False) -> list[Check]:
-    """Each device of the config (manual entry has none; network cameras are not probed);
-    with ``handshake`` each reader's protocol too (:func:`check_handshake`)."""
+    """Each device of the config (manual entry has none; a network camera is opened and one
+    frame read: :func:`check_camera_stream`); with ``handshake`` each reader's protocol too
+    (:func:`check_handshake`)."""
     from tablectl.config import SourceKind
 
     out: list[Check] = []
@@ -318,8 +319,7 @@ def check_sources(config: TableConfig, user: str, *,
             index = camera_index(src.url)
             url = src.url if index is None else f"/dev/video{index}"
             if "://" in url:
-                out.append(Check(f"camera {name}", Status.UNKNOWN,
-                                 f"{url} is a network stream, not probed"))
+                out.append(check_camera_stream(name, url))
                 continue
             out.append(check_reader(name, url, user) if url.startswith("/dev/")
                        else (_ok(f"camera {name}", f"{url} exists") if Path(url).exists()
@@ -331,6 +331,22 @@ def check_sources(config: TableConfig, user: str, *,
         if handshake and found.status is Status.OK:
             out.append(check_handshake(name, src.url))
     return out
+
+
+def check_camera_stream(name: str, url: str) -> Check:
+    """A network camera (RTSP, HTTP MJPEG) opens and sends a frame within the camera
+    source's own timeouts (docs/camera.md §4). A second client beside a running daemon is
+    what such cameras are made for; the frame is not kept."""
+    from tablectl.vision.model import FrameSourceError
+    from tablectl.vision.source import probe_stream
+
+    label = f"camera {name}"
+    try:
+        width, height = probe_stream(url)
+    except FrameSourceError as exc:
+        return _fail(label, str(exc), "check the camera's address, its network and its "
+                     "credentials in the URL; the daemon shows it offline and goes on")
+    return _ok(label, f"{hide_password(url)}: sends {width}x{height} frames")
 
 
 async def _connect(settings: MqttSettings, seconds: float) -> None:

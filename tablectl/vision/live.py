@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from tablectl.config_urls import camera_index
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.vision.enrol import Enroller, VerificationReport, verify
 from tablectl.vision.model import EnrolmentError, Image, VisionError
@@ -144,14 +143,10 @@ class CaptureReader:
     """
 
     def __init__(self, url: str) -> None:
-        import cv2
+        from tablectl.vision.source import open_capture
 
-        from tablectl.vision.model import FrameSourceError
-
-        index = camera_index(url)
-        self._cap = cv2.VideoCapture(url if index is None else index)
-        if not self._cap.isOpened():
-            raise FrameSourceError(f"cannot open the camera {url!r}", url)
+        # a network stream with the camera source's timeouts: a stalled one fails its read
+        self._cap = open_capture(url)
         self.url = url
 
     def read(self, n: int) -> list[Image]:

@@ -63,12 +63,15 @@ class FrameSourceError(VisionError, OSError):
     """A camera, file or stream that cannot be opened.
 
     Attributes:
-        url: what was opened.
+        url: what was opened (its message shows it with any password as ``***``).
     """
 
     def __init__(self, message: str, url: str) -> None:
+        from tablectl.config_urls import hide_password
+
         self.url = url
-        super().__init__(f"{url}: {message}")
+        # the message is logged and shown: a camera URL's password never is
+        super().__init__(f"{hide_password(url)}: {message}")
 
 
 class FaceStatus(StrEnum):

@@ -130,14 +130,7 @@ class VideoCaptureFrames:
         self._cap: _Capture | None = None
 
     async def __aenter__(self) -> Self:
-        index = camera_index(self.url)
-        target: int | str = self.url if index is None else index
-        stream = isinstance(target, str) and "://" in target
-        cap = await asyncio.to_thread(_open_capture, target,
-                                      self._timeouts if stream else None)
-        if not cap.isOpened():
-            cap.release()
-            raise FrameSourceError("cannot open video capture", self.url)
+        cap = await asyncio.to_thread(open_capture, self.url, *self._timeouts)
         for prop, value in self._settings.items():
             cap.set(prop, value)
         self._cap = cap
@@ -158,19 +151,48 @@ class VideoCaptureFrames:
             yield Frame(self._clock.monotonic(), img)
 
 
-def _open_capture(target: int | str, timeouts: tuple[float, float] | None) -> _Capture:
-    """``cv2.VideoCapture(target)``; a network stream's with its open and read timeouts
-    (seconds; the FFmpeg backend's interrupt callback applies them, files and devices have
-    none)."""
+def open_capture(url: str, open_timeout: float = STREAM_OPEN_TIMEOUT,
+                 read_timeout: float = STREAM_READ_TIMEOUT) -> _Capture:
+    """``cv2.VideoCapture`` of ``url`` (an all-digit string is a device index), opened; a
+    network stream's (``scheme://...``) with its open and read timeouts in seconds (the
+    FFmpeg backend's interrupt callback applies them; files and devices have none).
+
+    Raises:
+        FrameSourceError: it cannot be opened.
+    """
     import cv2
 
-    if timeouts is None:
-        cap: _Capture = cv2.VideoCapture(target)
-        return cap
-    open_ms, read_ms = (max(1, round(t * 1000)) for t in timeouts)
-    cap = cv2.VideoCapture(target, cv2.CAP_ANY, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, open_ms,
-                                                 cv2.CAP_PROP_READ_TIMEOUT_MSEC, read_ms])
+    index = camera_index(url)
+    if index is not None:
+        cap: _Capture = cv2.VideoCapture(index)
+    elif "://" in url:
+        open_ms, read_ms = (max(1, round(t * 1000)) for t in (open_timeout, read_timeout))
+        cap = cv2.VideoCapture(url, cv2.CAP_ANY, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, open_ms,
+                                                  cv2.CAP_PROP_READ_TIMEOUT_MSEC, read_ms])
+    else:
+        cap = cv2.VideoCapture(url)
+    if not cap.isOpened():
+        cap.release()
+        raise FrameSourceError("cannot open video capture", url)
     return cap
+
+
+def probe_stream(url: str, open_timeout: float = STREAM_OPEN_TIMEOUT,
+                 read_timeout: float = STREAM_READ_TIMEOUT) -> tuple[int, int]:
+    """Open ``url`` and read one frame, as the camera source would: its (width, height).
+
+    Raises:
+        FrameSourceError: it cannot be opened, or gives no frame within ``read_timeout``
+            (a network stream; a file or device ends or fails in its own time).
+    """
+    cap = open_capture(url, open_timeout, read_timeout)
+    try:
+        ok, frame = cap.read()
+    finally:
+        cap.release()
+    if not ok or frame is None or getattr(frame, "ndim", 0) < 2:
+        raise FrameSourceError("opened, but sent no frame", url)
+    return int(frame.shape[1]), int(frame.shape[0])
 
 
 class _Capture(Protocol):

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hardware_sim.camera import (
@@ -29,6 +30,7 @@ from tablectl.vision.source import (
     FrameSource,
     MemoryFrames,
     VideoCaptureFrames,
+    probe_stream,
 )
 
 from .conftest import ENROLLED_SEED, EnrolledDeck
@@ -255,3 +257,30 @@ def test_a_read_that_fails_costs_one_frame_not_the_camera(
     assert [r.card for r in reads] == deal
     assert src.bad_frames == 1
     assert "a fault on these pixels" in caplog.text
+
+
+def test_a_network_camera_is_probed_with_one_frame_and_its_password_never_shown(
+        tmp_path: Path) -> None:
+    """What `tablectl doctor` asks of a network camera: it opens and sends a frame within the
+    camera source's timeouts; a camera that opens and sends nothing, or is not there, fails
+    with a message that shows the URL without its password."""
+    from tablectl.doctor import Status, check_camera_stream
+    from tests.conftest import free_port
+
+    frame = np.random.default_rng(39).integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    with MjpegServer([frame]) as server:
+        assert probe_stream(server.url) == (frame.shape[1], frame.shape[0])
+        good = server.url.replace("http://", "http://tech:s3cret@")
+        check = check_camera_stream("board", good)
+        assert check.status is Status.OK
+        assert "s3cret" not in check.detail and "tech:***@" in check.detail
+    # a server that answers and never sends a frame
+    with (MjpegServer([], stall=True) as server,
+          pytest.raises(FrameSourceError, match=r"cannot open|sent no frame")):
+        probe_stream(server.url, open_timeout=2.0, read_timeout=1.0)
+    gone = f"http://tech:s3cret@127.0.0.1:{free_port()}/stream.mjpg"
+    with pytest.raises(FrameSourceError, match="cannot open") as err:
+        probe_stream(gone)
+    assert "s3cret" not in str(err.value) and err.value.url == gone
+    check = check_camera_stream("board", gone)
+    assert check.status is Status.FAIL and "s3cret" not in check.detail
