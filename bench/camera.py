@@ -49,6 +49,7 @@ from hardware_sim.camera import SHOE_ROI, DeckStyle, SimCamera, random_style
 from hardware_sim.camera_scene import TABLE_FRAME, SceneCamera
 from tablectl.domain.cards import FULL_DECK
 from tablectl.vision.enrol import Enroller
+from tablectl.vision.frozen import FrozenFeed
 from tablectl.vision.liveboard import FRAME_READS, LiveBoard
 from tablectl.vision.locate import quad_box
 from tablectl.vision.model import FaceStatus, Image
@@ -248,6 +249,8 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
     rng = np.random.default_rng(7)
     live = LiveBoard(rec.profile, frame_reads)
     every = LiveBoard(rec.profile, frame_reads, Stillness(noise_levels=-1.0))
+    frozen = FrozenFeed()
+    per_frame_frozen: list[float] = []
     per_frame: list[float] = []
     per_frame_every: list[float] = []
     first_only: list[float] = []
@@ -263,6 +266,9 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
             for k in range(max(hold, 1)):
                 noisy = cv2.add(frame, rng.normal(0, 2, frame.shape).astype(np.int16),
                                 dtype=cv2.CV_8U)
+                c0 = time.process_time()
+                frozen.update(noisy, len(per_frame_frozen) / 30.0)
+                per_frame_frozen.append((time.process_time() - c0) * 1000)
                 c0 = time.process_time()
                 live.read(noisy)
                 per_frame.append((time.process_time() - c0) * 1000)
@@ -299,6 +305,7 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
            "ratio_p95_to_found_every_frame": round(q(per_frame, 0.95)
                                                    / q(per_frame_every, 0.95), 2),
            "ratio_p95_to_baseline": round(q(per_frame, 0.95) / q(whole, 0.95), 2),
+           "frozen_check_median_ms": round(statistics.median(per_frame_frozen), 4),
            "hold": hold, "frame_reads": frame_reads, "scenes_looked": len(ended),
            "frames_to_looks_median": statistics.median(ended) if ended else 0,
            "frames_to_looks_max": max(ended, default=0)}
@@ -314,7 +321,8 @@ def _live(rec: Recogniser, style: DeckStyle, n: int, hold: int,
           f"{out['baseline_whole_read_median_ms']:.1f} ms median, "
           f"{out['baseline_whole_read_p95_ms']:.1f} ms p95; {len(ended)} of {len(frames)} "
           f"scenes needed further looks, done after {out['frames_to_looks_median']} frames "
-          f"(median), {out['frames_to_looks_max']} at most")
+          f"(median), {out['frames_to_looks_max']} at most; the frozen-feed check "
+          f"{out['frozen_check_median_ms']:.3f} ms median a frame")
     return out
 
 
