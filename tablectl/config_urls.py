@@ -67,14 +67,18 @@ def check_camera_url(url: str) -> str:
     Traceback (most recent call last):
     ...
     ValueError: not a camera URL: '²' (expected a device index 0..9999, a file path, or rtsp:// or http(s)://)
+    >>> check_camera_url("ftp://cam:s3cret@10.0.0.7/x")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a camera URL: 'ftp://cam:***@10.0.0.7/x' (expected ...)
     """
     if camera_index(url) is not None or url.startswith("/"):
         return url
     if urlsplit(url).scheme in ("rtsp", "http", "https", "file"):
         return url
     raise ValueError(
-        f"not a camera URL: {url[:60]!r} (expected a device index 0..{MAX_CAMERA_INDEX}, a file "
-        "path, or rtsp:// or http(s)://)"
+        f"not a camera URL: {hide_password(url)[:60]!r} (expected a device index "
+        f"0..{MAX_CAMERA_INDEX}, a file path, or rtsp:// or http(s)://)"
     )
 
 
