@@ -57,6 +57,10 @@ CARD_SHAPE: Final = (1.25, 1.6)
 _FILL: Final = 0.82
 _EDGE_K: Final = np.ones((3, 3), np.uint8)
 _FIT_K: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_LEVELS: Final = slice(4, 6)
+"""Where :func:`_masks` puts the two brightness-level cuts: after Otsu's, the edge cut,
+the local and the paper level's, before the background mask (where the frame has one)
+and the filled edges; counted from the end, the background mask would shift them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +183,7 @@ def _bridged(masks: list[Image]) -> list[Image]:
     small = masks[0].shape
     k = max(3, round(min(small[:2]) / 80)) | 1
     bridge = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    return [cv2.morphologyEx(m, cv2.MORPH_CLOSE, bridge) for m in masks[-3:-1]]
+    return [cv2.morphologyEx(m, cv2.MORPH_CLOSE, bridge) for m in masks[_LEVELS]]
 
 
 def _paper_border(paper: Image, white: Image, q: npt.NDArray[np.float32]) -> float:
