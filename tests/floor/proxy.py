@@ -90,6 +90,7 @@ class Relay:
     ``make_pki`` directory) it ends TLS on both sides and counts MQTT packets."""
 
     def __init__(self, target_host: str, target_port: int, *, pki: Path | None = None) -> None:
+        self._tls = _contexts(pki) if pki is not None else None
         self._holder = socket.socket()
         self._holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         self._holder.bind(("127.0.0.1", 0))
@@ -102,7 +103,6 @@ class Relay:
         """QoS 1 PUBLISHes the bridge sent towards the floor broker (with ``pki`` only)."""
         self.acked = 0
         """PUBACKs from the floor broker handed on to the bridge (with ``pki`` only)."""
-        self._tls = _contexts(pki) if pki is not None else None
         self._counted = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
@@ -110,7 +110,11 @@ class Relay:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> Relay:
-        await self.open()
+        try:
+            await self.open()
+        except BaseException:
+            self._holder.close()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
