@@ -131,9 +131,10 @@ class Relay:
         """Refuse new connections and drop every open one.
 
         With ``handed_on``, the bridge's side ends behind what was handed on to it (TLS
-        close_notify, then FIN), so the bridge reads all of it before it sees the end;
-        otherwise it is aborted, and an abort's reset may beat bytes the bridge has not read
-        yet. The floor broker's side is aborted either way.
+        close_notify, then FIN), so the bridge reads all of it before it sees the end, by
+        TCP's order alone; otherwise it is aborted (a reset: whether the bridge still reads
+        what reached its socket first is then up to mosquitto). The floor broker's side is
+        aborted either way.
         """
         if self._server is not None:
             self._server.close()
