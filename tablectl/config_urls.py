@@ -1,10 +1,14 @@
 """The URLs a table config and the commands name: a serial device or bridge, a camera
 (tablectl/config.py checks ``[[sources]] url`` with them), a broker (``mqtt.url``,
-``web.secure_url``, every ``--broker``)."""
+``web.secure_url``, every ``--broker``), a database (every ``--db``); and the same checks as
+argparse ``type=`` callables, for the commands of every layer (tablectl/cli, tablectl/floor,
+tablectl/tournament): a bad URL is a usage line naming the option (exit 2)."""
 
 from __future__ import annotations
 
+import argparse
 import re
+from collections.abc import Callable
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -192,5 +196,37 @@ def _db_shown(url: str) -> str:
     return ascii(shown[:60]) + ("..." if len(shown) > 60 else "")
 
 
+def checked(check: Callable[[str], str], text: str) -> str:
+    """``check(text)``, its ``ValueError`` turned into argparse's usage error (its reason the
+    usage line's): the one way a config's own check serves as an option's ``type=``."""
+    try:
+        return check(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def db_url_option(text: str) -> str:
+    """``--db`` of the floor and tournament commands (:func:`check_db_url`).
+
+    >>> db_url_option("mysql://db/floor")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: not a database URL: 'mysql://db/floor' (expected postgresql://user@host:port/database)
+    """
+    return checked(check_db_url, text)
+
+
+def service_broker_url_option(text: str) -> str:
+    """``--broker`` of the floor and tournament services: ``mqtt://host[:port]`` or
+    ``mqtts://host[:port]``, the port left out meaning the client's default
+    (:func:`check_broker_url` with ``port_required=False``).
+
+    >>> service_broker_url_option("mqtt://floor")
+    'mqtt://floor'
+    """
+    return checked(lambda url: check_broker_url(url, port_required=False), text)
+
+
 __all__ = ["MAX_CAMERA_INDEX", "MAX_DB_URL", "camera_index", "check_broker_url",
-           "check_camera_url", "check_db_url", "check_serial_url", "hide_password"]
+           "check_camera_url", "check_db_url", "check_serial_url", "checked", "db_url_option",
+           "hide_password", "service_broker_url_option"]

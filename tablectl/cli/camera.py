@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 
 from tablectl.cli.camera_live import enrol_live, print_margins, print_unseen
 from tablectl.cli.errors import Exit, UsageError, stops_on
-from tablectl.cli.options import checked
 from tablectl.cli.output import Subparsers, print_json
-from tablectl.config_urls import check_camera_url
+from tablectl.config_urls import check_camera_url, checked
 from tablectl.domain.cards import FULL_DECK, Card
 from tablectl.domain.numbers import whole
 from tablectl.domain.strictjson import brief

@@ -11,19 +11,7 @@ argparse.ArgumentTypeError: not a broker URL: 'mqtts://h:8883' (expected mqtt://
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
-
-from tablectl.config_urls import check_broker_url
-
-
-def checked(check: Callable[[str], str], text: str) -> str:
-    """``check(text)``, its ``ValueError`` turned into argparse's usage error (its reason the
-    usage line's): the one way a config's own check serves as an option's ``type=``."""
-    try:
-        return check(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+from tablectl.config_urls import check_broker_url, checked
 
 
 def broker_url(text: str) -> str:

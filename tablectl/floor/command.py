@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
-from tablectl.config_urls import check_broker_url, check_db_url
+from tablectl.config_urls import db_url_option, service_broker_url_option
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import number, whole
 from tablectl.domain.strictjson import brief
@@ -51,20 +51,6 @@ def _fail(text: str, code: int) -> int:
 def _store_code(exc: StoreUnavailableError) -> int:
     """Exit 2 for a database that is not set up (bad configuration), else 1."""
     return 2 if isinstance(exc, StoreSetupError) else 1
-
-
-def _check_db(url: str) -> str:
-    try:
-        return check_db_url(url)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _check_broker(url: str) -> str:
-    try:
-        return check_broker_url(url, port_required=False)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _since(text: str) -> datetime:
@@ -346,9 +332,9 @@ def add_floor(sub: _Subparsers) -> None:
                     "writes every event exactly once into PostgreSQL (migrations applied at "
                     "start), asks a table to replay what it missed. Several workers, each "
                     "with its own --user, share the tables. Until interrupted.")
-    run.add_argument("--broker", required=True, type=_check_broker, metavar="URL",
+    run.add_argument("--broker", required=True, type=service_broker_url_option, metavar="URL",
                      help="floor broker, mqtt://host:port or mqtts://host:port")
-    run.add_argument("--db", required=True, type=_check_db, metavar="URL",
+    run.add_argument("--db", required=True, type=db_url_option, metavar="URL",
                      help="postgresql://user@host:port/database")
     run.add_argument("--user", default="floor-01",
                      help="broker username and client id of this worker (default %(default)s)")
@@ -380,7 +366,7 @@ def add_floor(sub: _Subparsers) -> None:
 
     hands = inner.add_parser("hands", help="list recorded hands (id, table, game, pot, "
                                            "winners)")
-    hands.add_argument("--db", required=True, type=_check_db, metavar="URL",
+    hands.add_argument("--db", required=True, type=db_url_option, metavar="URL",
                        help="the floor's database, postgresql://user@host:port/database")
     hands.add_argument("--table", help="only this table")
     hands.add_argument("--since", type=_since, metavar="TIME",
@@ -398,7 +384,7 @@ def add_floor(sub: _Subparsers) -> None:
                     "VPIP, PFR, 3-bet (made of chances), went to showdown, won at showdown, "
                     "net won. Computed in PostgreSQL; definitions in docs/floor.md, "
                     "\"Player statistics\".")
-    stats.add_argument("--db", required=True, type=_check_db, metavar="URL",
+    stats.add_argument("--db", required=True, type=db_url_option, metavar="URL",
                        help="the floor's database, postgresql://user@host:port/database")
     stats.add_argument("--player", action="append", metavar="NAME",
                        help="only this player (the seat's name; again for more)")
@@ -428,7 +414,7 @@ def add_floor(sub: _Subparsers) -> None:
                     "database refused, the most recent first: when, its table and topic, "
                     "its size and SHA-256, and why. The same message again is one line "
                     "(xN). The first 16 KB of each payload is kept (--json shows it).")
-    quarantine.add_argument("--db", required=True, type=_check_db, metavar="URL",
+    quarantine.add_argument("--db", required=True, type=db_url_option, metavar="URL",
                             help="the floor's database, postgresql://user@host:port/database")
     quarantine.add_argument("--table", help="only messages on this table's topics")
     quarantine.add_argument("--limit", type=whole(1, 1_000_000, "a number"), default=100,
@@ -445,7 +431,7 @@ def add_floor(sub: _Subparsers) -> None:
         description="Rebuilds each settled hand through the rules engine from its public "
                     "events (hole cards nobody showed are unknown: ????) and writes one .phh "
                     "file per hand. Exit 1 if any hand could not be rebuilt.")
-    export.add_argument("--db", required=True, type=_check_db, metavar="URL",
+    export.add_argument("--db", required=True, type=db_url_option, metavar="URL",
                         help="the floor's database, postgresql://user@host:port/database")
     export.add_argument("--out", required=True, metavar="DIR",
                         help="directory for the .phh files (created if missing)")
@@ -457,7 +443,7 @@ def add_floor(sub: _Subparsers) -> None:
     export.set_defaults(handler=_guard(_export))
 
     web = inner.add_parser("web", help="the floor page: every table live (read-only)")
-    web.add_argument("--broker", required=True, type=_check_broker, metavar="URL",
+    web.add_argument("--broker", required=True, type=service_broker_url_option, metavar="URL",
                      help="floor broker, mqtt://host:port or mqtts://host:port")
     web.add_argument("--credentials", metavar="FILE",
                      help="TOML file with username and password (a display user)")

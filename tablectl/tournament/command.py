@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from tablectl.clock import SystemClock
-from tablectl.config_urls import check_broker_url, check_db_url
+from tablectl.config_urls import check_db_url, db_url_option, service_broker_url_option
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import whole
 from tablectl.domain.strictjson import brief
@@ -67,20 +67,6 @@ def _fail(text: str, code: int) -> int:
 
 
 # ---- argument types ------------------------------------------------------------------------
-
-def _check_db(url: str) -> str:
-    try:
-        return check_db_url(url)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _check_broker(url: str) -> str:
-    try:
-        return check_broker_url(url, port_required=False)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
 
 _TIME: Final = re.compile(r"([+-]?)(?:(\d{1,4}):([0-5]\d)|(\d{1,6})(m|s)?)")
 
@@ -414,10 +400,10 @@ def _web(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser, *, broker: bool = True) -> None:
     p.add_argument("id", help="the tournament's id (a-z, 0-9, _ and -)")
-    p.add_argument("--db", type=_check_db, metavar="URL",
+    p.add_argument("--db", type=db_url_option, metavar="URL",
                    help=f"postgresql://user@host:port/database (default ${DB_ENV})")
     if broker:
-        p.add_argument("--broker", type=_check_broker, metavar="URL",
+        p.add_argument("--broker", type=service_broker_url_option, metavar="URL",
                        help="publish the status there, retained (mqtt://host:port or "
                             "mqtts://...); without it, nothing is published")
         p.add_argument("--credentials", metavar="FILE",
@@ -529,7 +515,7 @@ def add_tournament(sub: _Subparsers) -> None:
 
     web = inner.add_parser("web", help="the tournament page for the room's TVs")
     web.add_argument("id", help="the tournament's id")
-    web.add_argument("--broker", type=_check_broker, metavar="URL", required=True,
+    web.add_argument("--broker", type=service_broker_url_option, metavar="URL", required=True,
                      help="the broker the status is published on (mqtt://host:port)")
     web.add_argument("--credentials", metavar="FILE",
                      help="TOML file with username and password for the broker")

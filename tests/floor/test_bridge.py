@@ -22,17 +22,23 @@ from tests.security.conftest import CONFIG, load_render
 
 
 class Sub:
-    """A paho subscriber that records (topic, payload)."""
+    """A paho subscriber that records (topic, payload); subscribed once built (its broker has
+    acknowledged the subscription: what is published from then on reaches it)."""
 
     def __init__(self, broker: Broker, topic_filter: str) -> None:
         self.got: list[tuple[str, bytes]] = []
         self.cond = threading.Condition()
+        subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                   client_id=f"sub-{uuid.uuid4().hex[:6]}")
         self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *_args: subscribed.set()
         self.client.connect(broker.host, broker.port)
         self.client.subscribe(topic_filter, qos=1)
         self.client.loop_start()
+        if not subscribed.wait(60):
+            self.close()
+            raise AssertionError(f"no SUBACK for {topic_filter} from {broker.url} in 60 s")
 
     def _on_message(self, _c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
         with self.cond:
@@ -73,6 +79,22 @@ def wait_bridge(floor: Broker, table: Broker, name: str, timeout: float = 20) ->
         sub.close()
 
 
+def wait_bridge_in(floor: Broker, table: Broker, timeout: float = 20) -> None:
+    """Wait until the bridge's subscriptions on the floor broker are in place: a message on
+    the last topic ``bridge.conf`` brings in reaches the table (the bridge subscribes in the
+    file's order, and a broker takes one client's SUBSCRIBEs in order)."""
+    sub = Sub(table, "poker/v1/tournaments/+/clock")
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            publish(floor, [("poker/v1/tournaments/probe/clock", b"probe")])
+            if sub.wait(1, timeout=0.5):
+                return
+        raise AssertionError("the bridge's subscriptions did not reach the floor broker")
+    finally:
+        sub.close()
+
+
 @pytest.fixture
 def pki() -> Iterator[Path]:
     root = make_pki()
@@ -83,7 +105,7 @@ def pki() -> Iterator[Path]:
 async def test_only_public_topics_cross_and_an_outage_loses_nothing(
         mosquitto_factory: BrokerFactory, pki: Path) -> None:
     floor = floor_broker(mosquitto_factory, pki)
-    async with Relay("127.0.0.1", floor.ports["tls"]) as relay:
+    async with Relay("127.0.0.1", floor.ports["tls"], pki=pki) as relay:
         table = table_broker(mosquitto_factory, "t07", relay.port, pki)
         sub = Sub(floor, "#")
         try:
@@ -95,19 +117,24 @@ async def test_only_public_topics_cross_and_an_outage_loses_nothing(
             await asyncio.to_thread(publish, table, others + first)
             assert await asyncio.to_thread(sub.wait, 3)
             # the floor's acknowledgements of those reach the bridge first (cut before, the
-            # bridge would rightly send one again after the outage: QoS 1 is at least once)
-            await relay.quiet(0.5)
+            # bridge would rightly send one again after the outage: QoS 1 is at least once):
+            # counted by the relay, which sees the packets, and handed on before the cut ends
+            await relay.acknowledged(at_least=len(first))
             # the floor network goes down; the table goes on publishing
-            await relay.close()
+            await relay.close(handed_on=True)
             during = [("poker/v1/tables/t07/events", f"d{i}".encode()) for i in range(200)]
             during.append(("poker/v1/tables/t07/state", b"snap"))
             await asyncio.to_thread(publish, table, during)
             await asyncio.sleep(1.0)
             assert sub.got == first
             await relay.open()
-            assert await asyncio.to_thread(sub.wait, 3 + len(during))
-            await asyncio.sleep(0.5)
-            assert sub.got == first + during       # all of it, once, in order
+            assert await asyncio.to_thread(sub.wait, 3 + len(during), 60)
+            # one more behind it: the bridge sends again what it saw no PUBACK for before
+            # anything queued after it, so a resend would be in by now
+            last = [("poker/v1/tables/t07/events", b"last")]
+            await asyncio.to_thread(publish, table, last)
+            assert await asyncio.to_thread(sub.wait, 3 + len(during) + 1, 60)
+            assert sub.got == first + during + last      # all of it, once, in order
         finally:
             sub.close()
 
@@ -120,7 +147,7 @@ def test_a_replay_command_crosses_in_and_its_reply_out(mosquitto_factory: Broker
     at_floor = Sub(floor, "poker/v1/replies/#")
     try:
         wait_bridge(floor, table, "t07")
-        time.sleep(0.3)                          # its subscriptions on the floor broker
+        wait_bridge_in(floor, table)
         publish(floor, [("poker/v1/tables/t07/cmd/replay/floor-01", b"ask"),
                         ("poker/v1/tables/t07/cmd/void_hand/floor-01", b"never")])
         publish(table, [("poker/v1/replies/floor-01/replay", b"answer"),
