@@ -25,7 +25,7 @@ from typing import TypeAlias
 from firmware_bridge.clock import SystemClock
 from hardware_sim.devices import SimDevice, SimKeypad, SimShoe, SimTable, standard_roles
 from hardware_sim.faults import ByteFaults
-from hardware_sim.serve import PtyDevice, serve_tcp
+from hardware_sim.serve import PtyDevice, serve_tcp, unplug_on_sigterm
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.domain.numbers import SEED_MAX, number, whole
@@ -120,6 +120,7 @@ def _act(device: SimDevice, step: int) -> str:
 
 
 async def _serve_async(args: argparse.Namespace) -> int:
+    unplug_on_sigterm()     # a service manager's or a test's stop unplugs, as SIGINT does
     clock = SystemClock()
     device = _make_device(args, clock)
     faults = ByteFaults.parse(args.fault, seed=args.seed) if args.fault else None
@@ -150,7 +151,7 @@ async def _serve_async(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_serve_async(args))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):     # SIGINT, SIGTERM: unplugged
         return 0
     except (ConfigError, ValueError) as exc:
         print(f"hardware_sim: {exc}", file=sys.stderr)

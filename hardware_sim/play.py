@@ -30,6 +30,7 @@ from hardware_sim.faults import FaultPlan
 from hardware_sim.ports import LoopbackPorts, ServedPorts
 from hardware_sim.records import HandSummary
 from hardware_sim.scenario import Scenario, ScenarioError, load_scenario
+from hardware_sim.serve import unplug_on_sigterm
 from tablectl.clock import Clock, ManualClock, SystemClock
 from tablectl.config_urls import check_broker_url
 from tablectl.domain.numbers import HANDS_MAX, SEED_MAX, number, whole
@@ -265,6 +266,8 @@ async def run_play_async(args: argparse.Namespace, out: Callable[[str], None]) -
         out(f"hardware_sim play: {exc}")
         return 2
     served = args.pty_dir is not None or args.tcp_base is not None
+    if served and not args.dry_run:
+        unplug_on_sigterm()     # a stop unplugs the served devices, as SIGINT does
     if args.dry_run or not served:
         if args.broker and not args.dry_run:
             out("hardware_sim play: --broker needs --pty-dir or --tcp-base")
@@ -304,7 +307,7 @@ def run_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     """Synchronous :func:`run_play_async` (what the CLI calls)."""
     try:
         return asyncio.run(run_play_async(args, out))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):     # SIGINT, SIGTERM
         return 0
     except (DealerError, TimeoutError, OSError) as exc:
         out(f"hardware_sim play: {exc}")

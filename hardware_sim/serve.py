@@ -22,6 +22,7 @@ import contextlib
 import errno
 import logging
 import os
+import signal
 import tty
 from pathlib import Path
 from types import TracebackType
@@ -233,6 +234,17 @@ class PtyMasterLink:
 def _resolve(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
+
+
+def unplug_on_sigterm() -> None:
+    """Make SIGTERM cancel the running task, as SIGINT interrupts it, so that the devices
+    it serves are unplugged on the way out: a pty's symlink goes, as udev removes a
+    device's. Left behind, the link would point at a pty number the system gives to the
+    next pty opened, and a host still retrying the path would open another device's port.
+    Call from the task that serves (the ``asyncio.run`` coroutine)."""
+    task = asyncio.current_task()
+    if task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
 
 
 class PtyDevice:

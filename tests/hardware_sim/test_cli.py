@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,26 @@ def test_a_shoe_without_a_deck_is_a_usage_error() -> None:
                           cwd=ROOT, timeout=60)
     assert done.returncode == 2
     assert "needs a deck" in done.stderr
+
+
+async def test_a_stopped_pty_shoe_takes_its_symlink_with_it(tmp_path: Path) -> None:
+    """SIGTERM unplugs: the symlink goes, as udev removes a device's. A link left behind
+    points at a pty number the system gives to the next pty opened, and a host retrying the
+    path would open another device's port (seen in CI: one test's daemon took another
+    test's shoe, and a card read with it)."""
+    link = tmp_path / "shoe"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "hardware_sim", "serve", "shoe", "--pty", str(link),
+        "--deck", str(ROOT / "config/decks/demo-red.csv"), stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        first = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        assert first.startswith(f"shoe on {link} -> /dev/pts/"), first
+        assert link.is_symlink()
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        assert not link.is_symlink()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
