@@ -38,7 +38,7 @@ from typing import Final, Self, TypeAlias
 from firmware_bridge.clock import Clock, SystemClock
 from firmware_bridge.errors import LinkClosedError, LocalProtocolError
 from firmware_bridge.link import Link, LinkOpener, open_serial_link
-from firmware_bridge.messages import PROTO_MAJOR, HelloAck, Message
+from firmware_bridge.messages import PROTO_MAJOR, DeviceKind, HelloAck, Message
 from firmware_bridge.outage import Outage
 from firmware_bridge.session import Session, SessionStats
 from firmware_bridge.session_config import LinkEnd, SessionConfig
@@ -123,22 +123,39 @@ class Malformed:
 
 @dataclass(frozen=True, slots=True)
 class Incompatible:
-    """The device answered the handshake with another major protocol version: nothing is
-    exchanged with it; the client tries again every ``incompatible_retry`` seconds.
+    """The device answered the handshake with another major protocol version, or is
+    another kind of device than the client takes (``kind``): nothing is exchanged with it
+    (not one of its events is taken or acknowledged); the client tries again every
+    ``incompatible_retry`` seconds.
 
     Attributes:
         device: the client's name. peer_major: the device's version. ours: this host's.
+        kind: the kind of device that answered, when that was what was wrong.
+        wanted: the kinds the client takes (with ``kind``).
     """
 
     device: str
     peer_major: int
     ours: int = PROTO_MAJOR
+    kind: DeviceKind | int | None = None
+    wanted: tuple[DeviceKind, ...] = ()
 
     @property
     def reason(self) -> str:
         """One line for displays and logs."""
+        if self.kind is not None:
+            wanted = " or ".join(_kind_name(k) for k in self.wanted)
+            return (f"a {_kind_name(self.kind)} answered on this port, which is set up for a "
+                    f"{wanted}: check which device is plugged in here (cables swapped, or "
+                    "the system numbered the ports anew)")
         return (f"the reader speaks protocol v{self.peer_major}, this host v{self.ours}: "
                 "replace it or update its firmware")
+
+
+def _kind_name(kind: DeviceKind | int) -> str:
+    names: dict[int, str] = {DeviceKind.SHOE: "card shoe", DeviceKind.TABLE: "table reader",
+             DeviceKind.KEYPAD: "keypad", DeviceKind.COMBO: "combined reader"}
+    return names.get(kind, f"device of kind {int(kind)}")
 
 
 DeviceEvent: TypeAlias = (Connected | DeviceRebooted | Disconnected | Delivered | Malformed
@@ -207,7 +224,10 @@ class DeviceClient:
             in that body (a journal) then never ACKs a read it could lose in a crash: the
             device resends it to the next host. Default False (ACK on receipt).
         incompatible_retry: seconds between handshakes with a device of another major
-            protocol version.
+            protocol version, or of a kind not in ``kinds``.
+        kinds: the device kinds this host takes (None: any). Another kind answering (a
+            port that now leads to another device) is :class:`Incompatible`: its events are
+            never delivered nor acknowledged, so it keeps them for the host that takes it.
     """
 
     def __init__(self, address: str, *, name: str | None = None,
@@ -216,7 +236,8 @@ class DeviceClient:
                  backoff: Sequence[float] = DEFAULT_BACKOFF,
                  nonce: Callable[[], int] | None = None,
                  ack_when_consumed: bool = False,
-                 incompatible_retry: float = INCOMPATIBLE_RETRY) -> None:
+                 incompatible_retry: float = INCOMPATIBLE_RETRY,
+                 kinds: frozenset[DeviceKind] | None = None) -> None:
         if not backoff or min(backoff) < 0:
             raise ValueError("backoff needs at least one non-negative delay")
         self.address = address
@@ -234,6 +255,8 @@ class DeviceClient:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._ack_when_consumed = ack_when_consumed
+        self._kinds = kinds
+        self._wrong_kind = False
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -351,10 +374,11 @@ class DeviceClient:
                         return
                     if up:
                         attempt = 0
-                if self._session.state is LinkState.FAILED:
+                if self._session.state is LinkState.FAILED or self._wrong_kind:
                     # another major version: a fresh session asks again, slowly, in case the
                     # device is replaced or updated
                     delay = self._incompatible_retry
+                    self._wrong_kind = False
                     self._session = Session(LinkEnd.HOST, now=self._clock.monotonic(),
                                             config=self._config, nonce=self._nonce)
                 else:
@@ -412,6 +436,10 @@ class DeviceClient:
                 # hand events on before writing: a failing write must not lose them
                 stop = None
                 for event in events:
+                    if isinstance(event, LinkUp) and not self._takes(event.peer):
+                        # nothing of this device is handed on or acknowledged
+                        reason = self._refuse_kind(event.peer)
+                        return was_up
                     was_up |= isinstance(event, LinkUp)
                     stop = self._dispatch(event, now) or stop
                 if stop:
@@ -448,6 +476,16 @@ class DeviceClient:
                 # a stop (aclose) that came while the tasks above were awaited was taken for
                 # theirs by the suppress: it stops this client now, not a reconnect later
                 raise asyncio.CancelledError
+
+    def _takes(self, peer: HelloAck) -> bool:
+        return self._kinds is None or peer.device_kind in self._kinds
+
+    def _refuse_kind(self, peer: HelloAck) -> str:
+        seen = Incompatible(self.name, peer.proto_major, kind=peer.device_kind,
+                            wanted=tuple(sorted(self._kinds or ())))
+        self._wrong_kind = True
+        self._queue.put_nowait(seen)
+        return seen.reason
 
     def _dispatch(self, event: SessionEvent, now: float) -> str | None:
         """Queue the consumer's view of ``event``; return a reason to drop the link, or None."""

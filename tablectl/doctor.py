@@ -38,7 +38,8 @@ from tablectl.config_urls import camera_index, hide_password
 from tablectl.domain.errors import ConfigError, TablectlError
 
 if TYPE_CHECKING:   # the config and the MQTT client load only when the checks run
-    from tablectl.config import TableConfig
+    from firmware_bridge.messages import DeviceKind
+    from tablectl.config import SourceKind, TableConfig
     from tablectl.publish.mqtt_settings import MqttSettings
 
 _Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -265,8 +266,20 @@ def check_reader(name: str, url: str, user: str) -> Check:
     return _ok(label, f"{url} -> {real} ({perms}), read-write for {user}")
 
 
-def check_handshake(name: str, url: str, seconds: float = 4.0) -> Check:
-    """Handshake with a reader (``--handshake``): it answers, and speaks our protocol version.
+def _device_kinds(kind: SourceKind) -> frozenset[DeviceKind] | None:
+    """The device kinds a serial source of ``kind`` takes (its source's own)."""
+    from tablectl.config import SourceKind
+    from tablectl.sources.keypad import KEYPAD_KINDS
+    from tablectl.sources.rfid import SHOE_KINDS, TABLE_KINDS
+
+    return {SourceKind.RFID_SHOE: SHOE_KINDS, SourceKind.RFID_TABLE: TABLE_KINDS,
+            SourceKind.KEYPAD: KEYPAD_KINDS}.get(kind)
+
+
+def check_handshake(name: str, url: str, seconds: float = 4.0,
+                    kinds: frozenset[DeviceKind] | None = None) -> Check:
+    """Handshake with a reader (``--handshake``): it answers, speaks our protocol version,
+    and is of the ``kinds`` its source takes (a shoe on a shoe's port).
 
     Nothing it holds is acknowledged (the client acknowledges only what its consumer took,
     and this takes nothing after the handshake): reads a daemon has not journaled stay in the
@@ -277,8 +290,8 @@ def check_handshake(name: str, url: str, seconds: float = 4.0) -> Check:
     label = f"reader {name} handshake"
 
     async def probe() -> Connected | Incompatible | Disconnected:
-        async with DeviceClient(url, name=name, ack_when_consumed=True,
-                                backoff=(0.5,)) as client, asyncio.timeout(seconds):
+        async with DeviceClient(url, name=name, ack_when_consumed=True, backoff=(0.5,),
+                                kinds=kinds) as client, asyncio.timeout(seconds):
             async for event in client.events():
                 if isinstance(event, Connected | Incompatible | Disconnected):
                     return event
@@ -294,10 +307,14 @@ def check_handshake(name: str, url: str, seconds: float = 4.0) -> Check:
         case Connected(peer=peer):
             return _ok(label, f"protocol v{peer.proto_major}.{peer.proto_minor}, "
                               f"{peer.device_kind.name.lower()}, firmware {peer.fw_version!r}")
-        case Incompatible() as seen:
+        case Incompatible(kind=None) as seen:
             return _fail(label, f"{url}: {seen.reason}", "fit a reader of protocol v1 "
                          "(docs/protocol.md); the daemon shows it incompatible and goes on "
                          "without it")
+        case Incompatible() as seen:
+            return _fail(label, f"{url}: {seen.reason}", "plug this source's device into "
+                         "this port (or correct the config's url); the daemon refuses the "
+                         "other device and goes on without it")
         case Disconnected(reason=reason):
             return _fail(label, f"{url}: {reason}", "check the reader")
     raise AssertionError(got)
@@ -329,7 +346,7 @@ def check_sources(config: TableConfig, user: str, *,
         found = check_reader(name, src.url, user)
         out.append(found)
         if handshake and found.status is Status.OK:
-            out.append(check_handshake(name, src.url))
+            out.append(check_handshake(name, src.url, kinds=_device_kinds(src.kind)))
     return out
 
 

@@ -49,10 +49,11 @@ from firmware_bridge.client import (
     DeviceClient,
     DeviceRebooted,
     Disconnected,
+    Incompatible,
     Malformed,
 )
 from firmware_bridge.link import LinkOpener, open_serial_link
-from firmware_bridge.messages import Button, ButtonAction
+from firmware_bridge.messages import Button, ButtonAction, DeviceKind
 from tablectl.clock import Clock
 from tablectl.controller.inputs import Command, DeviceStatus
 from tablectl.domain.jsonvalue import JsonObject
@@ -148,6 +149,10 @@ def parse_key_map(table: Mapping[str, str]) -> dict[Key, KeyCommand]:
     return out
 
 
+KEYPAD_KINDS: Final = frozenset({DeviceKind.KEYPAD, DeviceKind.COMBO})
+"""The device kinds a keypad source takes (another on its port is refused)."""
+
+
 class KeypadSource:
     """A dealer keypad over firmware_bridge (a :class:`~tablectl.sources.base.CardSource`).
 
@@ -172,7 +177,9 @@ class KeypadSource:
         self.user = user or name
         self.key_map: Mapping[Key, KeyCommand] = MappingProxyType(dict(key_map))
         self._clock = clock
-        self._client = DeviceClient(address, name=name, opener=opener, clock=clock)
+        # a reader that answers on the keypad's port (cables swapped) is refused, not read
+        self._client = DeviceClient(address, name=name, opener=opener, clock=clock,
+                                    kinds=KEYPAD_KINDS)
         self._boot = 0
         self._wraps = 0
         self._last_seq: int | None = None
@@ -208,6 +215,11 @@ class KeypadSource:
             case Malformed(error=error):
                 _LOGGER.error("%s: undecodable keypad event: %s", self.name, error)
                 return []
+            case Incompatible() as seen:
+                _LOGGER.error("%s: %s (retrying every %.0f s)", self.name, seen.reason,
+                              self._client.incompatible_retry)
+                return [DeviceStatus(self.name, False, now, kind=self.kind,
+                                     problem=seen.reason)]
             case Delivered(message=message, seq=seq):
                 number = self._number(seq)
                 if not isinstance(message, Button):

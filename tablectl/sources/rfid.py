@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
-from typing import Self
+from typing import Final, Self
 
 from firmware_bridge.client import (
     Connected,
@@ -33,13 +33,25 @@ from firmware_bridge.client import (
     Malformed,
 )
 from firmware_bridge.link import LinkOpener, open_serial_link
-from firmware_bridge.messages import AntennaState, Misread, SnapshotDone, TagGone, TagSeen
+from firmware_bridge.messages import (
+    AntennaState,
+    DeviceKind,
+    Misread,
+    SnapshotDone,
+    TagGone,
+    TagSeen,
+)
 from firmware_bridge.transitions import LinkState
 from tablectl.clock import Clock
 from tablectl.controller.inputs import CardRead, DeviceStatus, Location, ReadMissed, TagLeft
 from tablectl.sources.base import SourceEvent
 
 _LOGGER = logging.getLogger(__name__)
+
+SHOE_KINDS: Final = frozenset({DeviceKind.SHOE, DeviceKind.COMBO})
+"""The device kinds a shoe source takes (another on its port is refused)."""
+TABLE_KINDS: Final = frozenset({DeviceKind.TABLE, DeviceKind.COMBO})
+"""The device kinds a table-antenna source takes."""
 
 
 class _RfidSource:
@@ -48,14 +60,18 @@ class _RfidSource:
     kind = "rfid"
 
     def __init__(self, name: str, address: str, *, clock: Clock,
-                 opener: LinkOpener = open_serial_link) -> None:
+                 opener: LinkOpener = open_serial_link,
+                 kinds: frozenset[DeviceKind] | None = None) -> None:
         self.name = name
         self.address = address
         self._clock = clock
         # a read is ACKed to the reader only after the daemon journaled it: a crash in
         # between makes the reader resend it, never lose it
+        # ``kinds``: another kind of device answering on this port (cables swapped, ports
+        # numbered anew) is refused and none of its events taken: a table reader's tags
+        # taken as a shoe's would be cards dealt in the wrong order
         self._client = DeviceClient(address, name=name, opener=opener, clock=clock,
-                                    ack_when_consumed=True)
+                                    ack_when_consumed=True, kinds=kinds)
         self._boot: int | None = None
         self._incompatible = False
 
@@ -143,7 +159,8 @@ class RfidShoeSource(_RfidSource):
 
     def __init__(self, name: str, address: str, *, clock: Clock,
                  opener: LinkOpener = open_serial_link) -> None:
-        super().__init__(name, address, clock=clock, opener=opener)
+        super().__init__(name, address, clock=clock, opener=opener,
+                         kinds=SHOE_KINDS)
         self._last_index: int | None = None
         self._seen_boot = False
 
@@ -185,7 +202,8 @@ class RfidTableSource(_RfidSource):
 
     def __init__(self, name: str, address: str, *, roles: Mapping[int, Location],
                  clock: Clock, opener: LinkOpener = open_serial_link) -> None:
-        super().__init__(name, address, clock=clock, opener=opener)
+        super().__init__(name, address, clock=clock, opener=opener,
+                         kinds=TABLE_KINDS)
         self._roles = dict(roles)
         self._present: dict[int, set[str]] = {}
         self._snapshot: dict[int, set[str]] | None = None

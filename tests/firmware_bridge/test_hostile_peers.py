@@ -46,9 +46,10 @@ from firmware_bridge.session import Session
 from firmware_bridge.session_config import LinkEnd
 from firmware_bridge.session_events import LinkUp, Received, VersionMismatch
 from firmware_bridge.transitions import LinkState
-from hardware_sim.devices import SimShoe
+from hardware_sim.devices import AntennaRole, SimShoe, SimTable
 from hardware_sim.serve import PipeDevice
 from tablectl.clock import ManualClock
+from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 
 from .conftest import Collector, Driver
@@ -100,6 +101,43 @@ async def test_an_incompatible_reader_is_reported_retried_slowly_then_replaced(
                                        for e in got.events))
         await plug.port.aclose()
     await future.aclose()
+
+
+async def test_another_kind_of_device_on_the_port_is_refused_and_keeps_its_events(
+        clock: ManualClock, driver: Driver, red_deck: Deck,
+        collect: Callable[[DeviceClient], Collector]) -> None:
+    """A table reader answers on the port a shoe client was set up for (cables swapped, ports
+    numbered anew): none of its tags is delivered nor acknowledged, it is reported, retried
+    slowly, and the shoe is taken once it is back on the port."""
+    table = SimTable([AntennaRole("seat", 1), AntennaRole("board", 1)], clock=clock,
+                     deck=red_deck, seed=3)
+    plug = SwappablePort(PipeDevice(table, clock=clock))
+    table.place(0, Card.parse("As"))
+    client = DeviceClient("shoe", opener=plug.open, clock=clock, backoff=(0.1,),
+                          incompatible_retry=30.0, ack_when_consumed=True,
+                          kinds=frozenset({DeviceKind.SHOE, DeviceKind.COMBO}))
+    async with client:
+        got = collect(client)
+        await driver.until(lambda: any(isinstance(e, Incompatible) for e in got.events))
+        seen = next(e for e in got.events if isinstance(e, Incompatible))
+        assert seen.kind is DeviceKind.TABLE and "table reader" in seen.reason
+        assert "card shoe or combined reader" in seen.reason
+        table.place(1, Card.parse("Kd"))
+        await driver.advance(20.0, step=0.5)
+        assert [type(e) for e in got.events] == [Incompatible]     # slowly, nothing taken
+        assert table.session.queued >= 2                          # it keeps both tags
+        shoe = SimShoe(red_deck, clock=clock, seed=4)
+        old, plug.port = plug.port, PipeDevice(shoe, clock=clock)
+        await old.aclose()
+        await driver.until(lambda: any(isinstance(e, Connected) for e in got.events),
+                           within=40.0, step=0.5)
+        drawn = shoe.draw()
+        await driver.until(lambda: any(isinstance(e, Delivered) and e.message == drawn
+                                       for e in got.events))
+        # the only tag ever handed on is the shoe's; the table reader's never were
+        assert [e.message for e in got.events if isinstance(e, Delivered)
+                and isinstance(e.message, TagSeen)] == [drawn]
+        await plug.port.aclose()
 
 
 # ---- a host that cannot keep a read ---------------------------------------------------------

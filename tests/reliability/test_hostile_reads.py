@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.messages import TagSeen
-from hardware_sim.devices import SimShoe
+from hardware_sim.devices import AntennaRole, SimShoe, SimTable
 from hardware_sim.serve import PtyDevice
 from tablectl.app import build_sources, initial_state, table_setup
 from tablectl.clock import SystemClock
 from tablectl.config import TableConfig, load_config
-from tablectl.controller.inputs import Command, DeviceStatus
+from tablectl.controller.inputs import CardRead, Command, DeviceStatus
 from tablectl.daemon import TableDaemon
 from tablectl.doctor import Status, check_handshake
 from tablectl.domain.cards import Card
@@ -32,7 +32,7 @@ from tablectl.journal.sqlite import SqliteJournal
 from tablectl.metrics import TableMetrics
 from tablectl.publish.base import MemoryPublisher
 from tablectl.sources.base import refusal_of
-from tablectl.sources.rfid import RfidShoeSource
+from tablectl.sources.rfid import SHOE_KINDS, RfidShoeSource
 from tests.reliability.harness import DEALER, ROOT, VARIANTS, poll_until, write_config
 
 
@@ -197,3 +197,34 @@ async def test_doctor_handshake_passes_a_reader_of_our_version(
         found = await asyncio.to_thread(check_handshake, "shoe", config.sources[0].url)
         assert found.status is Status.OK and "protocol v1.0" in found.detail
         assert shoe.session.queued >= 1
+
+
+async def test_a_table_reader_on_the_shoes_port_is_refused_and_deals_no_card(
+        config: TableConfig, deck: Deck) -> None:
+    """Cables swapped, or the system numbered the ports anew: a table reader answers where
+    the shoe was. Its tags taken as shoe reads would be cards dealt to the wrong seats; it
+    is shown as the wrong device, none of its tags is taken (it keeps them), and the table
+    goes on with manual cards."""
+    clock = SystemClock()
+    table_reader = SimTable([AntennaRole("seat", 1), AntennaRole("seat", 2)], clock=clock,
+                            deck=deck, seed=5, random_boot=True)
+    async with PtyDevice(table_reader, config.sources[0].url, clock=clock):
+        table_reader.place(0, Card.parse("As"))
+        with journal_at(config) as journal:
+            async with Table(config, journal) as table:
+                applied: list[object] = []
+                table.daemon.on_outcome = lambda inp, _out: applied.append(inp)
+                await wait(lambda: any(isinstance(i, DeviceStatus) and i.problem
+                                       for i in applied))
+                [device] = table.daemon.public_snapshot()["devices"]
+                assert device["status"] == "incompatible"
+                assert device["detail"].startswith("a table reader answered on this port, "
+                                                   "which is set up for a card shoe")
+                assert table.command("start_hand", 1)
+                table_reader.place(1, Card.parse("Kd"))
+                await asyncio.sleep(0.5)
+                assert not [i for i in applied if isinstance(i, CardRead)]
+                assert table_reader.session.queued >= 2
+        found = await asyncio.to_thread(check_handshake, "shoe", config.sources[0].url,
+                                        kinds=SHOE_KINDS)
+        assert found.status is Status.FAIL and "a table reader answered" in found.detail

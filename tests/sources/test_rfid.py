@@ -17,6 +17,7 @@ from tablectl.domain.cards import Card
 from tablectl.domain.deck import Deck
 from tablectl.domain.errors import ConfigError
 from tablectl.sources.base import SourceEvent, load_antenna_map
+from tablectl.sources.keypad import KeypadSource
 from tablectl.sources.rfid import RfidShoeSource, RfidTableSource
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,3 +172,39 @@ async def test_a_shoe_that_comes_back_speaking_another_version_is_incompatible_a
         assert "protocol v2" in status.problem and source.incompatible
         assert isinstance(missed, ReadMissed)
         await plug.port.aclose()
+
+
+async def _first_status(source: RfidShoeSource | RfidTableSource | KeypadSource) -> DeviceStatus:
+    async with source, asyncio.timeout(20):
+        async for event in source.events():
+            if isinstance(event, DeviceStatus):
+                return event
+    raise AssertionError("no device status")
+
+
+async def test_a_source_refuses_another_kind_of_device_on_its_port() -> None:
+    """Cables swapped or ports numbered anew: a table reader on the shoe's port would have
+    its tags dealt as shoe cards, a shoe on the keypad's port would be ignored unseen. Each
+    source takes only its kind (or a combined reader) and says what answered instead."""
+    clock = SystemClock()
+    roles, mapping = _roles()
+    table = PipeDevice(SimTable(roles, clock=clock, deck=RED, seed=1), clock=clock)
+    shoe = PipeDevice(SimShoe(RED, clock=clock, seed=2), clock=clock)
+    try:
+        status = await _first_status(RfidShoeSource("shoe", "x", clock=clock,
+                                                    opener=table.open))
+        assert not status.online and status.problem
+        assert "a table reader answered" in status.problem
+        status = await _first_status(RfidTableSource("table", "x", roles=mapping,
+                                                     clock=clock, opener=shoe.open))
+        assert not status.online and "a card shoe answered" in (status.problem or "")
+        status = await _first_status(KeypadSource("keypad", "x", clock=clock,
+                                                  opener=shoe.open))
+        assert not status.online and "set up for a keypad" in (status.problem or "")
+        # its own kind is taken
+        status = await _first_status(RfidShoeSource("shoe", "x", clock=clock,
+                                                    opener=shoe.open))
+        assert status.online and not status.problem
+    finally:
+        await table.aclose()
+        await shoe.aclose()
