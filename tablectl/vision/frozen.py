@@ -15,9 +15,9 @@ screen) or a saturated one can be equal to the bit on a working camera, and show
 either way, so it never counts as frozen.
 
 Sans-IO: :class:`FrozenFeed` is fed each frame and its time; the camera source
-(:mod:`tablectl.vision.source`) ends the feed with a :class:`~tablectl.vision.model.
-FrameSourceError` when it says frozen, which makes the daemon's camera offline and opens it
-again after its back-off.
+(:mod:`tablectl.vision.source`) ends the feed with a
+:class:`~tablectl.vision.model.FrameSourceError` when it says frozen, which makes the
+daemon's camera offline and opens it again after its back-off.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import numpy as np
 from tablectl.vision.model import Image
 
 FROZEN_SECONDS: Final = 5.0
-"""Seconds of bit-for-bit equal frames after which a feed is frozen (150 frames at 30 fps;
-a dealer's hand over the table changes the picture well within that)."""
+"""Seconds of bit-for-bit equal frames after which a feed is frozen (150 frames at 30 fps,
+each of which a working sensor's noise would have changed)."""
 FLAT_LEVEL: Final = 3.0
 """A picture whose sampled pixels spread by less than this (standard deviation, 8-bit
 levels) is flat: black, blank or saturated; equal frames of it are not a frozen feed."""
