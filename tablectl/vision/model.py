@@ -16,8 +16,10 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from tablectl.config_urls import hide_password
 from tablectl.domain.cards import Card
 from tablectl.domain.errors import TablectlError
+from tablectl.domain.strictjson import brief
 
 Image: TypeAlias = npt.NDArray[np.integer[Any] | np.floating[Any]]
 """A BGR frame or crop as OpenCV hands it over (uint8 in practice)."""
@@ -67,11 +69,10 @@ class FrameSourceError(VisionError, OSError):
     """
 
     def __init__(self, message: str, url: str) -> None:
-        from tablectl.config_urls import hide_password
-
         self.url = url
-        # the message is logged and shown: a camera URL's password never is
-        super().__init__(f"{hide_password(url)}: {message}")
+        # the message is logged and shown: a camera URL's password never is, nor its
+        # control characters or more than a line of it
+        super().__init__(f"{brief(hide_password(url), 160)}: {message}")
 
 
 class FaceStatus(StrEnum):

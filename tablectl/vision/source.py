@@ -51,6 +51,7 @@ STREAM_READ_TIMEOUT: Final = 5.0
 the stream ends (a camera offline, opened again): OpenCV's own default is 30."""
 STREAM_OPEN_TIMEOUT: Final = 10.0
 """Seconds opening a network stream may take (OpenCV's own default is 30)."""
+_MAX_MS: Final = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,14 +164,19 @@ def open_capture(url: str, open_timeout: float = STREAM_OPEN_TIMEOUT,
     import cv2
 
     index = camera_index(url)
-    if index is not None:
-        cap: _Capture = cv2.VideoCapture(index)
-    elif "://" in url:
-        open_ms, read_ms = (max(1, round(t * 1000)) for t in (open_timeout, read_timeout))
-        cap = cv2.VideoCapture(url, cv2.CAP_ANY, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, open_ms,
-                                                  cv2.CAP_PROP_READ_TIMEOUT_MSEC, read_ms])
-    else:
-        cap = cv2.VideoCapture(url)
+    try:
+        if index is not None:
+            cap: _Capture = cv2.VideoCapture(index)
+        elif "://" in url:
+            # OpenCV takes int32 milliseconds: a longer wait is no wait at all for a table
+            open_ms, read_ms = (min(_MAX_MS, max(1, round(t * 1000)))
+                                for t in (open_timeout, read_timeout))
+            cap = cv2.VideoCapture(url, cv2.CAP_ANY, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, open_ms,
+                                                      cv2.CAP_PROP_READ_TIMEOUT_MSEC, read_ms])
+        else:
+            cap = cv2.VideoCapture(url)
+    except (cv2.error, ValueError, OverflowError) as exc:
+        raise FrameSourceError(f"cannot open video capture: {exc}", url) from exc
     if not cap.isOpened():
         cap.release()
         raise FrameSourceError("cannot open video capture", url)

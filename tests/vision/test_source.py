@@ -284,3 +284,26 @@ def test_a_network_camera_is_probed_with_one_frame_and_its_password_never_shown(
     assert "s3cret" not in str(err.value) and err.value.url == gone
     check = check_camera_stream("board", gone)
     assert check.status is Status.FAIL and "s3cret" not in check.detail
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:1/a\x00b", "http://127.0.0.1:1/\u202ex",
+                                 "rtsp://127.0.0.1:1/" + "a" * 1_000_000])
+def test_a_hostile_camera_url_is_refused_in_one_short_ascii_line(url: str) -> None:
+    with pytest.raises(FrameSourceError, match="cannot open") as err:
+        probe_stream(url, open_timeout=2.0, read_timeout=1.0)
+    text = str(err.value)
+    assert text.isascii() and text.isprintable() and len(text) < 250, text[:300]
+    assert err.value.url == url
+
+
+def test_a_stream_timeout_past_what_opencv_takes_is_clamped_not_a_crash() -> None:
+    # OpenCV takes int32 milliseconds; 2**64 seconds once ended in cv2.error
+    with pytest.raises(FrameSourceError, match="cannot open"):
+        probe_stream(f"http://127.0.0.1:{_closed_port()}/x", open_timeout=2.0**64,
+                     read_timeout=1e300)
+
+
+def _closed_port() -> int:
+    from tests.conftest import free_port
+
+    return free_port()
