@@ -7,13 +7,17 @@ verification pass reads each card once more and must be 100% right.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import cv2
 import pytest
 
 from hardware_sim.camera import SHOE_ROI, DeckStyle, SimCamera, random_style
+from tablectl.clock import ManualClock
+from tablectl.controller.inputs import CardRead
 from tablectl.domain.cards import FULL_DECK
+from tablectl.sources.camera import CameraSource
 from tablectl.vision.enrol import Enroller, VerificationReport, verify
 from tablectl.vision.profile import DeckProfile
 from tablectl.vision.recognise import Recogniser
@@ -72,3 +76,20 @@ def handheld_reader() -> Recogniser:
     (the tests that take it are marked to skip where the photos are absent)."""
     enrolled = decks.enrol(decks.handheld_low(retake=True))
     return Recogniser(enrolled.profile.with_verification(True, "test"))
+
+
+async def events_until_reads(src: CameraSource, clock: ManualClock, reads: int) -> list[object]:
+    """``src``'s events until it has yielded ``reads`` card reads, moving the manual clock
+    on while an event is awaited (the back-off between a camera's openings sleeps on it)."""
+    out: list[object] = []
+    async with src:
+        gen = src.events()
+        async with asyncio.timeout(60):
+            while sum(isinstance(e, CardRead) for e in out) < reads:
+                nxt = asyncio.ensure_future(anext(gen))
+                while not nxt.done():
+                    await asyncio.sleep(0.01)
+                    clock.advance(1.0)
+                out.append(nxt.result())
+        await gen.aclose()
+    return out

@@ -20,7 +20,7 @@ from tests.conftest import Broker
 from tests.daemon.helpers import Console, Listener
 from tests.daemon.test_end_to_end import write_config
 
-from .conftest import EnrolledDeck
+from .conftest import EnrolledDeck, events_until_reads
 
 
 async def _events(src: CameraSource, n: int) -> list[object]:
@@ -152,22 +152,8 @@ def test_a_camera_that_fails_is_offline_and_opened_again_the_table_goes_on(
         return CameraCardSource(source, Recogniser(shoe_deck.profile), mode="shoe",
                                 guard=DeckGuard(warmup=0))
 
-    async def go() -> list[object]:
-        src = CameraSource("cam", make, clock=clock)
-        async with src:
-            gen = src.events()
-            out: list[object] = []
-            async with asyncio.timeout(60):
-                while sum(isinstance(e, CardRead) for e in out) < len(deal):
-                    nxt = asyncio.ensure_future(anext(gen))
-                    while not nxt.done():   # the back-off sleeps on the manual clock
-                        await asyncio.sleep(0.01)
-                        clock.advance(1.0)
-                    out.append(nxt.result())
-            await gen.aclose()
-        return out
-
-    events = asyncio.run(go())
+    events = asyncio.run(events_until_reads(CameraSource("cam", make, clock=clock), clock,
+                                            len(deal)))
     statuses = [e.online for e in events if isinstance(e, DeviceStatus)]
     assert statuses[:3] == [True, False, True]
     assert [e.card for e in events if isinstance(e, CardRead)] == [s.face for s in truth]

@@ -11,7 +11,7 @@ import pytest
 
 from hardware_sim.camera import SimCamera
 from tablectl.clock import ManualClock
-from tablectl.controller.inputs import CardRead, DeviceStatus
+from tablectl.controller.inputs import DeviceStatus
 from tablectl.sources.camera import CameraSource
 from tablectl.vision.decide import DeckGuard, VotePolicy
 from tablectl.vision.frozen import FLAT_LEVEL, FROZEN_SECONDS, FrozenFeed
@@ -19,7 +19,7 @@ from tablectl.vision.model import FaceRead, FrameSourceError, Image
 from tablectl.vision.recognise import Recogniser
 from tablectl.vision.source import CameraCardSource, MemoryFrames
 
-from .conftest import EnrolledDeck
+from .conftest import EnrolledDeck, events_until_reads
 
 FPS = 32.0
 
@@ -154,21 +154,6 @@ def test_a_frozen_camera_is_offline_and_opened_again_the_table_goes_on(
         held = [stuck] * int(FROZEN_SECONDS * FPS + 10)
         return _source(shoe_deck, held if len(made) == 1 else frames)
 
-    async def go() -> list[object]:
-        src = CameraSource("cam", make, clock=clock)
-        out: list[object] = []
-        async with src:
-            gen = src.events()
-            async with asyncio.timeout(60):
-                while sum(isinstance(e, CardRead) for e in out) < 2:
-                    nxt = asyncio.ensure_future(anext(gen))
-                    while not nxt.done():   # the back-off sleeps on the manual clock
-                        await asyncio.sleep(0.01)
-                        clock.advance(1.0)
-                    out.append(nxt.result())
-            await gen.aclose()
-        return out
-
-    events = asyncio.run(go())
+    events = asyncio.run(events_until_reads(CameraSource("cam", make, clock=clock), clock, 2))
     assert [e.online for e in events if isinstance(e, DeviceStatus)][:3] == [True, False, True]
     assert len(made) == 2

@@ -32,6 +32,7 @@ from tablectl.vision.source import (
     VideoCaptureFrames,
     probe_stream,
 )
+from tests.conftest import free_port
 
 from .conftest import ENROLLED_SEED, EnrolledDeck
 
@@ -265,7 +266,6 @@ def test_a_network_camera_is_probed_with_one_frame_and_its_password_never_shown(
     camera source's timeouts; a camera that opens and sends nothing, or is not there, fails
     with a message that shows the URL without its password."""
     from tablectl.doctor import Status, check_camera_stream
-    from tests.conftest import free_port
 
     frame = np.random.default_rng(39).integers(0, 256, (120, 160, 3), dtype=np.uint8)
     with MjpegServer([frame]) as server:
@@ -299,11 +299,5 @@ def test_a_hostile_camera_url_is_refused_in_one_short_ascii_line(url: str) -> No
 def test_a_stream_timeout_past_what_opencv_takes_is_clamped_not_a_crash() -> None:
     # OpenCV takes int32 milliseconds; 2**64 seconds once ended in cv2.error
     with pytest.raises(FrameSourceError, match="cannot open"):
-        probe_stream(f"http://127.0.0.1:{_closed_port()}/x", open_timeout=2.0**64,
+        probe_stream(f"http://127.0.0.1:{free_port()}/x", open_timeout=2.0**64,
                      read_timeout=1e300)
-
-
-def _closed_port() -> int:
-    from tests.conftest import free_port
-
-    return free_port()
