@@ -154,7 +154,7 @@ class Incompatible:
 
 def _kind_name(kind: DeviceKind | int) -> str:
     names: dict[int, str] = {DeviceKind.SHOE: "card shoe", DeviceKind.TABLE: "table reader",
-             DeviceKind.KEYPAD: "keypad", DeviceKind.COMBO: "combined reader"}
+                             DeviceKind.KEYPAD: "keypad", DeviceKind.COMBO: "combined reader"}
     return names.get(kind, f"device of kind {int(kind)}")
 
 
@@ -375,8 +375,8 @@ class DeviceClient:
                     if up:
                         attempt = 0
                 if self._session.state is LinkState.FAILED or self._wrong_kind:
-                    # another major version: a fresh session asks again, slowly, in case the
-                    # device is replaced or updated
+                    # another major version, or another kind of device: a fresh session
+                    # asks again, slowly, in case the device is replaced or updated
                     delay = self._incompatible_retry
                     self._wrong_kind = False
                     self._session = Session(LinkEnd.HOST, now=self._clock.monotonic(),
